@@ -1,0 +1,77 @@
+#ifndef NEARDUP_CORE_CANONICALIZER_H_
+#define NEARDUP_CORE_CANONICALIZER_H_
+
+// Stage 1 of the pipeline: maps text that people read as "the same" to the
+// same bytes. Output is byte-identical to txtfp 0.2.x/0.3.x for the same
+// options.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace neardup {
+
+enum class Normalization { kNfkc, kNfc, kNone };
+// kFull is Unicode full case folding (ß -> ss). txtfp names it "cf-simple" in
+// config strings, and we keep that name for compatibility.
+enum class CaseFold { kFull, kNone };
+
+struct CanonicalizerOptions {
+  // Unicode normalization form. Default NFKC ("ﬁ" -> "fi", "Ａ" -> "A").
+  Normalization normalization = Normalization::kNfkc;
+  // Case folding. Default full folding.
+  CaseFold case_fold = CaseFold::kFull;
+  // Drop bidi controls (U+202A-202E, U+2066-2069, U+200E, U+200F).
+  bool strip_bidi = true;
+  // Drop zero-width/format code points, variation selectors and tags (and
+  // the bidi controls). U+00AD SOFT HYPHEN is kept, as in txtfp.
+  bool strip_format = true;
+  // UTS #39 confusable skeleton ("раураl" == "paypal"). Lossy: meant for
+  // identifiers, not natural-language dedup. Default off.
+  bool confusable_skeleton = false;
+
+  bool operator==(const CanonicalizerOptions&) const = default;
+};
+
+// Parses a config string such as "nfkc-cf-simple-bidi-fmt" back to options.
+absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
+    std::string_view config);
+
+// Thread-safe and cheap to copy; build once and share.
+//
+// Pipeline: drop listed code points -> normalize -> case fold -> if the result
+// is not ASCII, normalize again -> optional confusable skeleton. No
+// whitespace collapsing or trimming.
+class Canonicalizer {
+ public:
+  static absl::StatusOr<Canonicalizer> Create(
+      const CanonicalizerOptions& options = {});
+
+  // Returns the canonical form. Errors: INVALID_ARGUMENT on invalid UTF-8
+  // (the message names the byte offset).
+  absl::StatusOr<std::string> Canonicalize(std::string_view input) const;
+  // Same, writing into `*out` (its capacity is reused).
+  absl::Status CanonicalizeInto(std::string_view input, std::string* out) const;
+
+  // `{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-conf]`.
+  std::string ConfigString() const;
+  const CanonicalizerOptions& options() const { return options_; }
+
+ private:
+  struct IcuState;
+  Canonicalizer(const CanonicalizerOptions& options,
+                std::shared_ptr<const IcuState> icu)
+      : options_(options), icu_(std::move(icu)) {}
+
+  absl::Status SlowPath(std::string_view input, std::string* out) const;
+
+  CanonicalizerOptions options_;
+  std::shared_ptr<const IcuState> icu_;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_CORE_CANONICALIZER_H_

@@ -1,0 +1,88 @@
+#ifndef NEARDUP_CORE_MINHASH_H_
+#define NEARDUP_CORE_MINHASH_H_
+
+// MinHash signatures, byte-compatible with txtfp's MinHashSig<H>.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "neardup/core/canonicalizer.h"
+#include "neardup/core/hash.h"
+#include "neardup/core/tokenizer.h"
+
+namespace neardup {
+
+inline constexpr uint16_t kMinHashSchema = 1;
+
+struct MinHashSignature {
+  std::vector<uint64_t> slots;  // H minimum hash values
+
+  int num_perm() const { return static_cast<int>(slots.size()); }
+  // Wire layout: u16 LE schema (1), six zero bytes, H x u64 LE.
+  // 8 + 8*H bytes (1032 for H = 128).
+  std::string Serialize() const;
+  // Checks length (8 + 8*H, H in {64, 128, 256}), schema and zero padding.
+  static absl::StatusOr<MinHashSignature> Parse(std::string_view bytes);
+
+  bool operator==(const MinHashSignature&) const = default;
+};
+
+// Fraction of equal slots. INVALID_ARGUMENT if the widths differ.
+absl::StatusOr<double> EstimateJaccard(const MinHashSignature& a,
+                                       const MinHashSignature& b);
+// Unchecked variant for hot loops; widths must match.
+double EstimateJaccardUnchecked(const uint64_t* a, const uint64_t* b, int h);
+
+// Exact Jaccard of two sorted, de-duplicated token-hash sets (see
+// MinHasher::TokenSet). 1.0 when both are empty.
+double ExactJaccard(std::span<const Hash128> a, std::span<const Hash128> b);
+
+struct MinHashConfig {
+  CanonicalizerOptions canonicalizer;
+  // Tokenizer name; default: 5-word shingles.
+  std::string tokenizer = "shingle-k=5/word-uax29";
+  int num_perm = 128;  // H: 64, 128 or 256
+  uint64_t seed = kDefaultSeed;
+  HashFamily family = HashFamily::kXxh3;
+};
+
+// Thread-safe; build once and share. canonicalize -> tokenize -> for each
+// token (lo, hi) = hash128(token, seed), slot i keeps min(lo + i*hi).
+class MinHasher {
+ public:
+  static absl::StatusOr<MinHasher> Create(const MinHashConfig& config = {});
+
+  // Errors: INVALID_ARGUMENT for invalid UTF-8 or a document with no tokens
+  // ("empty document").
+  absl::StatusOr<MinHashSignature> Fingerprint(std::string_view text) const;
+  // Skips canonicalization: `canonical` must come from canonicalizer().
+  absl::StatusOr<MinHashSignature> FingerprintCanonical(
+      std::string_view canonical) const;
+  // Sorted, de-duplicated 128-bit hashes of the document's tokens: the set
+  // the signature estimates. For exact Jaccard.
+  absl::StatusOr<std::vector<Hash128>> TokenSet(std::string_view text) const;
+
+  const MinHashConfig& config() const { return config_; }
+  const Canonicalizer& canonicalizer() const { return canonicalizer_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  std::string algorithm() const;  // "minhash-h128"
+  uint64_t config_hash() const { return config_hash_; }
+
+ private:
+  MinHasher(MinHashConfig config, Canonicalizer canonicalizer,
+            std::shared_ptr<const Tokenizer> tokenizer);
+
+  MinHashConfig config_;
+  Canonicalizer canonicalizer_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
+  uint64_t config_hash_;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_CORE_MINHASH_H_

@@ -1,0 +1,81 @@
+// "cjk-icu": ICU's dictionary-based word break iterator.
+
+#include <unicode/brkiter.h>
+#include <unicode/utext.h>
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "internal/unicode_props.h"
+#include "internal/utf8.h"
+#include "neardup/core/tokenizer.h"
+
+namespace neardup {
+namespace {
+
+// ICU break iterators are not thread-safe and slow to build, so each thread
+// clones one prototype once.
+icu::BreakIterator* ThreadIterator(const icu::BreakIterator& prototype) {
+  thread_local std::unique_ptr<icu::BreakIterator> it;
+  if (it == nullptr) it.reset(prototype.clone());
+  return it.get();
+}
+
+bool HasAlnum(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    char32_t cp;
+    i += internal::DecodeUtf8Lenient(s, i, &cp);
+    if (internal::WordProps(cp) & internal::kAlnumBit) return true;
+  }
+  return false;
+}
+
+class CjkTokenizer final : public Tokenizer {
+ public:
+  explicit CjkTokenizer(std::shared_ptr<const icu::BreakIterator> prototype)
+      : prototype_(std::move(prototype)) {}
+
+  std::string Name() const override { return "cjk-icu"; }
+
+  void ForEachToken(std::string_view text, TokenSink sink) const override {
+    if (text.empty()) return;
+    UErrorCode err = U_ZERO_ERROR;
+    UText* ut = utext_openUTF8(nullptr, text.data(),
+                               static_cast<int64_t>(text.size()), &err);
+    if (U_FAILURE(err)) return;
+    icu::BreakIterator* it = ThreadIterator(*prototype_);
+    it->setText(ut, err);
+    if (U_SUCCESS(err)) {
+      int32_t start = it->first();
+      for (int32_t end = it->next(); end != icu::BreakIterator::DONE;
+           start = end, end = it->next()) {
+        const std::string_view seg = text.substr(start, end - start);
+        if (HasAlnum(seg)) sink(seg);
+      }
+    }
+    // Detach the iterator from the UText before closing it.
+    UErrorCode ignore = U_ZERO_ERROR;
+    UText* empty = utext_openUTF8(nullptr, "", 0, &ignore);
+    it->setText(empty, ignore);
+    utext_close(ut);
+    utext_close(empty);
+  }
+
+ private:
+  std::shared_ptr<const icu::BreakIterator> prototype_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Tokenizer>> MakeCjkTokenizer() {
+  UErrorCode err = U_ZERO_ERROR;
+  std::shared_ptr<const icu::BreakIterator> prototype(
+      icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), err));
+  if (U_FAILURE(err) || prototype == nullptr) {
+    return absl::InternalError(absl::StrCat(
+        "ICU word break iterator unavailable: ", u_errorName(err)));
+  }
+  return std::make_unique<CjkTokenizer>(std::move(prototype));
+}
+
+}  // namespace neardup

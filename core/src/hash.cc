@@ -1,0 +1,42 @@
+#include "neardup/core/hash.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "internal/inline_hash.h"
+#include "neardup/core/absl_compat.h"
+
+namespace neardup {
+
+Hash128 Xxh3Hash128(std::string_view bytes, uint64_t seed) {
+  return internal::InlineXxh3(bytes, seed);
+}
+
+Hash128 Murmur3Hash128(std::string_view bytes, uint64_t seed) {
+  return internal::InlineMurmur3(bytes, seed);
+}
+
+Hash128 HashToken(HashFamily family, std::string_view bytes, uint64_t seed) {
+  return family == HashFamily::kXxh3 ? internal::InlineXxh3(bytes, seed)
+                                     : internal::InlineMurmur3(bytes, seed);
+}
+
+uint64_t Xxh3Hash64(std::string_view bytes) {
+  return XXH3_64bits(bytes.data(), bytes.size());
+}
+
+std::string_view HashFamilyName(HashFamily family) {
+  return family == HashFamily::kXxh3 ? "xxh3-64" : "mmh3-x64-128";
+}
+
+absl::StatusOr<HashFamily> ParseHashFamily(std::string_view name) {
+  if (name == "xxh3-64" || name == "xxh3") return HashFamily::kXxh3;
+  if (name == "mmh3-x64-128" || name == "mmh3" || name == "murmur3") {
+    return HashFamily::kMurmur3;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown hash family \"", AbslView(name),
+                   "\": expected xxh3-64 or mmh3-x64-128"));
+}
+
+}  // namespace neardup

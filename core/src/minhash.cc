@@ -1,0 +1,154 @@
+#include "neardup/core/minhash.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "internal/minhash_kernel.h"
+#include "internal/token_hashing.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/core/status_macros.h"
+
+namespace neardup {
+namespace {
+
+bool ValidNumPerm(int h) { return h == 64 || h == 128 || h == 256; }
+
+absl::Status EmptyDocument() {
+  return absl::InvalidArgumentError("empty document: no tokens to fingerprint");
+}
+
+}  // namespace
+
+std::string MinHashSignature::Serialize() const {
+  std::string out(8 + 8 * slots.size(), '\0');
+  out[0] = static_cast<char>(kMinHashSchema & 0xFF);
+  out[1] = static_cast<char>(kMinHashSchema >> 8);
+  // Little-endian hosts only (x86-64, AArch64 Linux): slots copy verbatim.
+  std::memcpy(out.data() + 8, slots.data(), 8 * slots.size());
+  return out;
+}
+
+absl::StatusOr<MinHashSignature> MinHashSignature::Parse(
+    std::string_view bytes) {
+  if (bytes.size() < 8 || (bytes.size() - 8) % 8 != 0 ||
+      !ValidNumPerm(static_cast<int>((bytes.size() - 8) / 8))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MinHash signature has ", bytes.size(),
+        " bytes; expected 8 + 8*H with H in {64, 128, 256} (520, 1032 or "
+        "2056)"));
+  }
+  const uint16_t schema =
+      static_cast<uint8_t>(bytes[0]) |
+      (static_cast<uint16_t>(static_cast<uint8_t>(bytes[1])) << 8);
+  if (schema != kMinHashSchema) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MinHash signature schema ", schema, " is not supported (",
+                     "expected ", kMinHashSchema, ")"));
+  }
+  for (int i = 2; i < 8; ++i) {
+    if (bytes[i] != 0) {
+      return absl::InvalidArgumentError(
+          "MinHash signature padding bytes 2..7 must be zero");
+    }
+  }
+  MinHashSignature sig;
+  sig.slots.resize((bytes.size() - 8) / 8);
+  std::memcpy(sig.slots.data(), bytes.data() + 8, bytes.size() - 8);
+  return sig;
+}
+
+double EstimateJaccardUnchecked(const uint64_t* a, const uint64_t* b, int h) {
+  int equal = 0;
+  for (int i = 0; i < h; ++i) equal += a[i] == b[i];
+  return static_cast<double>(equal) / h;
+}
+
+absl::StatusOr<double> EstimateJaccard(const MinHashSignature& a,
+                                       const MinHashSignature& b) {
+  if (a.slots.size() != b.slots.size() || a.slots.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot compare MinHash signatures of width ",
+                     a.slots.size(), " and ", b.slots.size()));
+  }
+  return EstimateJaccardUnchecked(a.slots.data(), b.slots.data(), a.num_perm());
+}
+
+double ExactJaccard(std::span<const Hash128> a, std::span<const Hash128> b) {
+  if (a.empty() && b.empty()) return 1.0;
+  size_t i = 0, j = 0, common = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool a_less =
+        a[i].lo != b[j].lo ? a[i].lo < b[j].lo : a[i].hi < b[j].hi;
+    if (a[i] == b[j]) {
+      ++common, ++i, ++j;
+    } else if (a_less) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return static_cast<double>(common) /
+         static_cast<double>(a.size() + b.size() - common);
+}
+
+MinHasher::MinHasher(MinHashConfig config, Canonicalizer canonicalizer,
+                     std::shared_ptr<const Tokenizer> tokenizer)
+    : config_(std::move(config)),
+      canonicalizer_(std::move(canonicalizer)),
+      tokenizer_(std::move(tokenizer)) {
+  config_hash_ = ConfigHash(canonicalizer_.ConfigString(), tokenizer_->Name(),
+                            algorithm(), config_.family, config_.seed);
+}
+
+absl::StatusOr<MinHasher> MinHasher::Create(const MinHashConfig& config) {
+  if (!ValidNumPerm(config.num_perm)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "num_perm must be 64, 128 or 256 (got ", config.num_perm, ")"));
+  }
+  ASSIGN_OR_RETURN(Canonicalizer canonicalizer,
+                   Canonicalizer::Create(config.canonicalizer));
+  ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer,
+                   MakeTokenizer(config.tokenizer));
+  MinHashConfig normalized = config;
+  normalized.tokenizer = tokenizer->Name();
+  return MinHasher(std::move(normalized), std::move(canonicalizer),
+                   std::shared_ptr<const Tokenizer>(std::move(tokenizer)));
+}
+
+std::string MinHasher::algorithm() const {
+  return absl::StrCat("minhash-h", config_.num_perm);
+}
+
+absl::StatusOr<MinHashSignature> MinHasher::Fingerprint(
+    std::string_view text) const {
+  ASSIGN_OR_RETURN(std::string_view canonical,
+                   internal::CanonicalizeToScratch(canonicalizer_, text));
+  return FingerprintCanonical(canonical);
+}
+
+absl::StatusOr<MinHashSignature> MinHasher::FingerprintCanonical(
+    std::string_view canonical) const {
+  std::vector<Hash128>& hashes = internal::TokenHashScratch();
+  hashes.clear();
+  internal::HashTokens(*tokenizer_, config_.family, config_.seed, canonical,
+                       &hashes);
+  if (hashes.empty()) return EmptyDocument();
+  MinHashSignature sig;
+  sig.slots.resize(config_.num_perm);
+  internal::MinHashSlots(hashes.data(), hashes.size(), config_.num_perm,
+                         sig.slots.data());
+  return sig;
+}
+
+absl::StatusOr<std::vector<Hash128>> MinHasher::TokenSet(
+    std::string_view text) const {
+  ASSIGN_OR_RETURN(std::string_view canonical,
+                   internal::CanonicalizeToScratch(canonicalizer_, text));
+  std::vector<Hash128> set;
+  internal::HashTokens(*tokenizer_, config_.family, config_.seed, canonical,
+                       &set);
+  internal::SortUnique(&set);
+  return set;
+}
+
+}  // namespace neardup

@@ -1,0 +1,100 @@
+#include "internal/minhash_kernel.h"
+
+#include <limits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace neardup::internal {
+
+void MinHashSlotsScalar(const Hash128* hashes, size_t n, int num_perm,
+                        uint64_t* slots) {
+  for (int i = 0; i < num_perm; ++i) {
+    slots[i] = std::numeric_limits<uint64_t>::max();
+  }
+  for (size_t t = 0; t < n; ++t) {
+    uint64_t v = hashes[t].lo;  // running add: v = lo + i * hi
+    const uint64_t hi = hashes[t].hi;
+    for (int i = 0; i < num_perm; ++i) {
+      slots[i] = v < slots[i] ? v : slots[i];
+      v += hi;
+    }
+  }
+}
+
+#if defined(__x86_64__)
+
+bool CpuHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+
+namespace {
+
+// One pass over all tokens for 32 consecutive slots held in 8 registers.
+// AVX2 has no unsigned 64-bit min, so values live in a sign-flipped domain
+// where signed compare orders them: (x + y) ^ 2^63 == (x ^ 2^63) + y.
+__attribute__((target("avx2"))) void Avx2Block32(const Hash128* hashes,
+                                                 size_t n, uint64_t first_slot,
+                                                 uint64_t* out) {
+  constexpr int kVecs = 8;
+  const __m256i sign = _mm256_set1_epi64x(std::numeric_limits<int64_t>::min());
+  __m256i acc[kVecs];
+  for (int b = 0; b < kVecs; ++b) {
+    acc[b] = _mm256_set1_epi64x(std::numeric_limits<int64_t>::max());
+  }
+  for (size_t t = 0; t < n; ++t) {
+    const uint64_t hi = hashes[t].hi;
+    const uint64_t base =
+        (hashes[t].lo + first_slot * hi) ^ 0x8000000000000000ull;
+    __m256i v = _mm256_set_epi64x(static_cast<int64_t>(base + 3 * hi),
+                                  static_cast<int64_t>(base + 2 * hi),
+                                  static_cast<int64_t>(base + hi),
+                                  static_cast<int64_t>(base));
+    const __m256i step = _mm256_set1_epi64x(static_cast<int64_t>(4 * hi));
+    for (int b = 0; b < kVecs; ++b) {
+      const __m256i gt = _mm256_cmpgt_epi64(acc[b], v);
+      acc[b] = _mm256_blendv_epi8(acc[b], v, gt);
+      v = _mm256_add_epi64(v, step);
+    }
+  }
+  for (int b = 0; b < kVecs; ++b) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * b),
+                        _mm256_xor_si256(acc[b], sign));
+  }
+}
+
+}  // namespace
+
+void MinHashSlotsAvx2(const Hash128* hashes, size_t n, int num_perm,
+                      uint64_t* slots) {
+  for (int first = 0; first < num_perm; first += 32) {
+    Avx2Block32(hashes, n, static_cast<uint64_t>(first), slots + first);
+  }
+}
+
+#else
+
+bool CpuHasAvx2() { return false; }
+void MinHashSlotsAvx2(const Hash128* hashes, size_t n, int num_perm,
+                      uint64_t* slots) {
+  MinHashSlotsScalar(hashes, n, num_perm, slots);
+}
+
+#endif
+
+void MinHashSlots(const Hash128* hashes, size_t n, int num_perm,
+                  uint64_t* slots) {
+  if (CpuHasAvx2() && num_perm % 32 == 0) {
+    MinHashSlotsAvx2(hashes, n, num_perm, slots);
+  } else {
+    MinHashSlotsScalar(hashes, n, num_perm, slots);
+  }
+}
+
+std::string_view MinHashKernelName() {
+  return CpuHasAvx2() ? "avx2" : "scalar";
+}
+
+}  // namespace neardup::internal

@@ -1,0 +1,249 @@
+#include "internal/word_segmenter.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "internal/unicode_props.h"
+#include "internal/utf8.h"
+
+namespace neardup::internal {
+namespace {
+
+constexpr uint8_t kNone = 0xFF;  // before start of text / after end
+
+bool IsIgnorable(uint8_t wb) {
+  return wb == kWbExtend || wb == kWbFormat || wb == kWbZwj;
+}
+bool IsNewline(uint8_t wb) {
+  return wb == kWbCR || wb == kWbLF || wb == kWbNewline;
+}
+bool IsAHLetter(uint8_t wb) {
+  return wb == kWbALetter || wb == kWbHebrewLetter;
+}
+bool IsMidLetterQ(uint8_t wb) {  // MidLetter | MidNumLetQ
+  return wb == kWbMidLetter || wb == kWbMidNumLet || wb == kWbSingleQuote;
+}
+bool IsMidNumQ(uint8_t wb) {  // MidNum | MidNumLetQ
+  return wb == kWbMidNum || wb == kWbMidNumLet || wb == kWbSingleQuote;
+}
+
+// Decoded text: one packed property byte and start offset per code point.
+struct Decoded {
+  std::vector<uint8_t> props;
+  std::vector<size_t> offsets;  // size() == props.size() + 1
+};
+
+class WordBreaker {
+ public:
+  explicit WordBreaker(const Decoded& d) : d_(d), n_(d.props.size()) {}
+
+  uint8_t Wb(size_t i) const { return d_.props[i] & kWordBreakMask; }
+
+  // WB4: an Extend/Format/ZWJ attaches to what precedes it, unless that is a
+  // line break (or the start of text). Returns the index that stands for i.
+  size_t Effective(size_t j) const {
+    while (j > 0 && IsIgnorable(Wb(j)) && !IsNewline(Wb(j - 1))) --j;
+    return j;
+  }
+
+  // Is there a word boundary between code points i-1 and i? `ri_run` is the
+  // number of regional indicators ending at the effective previous char.
+  bool BreakBefore(size_t i, int ri_run) const {
+    const uint8_t raw_prev = Wb(i - 1);
+    const uint8_t cur = Wb(i);
+    if (raw_prev == kWbCR && cur == kWbLF) return false;     // WB3
+    if (IsNewline(raw_prev) || IsNewline(cur)) return true;  // WB3a/b
+    if (raw_prev == kWbZwj && (d_.props[i] & kExtPictBit))
+      return false;                                                     // WB3c
+    if (raw_prev == kWbWSegSpace && cur == kWbWSegSpace) return false;  // WB3d
+    if (IsIgnorable(cur)) return false;                                 // WB4
+    const size_t p_idx = Effective(i - 1);
+    const uint8_t p = Wb(p_idx);
+    const uint8_t pp = p_idx > 0 ? Wb(Effective(p_idx - 1)) : kNone;
+    size_t k = i + 1;
+    while (k < n_ && IsIgnorable(Wb(k))) ++k;
+    const uint8_t next = k < n_ ? Wb(k) : kNone;
+
+    if (IsAHLetter(p) && IsAHLetter(cur)) return false;  // WB5
+    if (IsAHLetter(p) && IsMidLetterQ(cur) && IsAHLetter(next))
+      return false;  // WB6
+    if (IsAHLetter(pp) && IsMidLetterQ(p) && IsAHLetter(cur))
+      return false;                                                   // WB7
+    if (p == kWbHebrewLetter && cur == kWbSingleQuote) return false;  // WB7a
+    if (p == kWbHebrewLetter && cur == kWbDoubleQuote &&
+        next == kWbHebrewLetter) {
+      return false;  // WB7b
+    }
+    if (pp == kWbHebrewLetter && p == kWbDoubleQuote &&
+        cur == kWbHebrewLetter) {
+      return false;  // WB7c
+    }
+    if (p == kWbNumeric && cur == kWbNumeric) return false;  // WB8
+    if (IsAHLetter(p) && cur == kWbNumeric) return false;    // WB9
+    if (p == kWbNumeric && IsAHLetter(cur)) return false;    // WB10
+    if (pp == kWbNumeric && IsMidNumQ(p) && cur == kWbNumeric)
+      return false;  // WB11
+    if (p == kWbNumeric && IsMidNumQ(cur) && next == kWbNumeric)
+      return false;                                            // WB12
+    if (p == kWbKatakana && cur == kWbKatakana) return false;  // WB13
+    if ((IsAHLetter(p) || p == kWbNumeric || p == kWbKatakana ||
+         p == kWbExtendNumLet) &&
+        cur == kWbExtendNumLet) {
+      return false;  // WB13a
+    }
+    if (p == kWbExtendNumLet &&
+        (IsAHLetter(cur) || cur == kWbNumeric || cur == kWbKatakana)) {
+      return false;  // WB13b
+    }
+    if (p == kWbRegionalIndicator && cur == kWbRegionalIndicator &&
+        ri_run % 2 == 1) {
+      return false;  // WB15/16
+    }
+    return true;  // WB999
+  }
+
+ private:
+  const Decoded& d_;
+  const size_t n_;
+};
+
+Decoded& Scratch() {
+  thread_local Decoded d;
+  return d;
+}
+
+}  // namespace
+
+void ForEachWordGeneral(std::string_view text, TokenSink sink) {
+  Decoded& d = Scratch();
+  d.props.clear();
+  d.offsets.clear();
+  for (size_t i = 0; i < text.size();) {
+    char32_t cp;
+    const int len = DecodeUtf8Lenient(text, i, &cp);
+    d.props.push_back(WordProps(cp));
+    d.offsets.push_back(i);
+    i += len;
+  }
+  d.offsets.push_back(text.size());
+  const size_t n = d.props.size();
+  if (n == 0) return;
+
+  WordBreaker wb(d);
+  size_t seg_start = 0;
+  bool seg_alnum = d.props[0] & kAlnumBit;
+  int ri_run = wb.Wb(0) == kWbRegionalIndicator ? 1 : 0;
+  auto emit = [&](size_t end) {
+    if (seg_alnum) {
+      sink(text.substr(d.offsets[seg_start],
+                       d.offsets[end] - d.offsets[seg_start]));
+    }
+  };
+  for (size_t i = 1; i < n; ++i) {
+    const uint8_t cur = wb.Wb(i);
+    if (wb.BreakBefore(i, ri_run)) {
+      emit(i);
+      seg_start = i;
+      seg_alnum = false;
+    }
+    seg_alnum |= (d.props[i] & kAlnumBit) != 0;
+    // Track the regional-indicator run over effective characters.
+    const uint8_t raw_prev = wb.Wb(i - 1);
+    if (IsIgnorable(cur) && !IsNewline(raw_prev)) {
+      // absorbed into the previous character: run unchanged
+    } else if (cur == kWbRegionalIndicator) {
+      ri_run =
+          wb.Wb(wb.Effective(i - 1)) == kWbRegionalIndicator ? ri_run + 1 : 1;
+    } else {
+      ri_run = 0;
+    }
+  }
+  emit(n);
+}
+
+namespace {
+
+// ASCII classes: only these matter for ASCII (no Extend/Format/Hebrew).
+enum AsciiClass : uint8_t {
+  kAOther,
+  kALetter,  // A-Z a-z
+  kADigit,   // 0-9
+  kAUnder,   // _ (ExtendNumLet)
+  kAPeriod,  // . (MidNumLet)
+  kAQuote,   // ' (Single_Quote)
+  kAColon,   // : (MidLetter)
+  kAComma,   // , ; (MidNum)
+};
+
+constexpr std::array<uint8_t, 128> MakeAsciiTable() {
+  std::array<uint8_t, 128> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kALetter;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kALetter;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kADigit;
+  t['_'] = kAUnder;
+  t['.'] = kAPeriod;
+  t['\''] = kAQuote;
+  t[':'] = kAColon;
+  t[','] = kAComma;
+  t[';'] = kAComma;
+  return t;
+}
+constexpr std::array<uint8_t, 128> kAscii = MakeAsciiTable();
+
+inline uint8_t Cls(std::string_view s, size_t i) {
+  return kAscii[static_cast<unsigned char>(s[i]) & 0x7F];
+}
+inline bool IsWordChar(uint8_t c) {
+  return c == kALetter || c == kADigit || c == kAUnder;
+}
+
+}  // namespace
+
+void ForEachWordAscii(std::string_view s, TokenSink sink) {
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    uint8_t c = Cls(s, i);
+    if (!IsWordChar(c)) {  // non-word characters form alnum-free segments
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    bool alnum = false;
+    while (true) {
+      while (i < n && IsWordChar(c = Cls(s, i))) {
+        alnum |= c != kAUnder;
+        ++i;
+      }
+      // WB6/7 (letter mid letter) and WB11/12 (digit mid digit).
+      if (i + 1 < n) {
+        const uint8_t mid = Cls(s, i);
+        const uint8_t before = Cls(s, i - 1);
+        const uint8_t after = Cls(s, i + 1);
+        const bool letters =
+            before == kALetter && after == kALetter &&
+            (mid == kAPeriod || mid == kAQuote || mid == kAColon);
+        const bool digits =
+            before == kADigit && after == kADigit &&
+            (mid == kAPeriod || mid == kAQuote || mid == kAComma);
+        if (letters || digits) {
+          ++i;
+          continue;
+        }
+      }
+      break;
+    }
+    if (alnum) sink(s.substr(start, i - start));
+  }
+}
+
+void ForEachWord(std::string_view text, TokenSink sink) {
+  if (IsAscii(text)) {
+    ForEachWordAscii(text, sink);
+  } else {
+    ForEachWordGeneral(text, sink);
+  }
+}
+
+}  // namespace neardup::internal
