@@ -43,8 +43,10 @@ void AppendAscii(std::string_view s, bool lower, std::string* out) {
   const size_t base = out->size();
   out->resize(base + s.size());
   char* dst = out->data() + base;
+  // Branch-free so the compiler vectorizes it.
   for (size_t i = 0; i < s.size(); ++i) {
-    dst[i] = kAsciiLower[static_cast<unsigned char>(s[i])];
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    dst[i] = static_cast<char>(c + ((c - 'A' < 26u) << 5));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "neardup/core/simhash.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -36,13 +37,36 @@ uint64_t BitsFromCounters(const int64_t (&acc)[64]) {
   return out;
 }
 
-// Tf: +1 per set bit, -1 per clear bit, per occurrence. Counting ones is the
-// same sum without saturation, which +-1 steps can never reach.
-uint64_t TfSimHash(const std::vector<Hash128>& hashes) {
-  uint32_t ones[64] = {};
-  for (const Hash128& h : hashes) {
-    for (int b = 0; b < 64; ++b) ones[b] += (h.lo >> b) & 1;
+// kSpread[v] has byte i set to bit i of v: adding it to a u64 bumps eight
+// byte-wide counters at once.
+constexpr std::array<uint64_t, 256> MakeSpread() {
+  std::array<uint64_t, 256> t{};
+  for (int v = 0; v < 256; ++v) {
+    for (int i = 0; i < 8; ++i) t[v] |= uint64_t((v >> i) & 1) << (8 * i);
   }
+  return t;
+}
+constexpr std::array<uint64_t, 256> kSpread = MakeSpread();
+
+// Tf: +1 per set bit, -1 per clear bit, per occurrence. Counting ones is the
+// same sum without saturation, which +-1 steps can never reach. Ones are
+// counted in byte lanes, flushed before a lane can overflow.
+uint64_t TfSimHash(const std::vector<Hash128>& hashes) {
+  uint64_t ones[64] = {};
+  uint64_t lanes[8] = {};
+  int pending = 0;
+  auto flush = [&] {
+    for (int j = 0; j < 8; ++j) {
+      for (int i = 0; i < 8; ++i) ones[8 * j + i] += (lanes[j] >> (8 * i)) & 0xFF;
+      lanes[j] = 0;
+    }
+    pending = 0;
+  };
+  for (const Hash128& h : hashes) {
+    for (int j = 0; j < 8; ++j) lanes[j] += kSpread[(h.lo >> (8 * j)) & 0xFF];
+    if (++pending == 255) flush();
+  }
+  flush();
   int64_t acc[64];
   const int64_t n = static_cast<int64_t>(hashes.size());
   for (int b = 0; b < 64; ++b) acc[b] = 2 * static_cast<int64_t>(ones[b]) - n;

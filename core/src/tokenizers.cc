@@ -102,26 +102,28 @@ class ShingleTokenizer final : public Tokenizer {
   void ForEachToken(std::string_view text, TokenSink sink) const override {
     if (k_ <= 0) return;
     const size_t k = static_cast<size_t>(k_);
-    // The last k inner tokens. Tokens that are not views into `text` (from a
-    // nested shingler) are copied, since their views die with the callback.
-    absl::InlinedVector<std::string_view, 8> ring(k);
+    // The last k inner tokens in a mirrored ring: token j is stored at j % k
+    // and j % k + k, so any window is a contiguous run of `ring`. Tokens that
+    // are not views into `text` (from a nested shingler) are copied, since
+    // their views die with the callback.
+    absl::InlinedVector<std::string_view, 16> ring(2 * k);
     absl::InlinedVector<std::string, 8> owned;
     std::string joined;
     size_t count = 0;
+    size_t slot = 0;  // count % k, without dividing
     const char* text_end = text.data() + text.size();
-    auto emit = [&](size_t first, size_t n) {
-      std::string_view head = ring[first % k];
+    auto emit = [&](const std::string_view* window, size_t n) {
       // Fast path: the window is one stretch of `text` with single spaces
       // between tokens, so it can be passed without copying.
+      const std::string_view head = window[0];
       bool contiguous = head.data() >= text.data() && head.data() <= text_end;
       for (size_t j = 1; j < n && contiguous; ++j) {
-        const std::string_view a = ring[(first + j - 1) % k];
-        const std::string_view b = ring[(first + j) % k];
-        const char* a_end = a.data() + a.size();
-        contiguous = b.data() == a_end + 1 && a_end < text_end && *a_end == ' ';
+        const char* prev_end = window[j - 1].data() + window[j - 1].size();
+        contiguous = window[j].data() == prev_end + 1 && prev_end < text_end &&
+                     *prev_end == ' ';
       }
       if (contiguous) {
-        const std::string_view last = ring[(first + n - 1) % k];
+        const std::string_view last = window[n - 1];
         sink(std::string_view(head.data(),
                               last.data() + last.size() - head.data()));
         return;
@@ -129,25 +131,25 @@ class ShingleTokenizer final : public Tokenizer {
       joined.clear();
       for (size_t j = 0; j < n; ++j) {
         if (j > 0) joined.push_back(' ');
-        joined.append(ring[(first + j) % k]);
+        joined.append(window[j]);
       }
       sink(joined);
     };
     inner_->ForEachToken(text, [&](std::string_view token) {
-      const size_t slot = count % k;
       const bool inside = token.data() >= text.data() &&
                           token.data() + token.size() <= text_end;
-      if (inside) {
-        ring[slot] = token;
-      } else {
+      if (!inside) {
         if (owned.empty()) owned.resize(k);
         owned[slot].assign(token);
-        ring[slot] = owned[slot];
+        token = owned[slot];
       }
+      ring[slot] = ring[slot + k] = token;
       ++count;
-      if (count >= k) emit(count - k, k);
+      if (++slot == k) slot = 0;
+      // After the write, the window of the last k tokens starts at `slot`.
+      if (count >= k) emit(&ring[slot], k);
     });
-    if (count > 0 && count < k) emit(0, count);
+    if (count > 0 && count < k) emit(&ring[0], count);
   }
 
  private:

@@ -1,0 +1,40 @@
+// neardup: command-line tool for near-duplicate text detection.
+
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "client/cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace neardup::cli;
+  CLI::App app{
+      "neardup: canonicalize, fingerprint and compare text for "
+      "near-duplicate detection (txtfp-compatible signatures)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "neardup 0.1.0");
+
+  CanonicalizeCommand canonicalize;
+  FingerprintCommand fingerprint;
+  CompareCommand compare;
+  CLI::App* canonicalize_cmd = AddCanonicalizeCommand(&app, &canonicalize);
+  CLI::App* fingerprint_cmd = AddFingerprintCommand(&app, &fingerprint);
+  CLI::App* compare_cmd = AddCompareCommand(&app, &compare);
+
+  CLI11_PARSE(app, argc, argv);
+
+  std::ios::sync_with_stdio(false);
+  absl::Status status;
+  if (canonicalize_cmd->parsed()) {
+    status = RunCanonicalize(canonicalize, std::cout);
+  } else if (fingerprint_cmd->parsed()) {
+    status = RunFingerprint(fingerprint, std::cout);
+  } else if (compare_cmd->parsed()) {
+    status = RunCompare(compare, std::cout);
+  }
+  std::cout.flush();
+  if (!status.ok()) {
+    std::cerr << "neardup: error: " << status.message() << "\n";
+    return 1;
+  }
+  return std::cout.good() ? 0 : 1;
+}

@@ -1,0 +1,72 @@
+// Runs the real `neardup` binary: exit codes, stdout and stderr.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+using ::neardup::testing::TempDir;
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+Result RunNeardup(const std::string& args) {
+  const std::string cmd = std::string(NEARDUP_BIN) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  Result r{-1, ""};
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(CliBinary, FingerprintFromStdin) {
+  const Result r = RunNeardup("fingerprint - --algo simhash < /dev/null");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("neardup: error: <stdin>: empty document"));
+
+  TempDir dir;
+  const std::string fox =
+      dir.Write("fox.txt", "the quick brown fox jumps over the lazy dog");
+  const Result ok = RunNeardup("fingerprint --algo simhash < " + fox);
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(ok.out, "ce0e315a6cc6f940\n");
+}
+
+TEST(CliBinary, BadOptionsFailWithUsageHint) {
+  const Result r = RunNeardup("fingerprint --no-such-flag");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("--no-such-flag"));
+  EXPECT_NE(RunNeardup("").exit_code, 0);  // a subcommand is required
+}
+
+TEST(CliBinary, InvalidUtf8IsAnError) {
+  TempDir dir;
+  const std::string bad = dir.Write("bad.txt", "ok \xFF");
+  const Result r = RunNeardup("canonicalize " + bad);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("invalid UTF-8 at byte 3"));
+}
+
+TEST(CliBinary, HelpListsCommands) {
+  const Result r = RunNeardup("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("canonicalize"));
+  EXPECT_THAT(r.out, HasSubstr("fingerprint"));
+  EXPECT_THAT(r.out, HasSubstr("compare"));
+}
+
+}  // namespace
