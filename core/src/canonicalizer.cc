@@ -266,6 +266,10 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
     if (err != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(err)) {
       return IcuError("confusable skeleton", err);
     }
+    out->clear();
+    // ICU rejects a non-null buffer of capacity 0, so an empty skeleton
+    // returns here.
+    if (need == 0) return absl::OkStatus();
     out->resize(need);
     err = U_ZERO_ERROR;
     uspoof_getSkeletonUTF8(icu_->spoof, 0, cur->data(),

@@ -14,12 +14,32 @@ namespace neardup {
 namespace {
 
 // ICU break iterators are not thread-safe and slow to build, so each thread
-// clones one prototype once.
-icu::BreakIterator* ThreadIterator(const icu::BreakIterator& prototype) {
-  thread_local std::unique_ptr<icu::BreakIterator> it;
-  if (it == nullptr) it.reset(prototype.clone());
-  return it.get();
-}
+// clones one prototype once. A sink that tokenizes again on the same thread
+// gets a fresh clone for the nested call.
+thread_local std::unique_ptr<icu::BreakIterator> thread_iterator;
+thread_local bool thread_iterator_busy = false;
+
+class IteratorLease {
+ public:
+  explicit IteratorLease(const icu::BreakIterator& prototype) {
+    if (thread_iterator_busy) {
+      nested_.reset(prototype.clone());
+      it_ = nested_.get();
+      return;
+    }
+    if (thread_iterator == nullptr) thread_iterator.reset(prototype.clone());
+    thread_iterator_busy = true;
+    it_ = thread_iterator.get();
+  }
+  ~IteratorLease() {
+    if (nested_ == nullptr) thread_iterator_busy = false;
+  }
+  icu::BreakIterator* get() const { return it_; }
+
+ private:
+  std::unique_ptr<icu::BreakIterator> nested_;
+  icu::BreakIterator* it_;
+};
 
 bool HasAlnum(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
@@ -43,7 +63,8 @@ class CjkTokenizer final : public Tokenizer {
     UText* ut = utext_openUTF8(nullptr, text.data(),
                                static_cast<int64_t>(text.size()), &err);
     if (U_FAILURE(err)) return;
-    icu::BreakIterator* it = ThreadIterator(*prototype_);
+    IteratorLease lease(*prototype_);
+    icu::BreakIterator* it = lease.get();
     it->setText(ut, err);
     if (U_SUCCESS(err)) {
       int32_t start = it->first();

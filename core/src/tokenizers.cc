@@ -4,9 +4,7 @@
 #include <string>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "internal/unicode_props.h"
 #include "internal/utf8.h"
 #include "internal/word_segmenter.h"
@@ -182,10 +180,17 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> MakeTokenizer(
   if (rest.starts_with(kShingle)) {
     rest.remove_prefix(kShingle.size());
     const size_t slash = rest.find('/');
+    // Strict decimal K, as Name() prints it: no sign, spaces or leading 0s.
+    const std::string_view digits =
+        slash == std::string_view::npos ? "" : rest.substr(0, slash);
+    bool well_formed = !digits.empty() && digits.size() <= 2 &&
+                       (digits.size() == 1 || digits[0] != '0');
     int k = 0;
-    if (slash != std::string_view::npos &&
-        absl::SimpleAtoi(AbslView(rest.substr(0, slash)), &k) && k >= 0 &&
-        k <= kMaxShingleK) {
+    for (char c : digits) {
+      well_formed = well_formed && c >= '0' && c <= '9';
+      k = k * 10 + (c - '0');
+    }
+    if (well_formed && k <= kMaxShingleK) {
       auto inner = MakeTokenizer(rest.substr(slash + 1));
       if (!inner.ok()) return inner.status();
       return MakeShingleTokenizer(k, *std::move(inner));

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "internal/unicode_props.h"
@@ -108,15 +109,28 @@ class WordBreaker {
   const size_t n_;
 };
 
-Decoded& Scratch() {
-  thread_local Decoded d;
-  return d;
-}
+// Per-thread scratch, reused across calls. A sink may tokenize again on the
+// same thread (e.g. fingerprint a token); nested calls get their own buffers.
+thread_local Decoded scratch;
+thread_local int depth = 0;
+
+class ScratchLease {
+ public:
+  ScratchLease() {
+    if (depth++ > 0) nested_ = std::make_unique<Decoded>();
+  }
+  ~ScratchLease() { --depth; }
+  Decoded& get() { return nested_ ? *nested_ : scratch; }
+
+ private:
+  std::unique_ptr<Decoded> nested_;
+};
 
 }  // namespace
 
 void ForEachWordGeneral(std::string_view text, TokenSink sink) {
-  Decoded& d = Scratch();
+  ScratchLease lease;
+  Decoded& d = lease.get();
   d.props.clear();
   d.offsets.clear();
   for (size_t i = 0; i < text.size();) {

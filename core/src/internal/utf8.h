@@ -91,22 +91,46 @@ inline size_t FindInvalidUtf8(std::string_view s) {
   return kNoError;
 }
 
+// True if the `n` bytes at `p` (n < the sequence length its lead byte
+// announces) can still be completed into a valid sequence: the second byte
+// obeys the Unicode Table 3-7 ranges and the rest are continuation bytes.
+inline bool IsViablePrefix(const unsigned char* p, size_t n) {
+  if (n >= 2) {
+    const unsigned char b0 = p[0], b1 = p[1];
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b0 == 0xE0)
+      lo = 0xA0;
+    else if (b0 == 0xED)
+      hi = 0x9F;
+    else if (b0 == 0xF0)
+      lo = 0x90;
+    else if (b0 == 0xF4)
+      hi = 0x8F;
+    if (b1 < lo || b1 > hi) return false;
+  }
+  for (size_t i = 2; i < n; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return false;
+  }
+  return true;
+}
+
 // Number of bytes at the end of `s` that begin a sequence which is valid so
-// far but incomplete (0..3). Used to stitch chunks in streaming input.
+// far but incomplete (0..3). Used to stitch chunks in streaming input; bytes
+// that can never become valid are not held back (so they are reported now).
 inline size_t IncompleteUtf8Tail(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   for (size_t back = 1; back <= 3 && back <= n; ++back) {
     const unsigned char b = p[n - back];
     if ((b & 0xC0) == 0x80) continue;  // continuation byte: keep looking
-    int need = 0;
+    size_t need = 0;
     if (b >= 0xC2 && b < 0xE0)
       need = 2;
     else if (b >= 0xE0 && b < 0xF0)
       need = 3;
     else if (b >= 0xF0 && b < 0xF5)
       need = 4;
-    return need > static_cast<int>(back) ? back : 0;
+    return need > back && IsViablePrefix(p + n - back, back) ? back : 0;
   }
   return 0;
 }
