@@ -1,6 +1,9 @@
 #include "internal/minhash_kernel.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -35,8 +38,11 @@ namespace {
 // One pass over all tokens for 32 consecutive slots held in 8 registers.
 // AVX2 has no unsigned 64-bit min, so values live in a sign-flipped domain
 // where signed compare orders them: (x + y) ^ 2^63 == (x ^ 2^63) + y.
+// `carry[t]` holds token t's values for the first 4 slots of this block; the
+// pass leaves there the values for the next block, so later passes skip the
+// scalar set-up.
 __attribute__((target("avx2"))) void Avx2Block32(const Hash128* hashes,
-                                                 size_t n, uint64_t first_slot,
+                                                 size_t n, __m256i* carry,
                                                  uint64_t* out) {
   constexpr int kVecs = 8;
   const __m256i sign = _mm256_set1_epi64x(std::numeric_limits<int64_t>::min());
@@ -45,19 +51,15 @@ __attribute__((target("avx2"))) void Avx2Block32(const Hash128* hashes,
     acc[b] = _mm256_set1_epi64x(std::numeric_limits<int64_t>::max());
   }
   for (size_t t = 0; t < n; ++t) {
-    const uint64_t hi = hashes[t].hi;
-    const uint64_t base =
-        (hashes[t].lo + first_slot * hi) ^ 0x8000000000000000ull;
-    __m256i v = _mm256_set_epi64x(static_cast<int64_t>(base + 3 * hi),
-                                  static_cast<int64_t>(base + 2 * hi),
-                                  static_cast<int64_t>(base + hi),
-                                  static_cast<int64_t>(base));
-    const __m256i step = _mm256_set1_epi64x(static_cast<int64_t>(4 * hi));
+    __m256i v = _mm256_load_si256(carry + t);
+    const __m256i step =
+        _mm256_set1_epi64x(static_cast<int64_t>(4 * hashes[t].hi));
     for (int b = 0; b < kVecs; ++b) {
       const __m256i gt = _mm256_cmpgt_epi64(acc[b], v);
       acc[b] = _mm256_blendv_epi8(acc[b], v, gt);
       v = _mm256_add_epi64(v, step);
     }
+    _mm256_store_si256(carry + t, v);
   }
   for (int b = 0; b < kVecs; ++b) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * b),
@@ -65,12 +67,37 @@ __attribute__((target("avx2"))) void Avx2Block32(const Hash128* hashes,
   }
 }
 
+__attribute__((target("avx2"))) void Avx2InitCarry(const Hash128* hashes,
+                                                   size_t n, __m256i* carry) {
+  for (size_t t = 0; t < n; ++t) {
+    const uint64_t hi = hashes[t].hi;
+    const uint64_t base = hashes[t].lo ^ 0x8000000000000000ull;
+    carry[t] = _mm256_set_epi64x(static_cast<int64_t>(base + 3 * hi),
+                                 static_cast<int64_t>(base + 2 * hi),
+                                 static_cast<int64_t>(base + hi),
+                                 static_cast<int64_t>(base));
+  }
+}
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
 }  // namespace
 
 void MinHashSlotsAvx2(const Hash128* hashes, size_t n, int num_perm,
                       uint64_t* slots) {
+  // Per-thread scratch of 32 bytes per token, grown as needed.
+  thread_local std::unique_ptr<__m256i[], AlignedFree> carry;
+  thread_local size_t capacity = 0;
+  if (n > capacity) {
+    capacity = std::max(n, 2 * capacity);
+    carry.reset(static_cast<__m256i*>(
+        std::aligned_alloc(32, capacity * sizeof(__m256i))));
+  }
+  Avx2InitCarry(hashes, n, carry.get());
   for (int first = 0; first < num_perm; first += 32) {
-    Avx2Block32(hashes, n, static_cast<uint64_t>(first), slots + first);
+    Avx2Block32(hashes, n, carry.get(), slots + first);
   }
 }
 

@@ -57,7 +57,8 @@ uint64_t TfSimHash(const std::vector<Hash128>& hashes) {
   int pending = 0;
   auto flush = [&] {
     for (int j = 0; j < 8; ++j) {
-      for (int i = 0; i < 8; ++i) ones[8 * j + i] += (lanes[j] >> (8 * i)) & 0xFF;
+      for (int i = 0; i < 8; ++i)
+        ones[8 * j + i] += (lanes[j] >> (8 * i)) & 0xFF;
       lanes[j] = 0;
     }
     pending = 0;

@@ -96,6 +96,9 @@ class ShingleTokenizer final : public Tokenizer {
   std::string Name() const override {
     return absl::StrCat("shingle-k=", k_, "/", inner_->Name());
   }
+  std::optional<ShingleSpec> shingle_spec() const override {
+    return ShingleSpec{k_, inner_.get()};
+  }
 
   void ForEachToken(std::string_view text, TokenSink sink) const override {
     if (k_ <= 0) return;
@@ -187,7 +190,8 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> MakeTokenizer(
                        (digits.size() == 1 || digits[0] != '0');
     int k = 0;
     for (char c : digits) {
-      well_formed = well_formed && c >= '0' && c <= '9';
+      if (!well_formed) break;  // also bounds k: at most two digits
+      well_formed = c >= '0' && c <= '9';
       k = k * 10 + (c - '0');
     }
     if (well_formed && k <= kMaxShingleK) {

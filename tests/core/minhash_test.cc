@@ -3,12 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace neardup {
 namespace {
 
 using ::testing::HasSubstr;
 
-MinHasher Make(int num_perm = 128, std::string tokenizer = "shingle-k=5/word-uax29") {
+MinHasher Make(int num_perm = 128,
+               std::string tokenizer = "shingle-k=5/word-uax29") {
   MinHashConfig config;
   config.num_perm = num_perm;
   config.tokenizer = std::move(tokenizer);
@@ -149,6 +152,47 @@ TEST(Jaccard, NearDuplicatesScoreHigherThanUnrelated) {
   ASSERT_TRUE(s_base.ok() && s_edit.ok() && s_other.ok());
   EXPECT_GT(*EstimateJaccard(*s_base, *s_edit), 0.6);
   EXPECT_LT(*EstimateJaccard(*s_base, *s_other), 0.1);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// MinHasher fuses shingling with hashing; its token set must equal hashing
+// what the ShingleTokenizer yields.
+TEST(MinHasher, FusedShinglingMatchesTheTokenizer) {
+  const std::string texts[] = {
+      "one two three four five six seven",
+      "one, two;  three\n\nfour -- five six... seven",
+      "a b",
+      "single",
+      "naïve café ünïcode wörds, and more wörds here",
+  };
+  for (int k : {1, 2, 3, 5}) {
+    MinHashConfig config;
+    config.tokenizer = "shingle-k=" + std::to_string(k) + "/word-uax29";
+    auto hasher = MinHasher::Create(config);
+    ASSERT_TRUE(hasher.ok());
+    for (const std::string& text : texts) {
+      auto canonical = hasher->canonicalizer().Canonicalize(text);
+      ASSERT_TRUE(canonical.ok());
+      std::vector<Hash128> expected;
+      hasher->tokenizer().ForEachToken(*canonical, [&](std::string_view t) {
+        expected.push_back(Xxh3Hash128(t, kDefaultSeed));
+      });
+      std::sort(expected.begin(), expected.end(),
+                [](const Hash128& a, const Hash128& b) {
+                  return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+                });
+      expected.erase(std::unique(expected.begin(), expected.end()),
+                     expected.end());
+      auto set = hasher->TokenSet(text);
+      ASSERT_TRUE(set.ok());
+      EXPECT_EQ(*set, expected) << "k=" << k << " text=" << text;
+    }
+  }
 }
 
 }  // namespace

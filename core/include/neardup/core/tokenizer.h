@@ -5,6 +5,7 @@
 // handed to a callback as views; nothing is allocated per token.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,16 @@ class Tokenizer {
   // the call. Input should be valid UTF-8; invalid bytes are treated as
   // U+FFFD, never as undefined behaviour.
   virtual void ForEachToken(std::string_view text, TokenSink sink) const = 0;
+
+  // Shingle tokenizers describe themselves so fingerprinting can fuse
+  // shingling with hashing (same tokens, fewer indirections).
+  struct ShingleSpec {
+    int k;
+    const Tokenizer* inner;
+  };
+  virtual std::optional<ShingleSpec> shingle_spec() const {
+    return std::nullopt;
+  }
 };
 
 // "word-uax29": UAX #29 word segments that contain at least one alphabetic or
