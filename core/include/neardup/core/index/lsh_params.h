@@ -1,0 +1,44 @@
+#ifndef NEARDUP_CORE_INDEX_LSH_PARAMS_H_
+#define NEARDUP_CORE_INDEX_LSH_PARAMS_H_
+
+// Banding of a MinHash signature for locality-sensitive hashing: H slots are
+// cut into `bands` bands of `rows` consecutive slots; two documents become
+// candidates when any band matches exactly.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace neardup {
+
+struct LshParams {
+  int bands = 16;
+  int rows = 8;
+
+  int num_perm() const { return bands * rows; }
+  bool operator==(const LshParams&) const = default;
+};
+
+// Probability that two documents with Jaccard similarity `s` share at least
+// one band: 1 - (1 - s^r)^b.
+double LshCandidateProbability(double s, const LshParams& params);
+
+// txtfp-compatible choice of bands x rows for a Jaccard threshold `t`: over
+// every divisor b of H (r = H / b) minimise FP + FN, where
+//   FP = integral_0^t P(s) ds,  FN = integral_t^1 (1 - P(s)) ds,
+// each a 200-interval trapezoid; the smallest b wins ties.
+// H = 128: 0.5 -> 32x4, 0.7 -> 16x8, 0.8 -> 8x16, 0.9 -> 4x32.
+// INVALID_ARGUMENT unless 0 < t < 1 and H > 0.
+absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm);
+
+// INVALID_ARGUMENT unless bands, rows >= 1 and bands * rows == num_perm.
+absl::Status ValidateLshParams(const LshParams& params, int num_perm);
+
+// Band key: XXH3_64bits (seed 0) of the band's `rows` slots as little-endian
+// bytes (txtfp-compatible).
+uint64_t BandKey(const uint64_t* band_slots, int rows);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_CORE_INDEX_LSH_PARAMS_H_

@@ -1,0 +1,98 @@
+#ifndef NEARDUP_CORE_INDEX_MINHASH_LSH_INDEX_H_
+#define NEARDUP_CORE_INDEX_MINHASH_LSH_INDEX_H_
+
+// In-memory MinHash LSH index: b bands x r rows, sharded by document id so
+// that concurrent inserts and queries lock only the shard they touch.
+//
+// Documents are named by 32-bit internal ids, dense from 0 (the store hands
+// them out). Each document keeps, besides its band entries, the low
+// `verify_bits` bits of every slot, so candidates are scored without going to
+// disk. With verify_bits = 64 the score equals EstimateJaccard() exactly;
+// with 16 an unequal slot reads as equal with probability 2^-16.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "neardup/core/index/lsh_params.h"
+#include "neardup/core/minhash.h"
+
+namespace neardup {
+
+struct MinHashIndexOptions {
+  LshParams lsh = {16, 8};  // num_perm = bands * rows
+  int verify_bits = 16;     // 16, 32 or 64
+  int shards = 16;
+};
+
+struct ScoredId {
+  uint32_t id;
+  double score;  // estimated Jaccard from the kept slot bits
+
+  bool operator==(const ScoredId&) const = default;
+};
+
+// Thread-safe.
+class MinHashLshIndex {
+ public:
+  static inline constexpr uint32_t kMaxId = 0xFFFFFFFEu;
+
+  static absl::StatusOr<std::unique_ptr<MinHashLshIndex>> Create(
+      const MinHashIndexOptions& options);
+  ~MinHashLshIndex();
+
+  // Inserts or, when `id` is present, replaces. INVALID_ARGUMENT when the
+  // signature width is not bands * rows or id > kMaxId.
+  absl::Status Insert(uint32_t id, const MinHashSignature& signature);
+  // Inserts many documents using up to `threads` threads (ids must be
+  // distinct). Sizes the tables once up front.
+  absl::Status BulkInsert(std::span<const uint32_t> ids,
+                          std::span<const MinHashSignature> signatures,
+                          int threads);
+  // Returns false when `id` was not present.
+  bool Remove(uint32_t id);
+  bool Contains(uint32_t id) const;
+  // The kept low bits of each slot of `id`, or nullopt.
+  std::optional<std::vector<uint64_t>> Get(uint32_t id) const;
+
+  // Ids sharing at least one band with `signature`, ascending.
+  absl::StatusOr<std::vector<uint32_t>> Candidates(
+      const MinHashSignature& signature) const;
+  // Candidates whose estimated Jaccard is >= threshold, best first (ties by
+  // ascending id).
+  absl::StatusOr<std::vector<ScoredId>> Query(const MinHashSignature& signature,
+                                              double threshold) const;
+  // The k best-scoring candidates, best first.
+  absl::StatusOr<std::vector<ScoredId>> TopK(const MinHashSignature& signature,
+                                             size_t k) const;
+
+  size_t size() const;
+  // Heap bytes held by the index (tables, chains, kept signatures).
+  size_t MemoryBytes() const;
+  const MinHashIndexOptions& options() const { return options_; }
+  int num_perm() const { return options_.lsh.num_perm(); }
+
+ private:
+  struct Shard;
+  struct Probe;
+  explicit MinHashLshIndex(const MinHashIndexOptions& options);
+
+  absl::Status CheckWidth(const MinHashSignature& signature) const;
+  void ComputeTags(const MinHashSignature& signature, uint32_t* tags) const;
+  // Scores every candidate; keeps those passing `keep`.
+  template <typename Keep>
+  std::vector<ScoredId> ScoreCandidates(const MinHashSignature& signature,
+                                        Keep keep) const;
+
+  MinHashIndexOptions options_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_CORE_INDEX_MINHASH_LSH_INDEX_H_

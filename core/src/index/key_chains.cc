@@ -1,0 +1,120 @@
+#include "neardup/core/index/key_chains.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace neardup::index_internal {
+namespace {
+
+// Grow at 85% full to 60% full: linear probing over one control byte per
+// slot stays within a cache line or two at this load.
+constexpr double kMaxLoad = 0.85;
+constexpr double kLoadAfterGrowth = 0.6;
+constexpr size_t kMinCapacity = 16;
+
+}  // namespace
+
+void KeyChains::EnsureRow(uint32_t row) {
+  if (row < tags_.size()) return;
+  // Grow by 25%, reserving exactly: vector doubling would leave up to half
+  // of these per-row arrays unused.
+  const size_t size = tags_.size();
+  const size_t wanted = std::max<size_t>(row + 1, size + size / 4 + 16);
+  tags_.reserve(wanted);
+  next_.reserve(wanted);
+  tags_.resize(wanted, 0);
+  next_.resize(wanted, kNoRow);
+}
+
+void KeyChains::Insert(uint32_t tag, uint32_t row) {
+  EnsureRow(row);
+  tags_[row] = tag;
+  if (static_cast<double>(num_keys_ + 1) >
+      kMaxLoad * static_cast<double>(heads_.size())) {
+    Rehash(std::max(kMinCapacity,
+                    static_cast<size_t>((num_keys_ + 1) / kLoadAfterGrowth)));
+  }
+  const size_t slot = FindSlot(tag);
+  if (control_[slot] == kEmpty) {
+    control_[slot] = Fragment(tag);
+    heads_[slot] = row;
+    next_[row] = kNoRow;
+    ++num_keys_;
+  } else {
+    next_[row] = heads_[slot];
+    heads_[slot] = row;
+  }
+}
+
+void KeyChains::Remove(uint32_t row) {
+  const size_t slot = FindSlot(tags_[row]);
+  if (heads_[slot] == row) {
+    if (next_[row] == kNoRow) {
+      EraseSlot(slot);
+      --num_keys_;
+    } else {
+      heads_[slot] = next_[row];
+    }
+  } else {
+    uint32_t previous = heads_[slot];
+    while (next_[previous] != row) previous = next_[previous];
+    next_[previous] = next_[row];
+  }
+  next_[row] = kNoRow;
+}
+
+// Backward-shift deletion: keeps every probe run free of holes, so lookups
+// never need tombstones.
+void KeyChains::EraseSlot(size_t hole) {
+  const size_t capacity = heads_.size();
+  for (size_t slot = hole + 1 == capacity ? 0 : hole + 1;
+       control_[slot] != kEmpty; slot = slot + 1 == capacity ? 0 : slot + 1) {
+    const size_t home = Home(tags_[heads_[slot]]);
+    const bool home_between = hole <= slot ? (hole < home && home <= slot)
+                                           : (hole < home || home <= slot);
+    if (!home_between) {
+      control_[hole] = control_[slot];
+      heads_[hole] = heads_[slot];
+      hole = slot;
+    }
+  }
+  control_[hole] = kEmpty;
+  heads_[hole] = kNoRow;
+}
+
+void KeyChains::Rehash(size_t capacity) {
+  std::vector<uint8_t> old_control = std::move(control_);
+  std::vector<uint32_t> old_heads = std::move(heads_);
+  control_.assign(capacity, kEmpty);
+  heads_.assign(capacity, kNoRow);
+  for (size_t i = 0; i < old_heads.size(); ++i) {
+    if (old_control[i] == kEmpty) continue;
+    const uint32_t tag = tags_[old_heads[i]];
+    const size_t slot = FindSlot(tag);
+    control_[slot] = Fragment(tag);
+    heads_[slot] = old_heads[i];
+  }
+}
+
+void KeyChains::Reserve(size_t keys, size_t rows) {
+  if (rows > 0) {
+    const size_t wanted = std::max(rows, tags_.size());
+    tags_.reserve(wanted);
+    next_.reserve(wanted);
+    if (rows > tags_.size()) {
+      tags_.resize(rows, 0);
+      next_.resize(rows, kNoRow);
+    }
+  }
+  const size_t capacity = static_cast<size_t>(keys / kMaxLoad) + 1;
+  if (capacity > heads_.size()) Rehash(std::max(kMinCapacity, capacity));
+}
+
+size_t KeyChains::MemoryBytes() const {
+  return control_.capacity() * sizeof(uint8_t) +
+         heads_.capacity() * sizeof(uint32_t) +
+         tags_.capacity() * sizeof(uint32_t) +
+         next_.capacity() * sizeof(uint32_t);
+}
+
+}  // namespace neardup::index_internal

@@ -1,0 +1,268 @@
+#include "neardup/core/index/simhash_index.h"
+
+#include <algorithm>
+#include <bit>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "index/bitset.h"
+#include "neardup/core/index/key_chains.h"
+#include "neardup/core/status_macros.h"
+#include "neardup/core/sync.h"
+
+namespace neardup {
+
+using index_internal::KeyChains;
+using index_internal::TagOf;
+
+namespace {
+
+constexpr int kMaxTables = 512;
+
+// Masks of the `blocks` contiguous bit blocks (the first 64 % m blocks get
+// one extra bit).
+std::vector<uint64_t> BlockMasks(int blocks) {
+  std::vector<uint64_t> masks;
+  int start = 0;
+  for (int b = 0; b < blocks; ++b) {
+    const int width = 64 / blocks + (b < 64 % blocks ? 1 : 0);
+    const uint64_t ones =
+        width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    masks.push_back(ones << start);
+    start += width;
+  }
+  return masks;
+}
+
+// One table mask per choice of `choose` blocks out of `blocks.size()`.
+void Combine(const std::vector<uint64_t>& blocks, int choose, size_t first,
+             uint64_t mask, std::vector<uint64_t>& out) {
+  if (choose == 0) {
+    out.push_back(mask);
+    return;
+  }
+  for (size_t b = first; b + choose <= blocks.size(); ++b) {
+    Combine(blocks, choose - 1, b + 1, mask | blocks[b], out);
+  }
+}
+
+uint64_t Binomial(int n, int k) {
+  uint64_t result = 1;
+  for (int i = 1; i <= k; ++i) result = result * (n - k + i) / i;
+  return result;
+}
+
+}  // namespace
+
+struct SimHashIndex::Shard {
+  explicit Shard(size_t tables) : tables(tables) {}
+
+  mutable SharedMutex mu;
+  index_internal::Bitset present ABSL_GUARDED_BY(mu);
+  std::vector<uint64_t> hashes ABSL_GUARDED_BY(mu);  // per row
+  std::vector<KeyChains> tables ABSL_GUARDED_BY(mu);
+  size_t count ABSL_GUARDED_BY(mu) = 0;
+
+  void InsertLocked(uint32_t row, uint64_t simhash,
+                    const std::vector<uint64_t>& masks)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (present.Test(row)) RemoveLocked(row);
+    for (size_t t = 0; t < tables.size(); ++t) {
+      tables[t].Insert(TagOf(simhash & masks[t]), row);
+    }
+    if (row >= hashes.size()) {
+      hashes.reserve(std::max<size_t>(row + 1, hashes.size() * 5 / 4));
+      hashes.resize(row + 1);
+    }
+    hashes[row] = simhash;
+    present.Set(row);
+    ++count;
+  }
+
+  void RemoveLocked(uint32_t row) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    for (KeyChains& table : tables) table.Remove(row);
+    present.Clear(row);
+    --count;
+  }
+};
+
+SimHashIndex::SimHashIndex(const SimHashIndexOptions& options,
+                           std::vector<uint64_t> masks)
+    : options_(options), masks_(std::move(masks)) {
+  for (int i = 0; i < options.shards; ++i) {
+    shards_.push_back(std::make_unique<Shard>(masks_.size()));
+  }
+}
+
+SimHashIndex::~SimHashIndex() = default;
+
+absl::StatusOr<std::unique_ptr<SimHashIndex>> SimHashIndex::Create(
+    const SimHashIndexOptions& requested) {
+  SimHashIndexOptions options = requested;
+  const int k = options.max_distance;
+  if (k < 0 || k > 32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_distance must be in [0, 32], got ", k));
+  }
+  if (options.blocks == 0) options.blocks = k + 1;
+  if (options.blocks < k + 1 || options.blocks > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("blocks must be in [max_distance + 1, 64] = [", k + 1,
+                     ", 64], got ", options.blocks));
+  }
+  if (Binomial(options.blocks, options.blocks - k) > kMaxTables) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.blocks, " blocks at distance ", k, " need ",
+                     Binomial(options.blocks, options.blocks - k),
+                     " tables; the limit is ", kMaxTables));
+  }
+  if (options.shards < 1 || options.shards > 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shards must be in [1, 4096], got ", options.shards));
+  }
+  std::vector<uint64_t> masks;
+  Combine(BlockMasks(options.blocks), options.blocks - k, 0, 0, masks);
+  return std::unique_ptr<SimHashIndex>(
+      new SimHashIndex(options, std::move(masks)));
+}
+
+absl::Status SimHashIndex::Insert(uint32_t id, uint64_t simhash) {
+  if (id > kMaxId) {
+    return absl::InvalidArgumentError(absl::StrCat("id ", id, " is reserved"));
+  }
+  Shard& shard = *shards_[id % shards_.size()];
+  WriterLock lock(&shard.mu);
+  shard.InsertLocked(id / shards_.size(), simhash, masks_);
+  return absl::OkStatus();
+}
+
+absl::Status SimHashIndex::BulkInsert(std::span<const uint32_t> ids,
+                                      std::span<const uint64_t> simhashes,
+                                      int threads) {
+  if (ids.size() != simhashes.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bulk insert got ", ids.size(), " ids but ",
+                     simhashes.size(), " hashes"));
+  }
+  for (uint32_t id : ids) {
+    if (id > kMaxId) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("id ", id, " is reserved"));
+    }
+  }
+  const size_t num_shards = shards_.size();
+  std::vector<std::vector<uint32_t>> by_shard(num_shards);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    by_shard[ids[i] % num_shards].push_back(static_cast<uint32_t>(i));
+  }
+  auto fill_shard = [&](size_t s) {
+    const std::vector<uint32_t>& positions = by_shard[s];
+    if (positions.empty()) return;
+    uint32_t max_row = 0;
+    for (uint32_t i : positions) {
+      max_row = std::max<uint32_t>(max_row, ids[i] / num_shards);
+    }
+    Shard& shard = *shards_[s];
+    WriterLock lock(&shard.mu);
+    for (KeyChains& table : shard.tables) {
+      table.Reserve(table.num_keys() + positions.size(), max_row + 1);
+    }
+    shard.hashes.reserve(max_row + 1);
+    for (uint32_t i : positions) {
+      shard.InsertLocked(ids[i] / num_shards, simhashes[i], masks_);
+    }
+  };
+  const size_t workers =
+      std::clamp<size_t>(threads < 1 ? 1 : threads, 1, num_shards);
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) {
+    pool.emplace_back([&, w] {
+      for (size_t s = w; s < num_shards; s += workers) fill_shard(s);
+    });
+  }
+  for (size_t s = 0; s < num_shards; s += workers) fill_shard(s);
+  for (std::thread& t : pool) t.join();
+  return absl::OkStatus();
+}
+
+bool SimHashIndex::Remove(uint32_t id) {
+  Shard& shard = *shards_[id % shards_.size()];
+  const uint32_t row = id / shards_.size();
+  WriterLock lock(&shard.mu);
+  if (!shard.present.Test(row)) return false;
+  shard.RemoveLocked(row);
+  return true;
+}
+
+bool SimHashIndex::Contains(uint32_t id) const {
+  const Shard& shard = *shards_[id % shards_.size()];
+  ReaderLock lock(&shard.mu);
+  return shard.present.Test(id / shards_.size());
+}
+
+std::optional<uint64_t> SimHashIndex::Get(uint32_t id) const {
+  const Shard& shard = *shards_[id % shards_.size()];
+  const uint32_t row = id / shards_.size();
+  ReaderLock lock(&shard.mu);
+  if (!shard.present.Test(row)) return std::nullopt;
+  return shard.hashes[row];
+}
+
+absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
+    uint64_t simhash, int max_distance) const {
+  if (max_distance < 0) max_distance = options_.max_distance;
+  if (max_distance > options_.max_distance) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_distance ", max_distance,
+                     " exceeds the index's radius ", options_.max_distance));
+  }
+  const uint32_t num_shards = shards_.size();
+  std::vector<IdDistance> out;
+  std::vector<uint32_t> rows;
+  for (uint32_t s = 0; s < num_shards; ++s) {
+    const Shard& shard = *shards_[s];
+    rows.clear();
+    ReaderLock lock(&shard.mu);
+    for (size_t t = 0; t < masks_.size(); ++t) {
+      shard.tables[t].ForEach(TagOf(simhash & masks_[t]),
+                              [&](uint32_t row) { rows.push_back(row); });
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (uint32_t row : rows) {
+      const int distance = std::popcount(shard.hashes[row] ^ simhash);
+      if (distance <= max_distance)
+        out.push_back({row * num_shards + s, distance});
+    }
+  }
+  std::sort(
+      out.begin(), out.end(), [](const IdDistance& a, const IdDistance& b) {
+        return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+      });
+  return out;
+}
+
+size_t SimHashIndex::size() const {
+  size_t total = 0;
+  for (const auto& shard : shards_) {
+    ReaderLock lock(&shard->mu);
+    total += shard->count;
+  }
+  return total;
+}
+
+size_t SimHashIndex::MemoryBytes() const {
+  size_t total = sizeof(*this) + masks_.capacity() * sizeof(uint64_t);
+  for (const auto& shard : shards_) {
+    ReaderLock lock(&shard->mu);
+    total += sizeof(Shard) + shard->present.MemoryBytes() +
+             shard->hashes.capacity() * sizeof(uint64_t);
+    for (const KeyChains& table : shard->tables) {
+      total += sizeof(KeyChains) + table.MemoryBytes();
+    }
+  }
+  return total;
+}
+
+}  // namespace neardup

@@ -1,0 +1,86 @@
+#include "neardup/core/index/lsh_params.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "neardup/core/hash.h"
+
+namespace neardup {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(LshParamsForThreshold, MatchesTxtfpChoicesForH128) {
+  const std::pair<double, LshParams> expected[] = {
+      {0.5, {32, 4}}, {0.7, {16, 8}}, {0.8, {8, 16}}, {0.9, {4, 32}}};
+  for (const auto& [threshold, params] : expected) {
+    auto got = LshParamsForThreshold(threshold, 128);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, params)
+        << "t=" << threshold << " got " << got->bands << "x" << got->rows;
+  }
+}
+
+TEST(LshParamsForThreshold, AlwaysDividesH) {
+  for (int h : {64, 128, 256}) {
+    for (double t = 0.05; t < 1.0; t += 0.05) {
+      auto got = LshParamsForThreshold(t, h);
+      ASSERT_TRUE(got.ok());
+      EXPECT_EQ(got->bands * got->rows, h);
+      EXPECT_TRUE(ValidateLshParams(*got, h).ok());
+    }
+  }
+}
+
+TEST(LshParamsForThreshold, HigherThresholdMeansFewerBands) {
+  int previous_bands = 1 << 30;
+  for (double t = 0.1; t < 0.96; t += 0.05) {
+    auto got = LshParamsForThreshold(t, 128);
+    ASSERT_TRUE(got.ok());
+    EXPECT_LE(got->bands, previous_bands) << "t=" << t;
+    previous_bands = got->bands;
+  }
+}
+
+TEST(LshParamsForThreshold, RejectsOutOfRange) {
+  for (double t : {0.0, 1.0, -0.5, 1.5, std::nan("")}) {
+    auto got = LshParamsForThreshold(t, 128);
+    ASSERT_FALSE(got.ok()) << t;
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(got.status().message(), HasSubstr("threshold"));
+  }
+  EXPECT_FALSE(LshParamsForThreshold(0.5, 0).ok());
+}
+
+TEST(ValidateLshParams, ProductMustBeH) {
+  EXPECT_TRUE(ValidateLshParams({16, 8}, 128).ok());
+  EXPECT_FALSE(ValidateLshParams({16, 4}, 128).ok());
+  EXPECT_FALSE(ValidateLshParams({0, 128}, 128).ok());
+  EXPECT_THAT(ValidateLshParams({3, 5}, 128).message(), HasSubstr("3 x 5"));
+}
+
+TEST(LshCandidateProbability, SCurveEnds) {
+  const LshParams p{16, 8};
+  EXPECT_DOUBLE_EQ(LshCandidateProbability(0.0, p), 0.0);
+  EXPECT_DOUBLE_EQ(LshCandidateProbability(1.0, p), 1.0);
+  // 1 - (1 - 0.5^8)^16
+  EXPECT_NEAR(LshCandidateProbability(0.5, p), 0.0607, 1e-4);
+}
+
+TEST(BandKey, IsXxh3OfLittleEndianSlotBytes) {
+  const uint64_t slots[4] = {0x0102030405060708ULL, 0, ~0ULL,
+                             0x00C0FFEE5EEDULL};
+  std::string bytes;
+  for (uint64_t slot : slots) {
+    for (int i = 0; i < 8; ++i) bytes.push_back(char((slot >> (8 * i)) & 0xFF));
+  }
+  EXPECT_EQ(BandKey(slots, 4), Xxh3Hash64(bytes));
+  EXPECT_EQ(BandKey(slots, 1), Xxh3Hash64(bytes.substr(0, 8)));
+  // XXH3_64bits of the empty input, seed 0: a published constant.
+  EXPECT_EQ(BandKey(slots, 0), 0x2D06800538D394C2ULL);
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,217 @@
+#include "neardup/core/index/minhash_lsh_index.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+namespace neardup {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::unique_ptr<MinHashLshIndex> MakeIndex(int verify_bits = 64,
+                                           LshParams lsh = {16, 8},
+                                           int shards = 4) {
+  auto index = MinHashLshIndex::Create({lsh, verify_bits, shards});
+  EXPECT_TRUE(index.ok()) << index.status();
+  return *std::move(index);
+}
+
+MinHashSignature RandomSignature(std::mt19937_64& rng, int h = 128) {
+  MinHashSignature sig;
+  sig.slots.resize(h);
+  for (uint64_t& slot : sig.slots) slot = rng();
+  return sig;
+}
+
+// Copy of `base` whose first `equal` slots are kept and the rest replaced.
+MinHashSignature WithEqualPrefix(const MinHashSignature& base, int equal,
+                                 std::mt19937_64& rng) {
+  MinHashSignature sig = base;
+  for (size_t i = equal; i < sig.slots.size(); ++i) sig.slots[i] = rng();
+  return sig;
+}
+
+TEST(MinHashLshIndex, CreateRejectsBadOptions) {
+  EXPECT_FALSE(MinHashLshIndex::Create({{0, 8}, 16, 4}).ok());
+  auto bits = MinHashLshIndex::Create({{16, 8}, 8, 4});
+  ASSERT_FALSE(bits.ok());
+  EXPECT_THAT(bits.status().message(), HasSubstr("verify_bits"));
+  EXPECT_FALSE(MinHashLshIndex::Create({{16, 8}, 16, 0}).ok());
+}
+
+TEST(MinHashLshIndex, RejectsWrongWidth) {
+  auto index = MakeIndex();
+  std::mt19937_64 rng(1);
+  const absl::Status status = index->Insert(1, RandomSignature(rng, 64));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("64 slots"));
+  EXPECT_FALSE(index->Query(RandomSignature(rng, 256), 0.5).ok());
+  EXPECT_EQ(index->size(), 0u);
+}
+
+TEST(MinHashLshIndex, RejectsReservedId) {
+  auto index = MakeIndex();
+  std::mt19937_64 rng(1);
+  EXPECT_FALSE(index->Insert(0xFFFFFFFFu, RandomSignature(rng)).ok());
+}
+
+TEST(MinHashLshIndex, FindsIdenticalAndNearButNotUnrelated) {
+  auto index = MakeIndex();
+  std::mt19937_64 rng(2);
+  const MinHashSignature base = RandomSignature(rng);
+  ASSERT_TRUE(index->Insert(10, base).ok());
+  ASSERT_TRUE(index->Insert(11, WithEqualPrefix(base, 120, rng)).ok());
+  ASSERT_TRUE(index->Insert(12, RandomSignature(rng)).ok());
+  auto found = index->Query(base, 0.5);
+  ASSERT_TRUE(found.ok());
+  EXPECT_THAT(*found,
+              ElementsAre(ScoredId{10, 1.0}, ScoredId{11, 120 / 128.0}));
+  EXPECT_THAT(*index->Candidates(base), ElementsAre(10, 11));
+}
+
+TEST(MinHashLshIndex, ThresholdIsInclusive) {
+  auto index = MakeIndex();
+  std::mt19937_64 rng(3);
+  const MinHashSignature base = RandomSignature(rng);
+  // 100 equal slots: bands 0..11 match, the score is exactly 100/128.
+  ASSERT_TRUE(index->Insert(1, WithEqualPrefix(base, 100, rng)).ok());
+  EXPECT_EQ(index->Query(base, 100 / 128.0)->size(), 1u);
+  EXPECT_TRUE(index->Query(base, 101 / 128.0)->empty());
+  EXPECT_FALSE(index->Query(base, 1.5).ok());
+}
+
+TEST(MinHashLshIndex, ReinsertReplaces) {
+  auto index = MakeIndex();
+  std::mt19937_64 rng(4);
+  const MinHashSignature first = RandomSignature(rng);
+  const MinHashSignature second = RandomSignature(rng);
+  ASSERT_TRUE(index->Insert(5, first).ok());
+  ASSERT_TRUE(index->Insert(5, second).ok());
+  EXPECT_EQ(index->size(), 1u);
+  EXPECT_TRUE(index->Query(first, 0.1)->empty());
+  EXPECT_THAT(*index->Query(second, 0.1), ElementsAre(ScoredId{5, 1.0}));
+  EXPECT_EQ(*index->Get(5), second.slots);
+}
+
+TEST(MinHashLshIndex, Remove) {
+  auto index = MakeIndex();
+  std::mt19937_64 rng(5);
+  const MinHashSignature sig = RandomSignature(rng);
+  ASSERT_TRUE(index->Insert(7, sig).ok());
+  ASSERT_TRUE(index->Insert(8, sig).ok());
+  EXPECT_TRUE(index->Remove(7));
+  EXPECT_FALSE(index->Remove(7));
+  EXPECT_FALSE(index->Remove(1234));
+  EXPECT_FALSE(index->Contains(7));
+  EXPECT_FALSE(index->Get(7).has_value());
+  EXPECT_THAT(*index->Query(sig, 0.9), ElementsAre(ScoredId{8, 1.0}));
+  EXPECT_EQ(index->size(), 1u);
+  ASSERT_TRUE(index->Insert(7, sig).ok());  // ids can come back
+  EXPECT_EQ(index->Query(sig, 0.9)->size(), 2u);
+}
+
+TEST(MinHashLshIndex, GetKeepsOnlyVerifyBits) {
+  auto index = MakeIndex(16);
+  std::mt19937_64 rng(6);
+  const MinHashSignature sig = RandomSignature(rng);
+  ASSERT_TRUE(index->Insert(3, sig).ok());
+  const std::vector<uint64_t> kept = *index->Get(3);
+  ASSERT_EQ(kept.size(), 128u);
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(kept[i], sig.slots[i] & 0xFFFF);
+  EXPECT_THAT(*index->Query(sig, 1.0), ElementsAre(ScoredId{3, 1.0}));
+}
+
+TEST(MinHashLshIndex, TopKIsBestFirstWithIdTieBreak) {
+  auto index = MakeIndex();
+  std::mt19937_64 rng(7);
+  const MinHashSignature base = RandomSignature(rng);
+  const int equal[] = {40, 120, 80, 120, 16};
+  for (uint32_t id = 0; id < 5; ++id) {
+    ASSERT_TRUE(
+        index->Insert(100 - id, WithEqualPrefix(base, equal[id], rng)).ok());
+  }
+  EXPECT_THAT(*index->TopK(base, 3),
+              ElementsAre(ScoredId{97, 120 / 128.0}, ScoredId{99, 120 / 128.0},
+                          ScoredId{98, 80 / 128.0}));
+  EXPECT_EQ(index->TopK(base, 50)->size(), 5u);
+  EXPECT_TRUE(index->TopK(base, 0)->empty());
+}
+
+TEST(MinHashLshIndex, ManyExactDuplicates) {
+  auto index = MakeIndex(16);
+  std::mt19937_64 rng(8);
+  const MinHashSignature sig = RandomSignature(rng);
+  for (uint32_t id = 0; id < 3000; ++id)
+    ASSERT_TRUE(index->Insert(id, sig).ok());
+  EXPECT_EQ(index->Query(sig, 1.0)->size(), 3000u);
+  for (uint32_t id = 0; id < 3000; id += 3) ASSERT_TRUE(index->Remove(id));
+  EXPECT_EQ(index->Query(sig, 1.0)->size(), 2000u);
+}
+
+TEST(MinHashLshIndex, BulkInsertMatchesSequentialInserts) {
+  std::mt19937_64 rng(9);
+  std::vector<uint32_t> ids;
+  std::vector<MinHashSignature> sigs;
+  const MinHashSignature base = RandomSignature(rng);
+  for (uint32_t i = 0; i < 2000; ++i) {
+    ids.push_back(i * 3 + 1);
+    sigs.push_back(WithEqualPrefix(base, 8 + (i % 120), rng));
+  }
+  auto sequential = MakeIndex();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE(sequential->Insert(ids[i], sigs[i]).ok());
+  }
+  for (int threads : {1, 2, 8}) {
+    auto bulk = MakeIndex();
+    ASSERT_TRUE(bulk->BulkInsert(ids, sigs, threads).ok());
+    EXPECT_EQ(bulk->size(), sequential->size());
+    for (size_t i = 0; i < ids.size(); i += 97) {
+      EXPECT_EQ(*bulk->Query(sigs[i], 0.3), *sequential->Query(sigs[i], 0.3));
+    }
+  }
+  auto bad = MakeIndex();
+  EXPECT_FALSE(bad->BulkInsert(ids, std::span(sigs).first(10), 2).ok());
+}
+
+TEST(MinHashLshIndex, MemoryGrowsWithDocuments) {
+  auto index = MakeIndex(16);
+  std::mt19937_64 rng(10);
+  const size_t empty = index->MemoryBytes();
+  for (uint32_t id = 0; id < 1000; ++id) {
+    ASSERT_TRUE(index->Insert(id, RandomSignature(rng)).ok());
+  }
+  // 16-bit slots alone take 256 bytes per document.
+  EXPECT_GT(index->MemoryBytes(), empty + 1000 * 256);
+}
+
+// Run under TSan: writers and readers on overlapping shards.
+TEST(MinHashLshIndex, ConcurrentInsertsQueriesAndRemoves) {
+  auto index = MakeIndex(16, {16, 8}, 8);
+  std::mt19937_64 seed_rng(11);
+  const MinHashSignature base = RandomSignature(seed_rng);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(100 + t);
+      for (uint32_t i = 0; i < 500; ++i) {
+        const uint32_t id = t * 1000 + i;
+        if (!index->Insert(id, WithEqualPrefix(base, 64, rng)).ok()) ++failures;
+        if (!index->Query(base, 0.4).ok()) ++failures;
+        if (i % 5 == 0 && !index->Remove(id)) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(index->size(), 4u * 400);
+  EXPECT_EQ(index->Query(base, 0.5)->size(), 4u * 400);
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,132 @@
+#include "neardup/core/index/simhash_index.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <random>
+#include <thread>
+
+namespace neardup {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::unique_ptr<SimHashIndex> MakeIndex(int k = 3, int blocks = 0) {
+  auto index = SimHashIndex::Create({k, blocks, 4});
+  EXPECT_TRUE(index.ok()) << index.status();
+  return *std::move(index);
+}
+
+uint64_t FlipBits(uint64_t h, std::initializer_list<int> bits) {
+  for (int bit : bits) h ^= uint64_t{1} << bit;
+  return h;
+}
+
+TEST(SimHashIndex, CreateValidates) {
+  EXPECT_EQ(MakeIndex(3)->num_tables(), 4);
+  EXPECT_EQ(MakeIndex(3, 6)->num_tables(), 20);  // C(6, 3)
+  EXPECT_EQ(MakeIndex(0)->num_tables(), 1);
+  EXPECT_FALSE(SimHashIndex::Create({-1, 0, 4}).ok());
+  auto few_blocks = SimHashIndex::Create({3, 3, 4});
+  ASSERT_FALSE(few_blocks.ok());
+  EXPECT_THAT(few_blocks.status().message(), HasSubstr("blocks"));
+  EXPECT_FALSE(SimHashIndex::Create({10, 30, 4}).ok());  // C(30, 20) tables
+}
+
+TEST(SimHashIndex, DistanceBoundaryKAndKPlusOne) {
+  auto index = MakeIndex(3);
+  const uint64_t h = 0xce0e315a6cc6f940ULL;
+  // Flips within one block and spread across blocks.
+  ASSERT_TRUE(index->Insert(1, h).ok());
+  ASSERT_TRUE(index->Insert(2, FlipBits(h, {0, 1, 2})).ok());
+  ASSERT_TRUE(index->Insert(3, FlipBits(h, {0, 20, 40})).ok());
+  ASSERT_TRUE(index->Insert(4, FlipBits(h, {0, 1, 2, 3})).ok());
+  ASSERT_TRUE(index->Insert(5, FlipBits(h, {5, 21, 42, 63})).ok());
+  ASSERT_TRUE(index->Insert(6, FlipBits(h, {63})).ok());
+  EXPECT_THAT(*index->Query(h),
+              ElementsAre(IdDistance{1, 0}, IdDistance{6, 1}, IdDistance{2, 3},
+                          IdDistance{3, 3}));
+  EXPECT_THAT(*index->Query(h, 1),
+              ElementsAre(IdDistance{1, 0}, IdDistance{6, 1}));
+  auto too_far = index->Query(h, 4);
+  ASSERT_FALSE(too_far.ok());
+  EXPECT_THAT(too_far.status().message(), HasSubstr("radius 3"));
+}
+
+TEST(SimHashIndex, ReplaceAndRemove) {
+  auto index = MakeIndex();
+  ASSERT_TRUE(index->Insert(9, 0).ok());
+  ASSERT_TRUE(index->Insert(9, ~0ULL).ok());
+  EXPECT_EQ(index->size(), 1u);
+  EXPECT_TRUE(index->Query(0)->empty());
+  EXPECT_EQ(*index->Get(9), ~0ULL);
+  EXPECT_TRUE(index->Remove(9));
+  EXPECT_FALSE(index->Remove(9));
+  EXPECT_FALSE(index->Contains(9));
+  EXPECT_TRUE(index->Query(~0ULL)->empty());
+}
+
+// Every configuration must return exactly what a linear scan returns.
+class SimHashIndexScanTest
+    : public ::testing::TestWithParam<std::pair<int, int>> {};
+
+TEST_P(SimHashIndexScanTest, MatchesLinearScan) {
+  const auto [k, blocks] = GetParam();
+  auto index = MakeIndex(k, blocks);
+  std::mt19937_64 rng(k * 100 + blocks);
+  std::vector<uint64_t> hashes;
+  // Clusters of close hashes so that every distance 0..k+2 occurs.
+  for (int c = 0; c < 60; ++c) {
+    const uint64_t center = rng();
+    for (int m = 0; m < 20; ++m) {
+      uint64_t h = center;
+      const int flips = rng() % (k + 3);
+      for (int f = 0; f < flips; ++f) h ^= uint64_t{1} << (rng() % 64);
+      hashes.push_back(h);
+    }
+  }
+  std::vector<uint32_t> ids(hashes.size());
+  for (uint32_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  ASSERT_TRUE(index->BulkInsert(ids, hashes, 2).ok());
+  for (size_t q = 0; q < hashes.size(); q += 7) {
+    std::vector<IdDistance> expected;
+    for (uint32_t i = 0; i < hashes.size(); ++i) {
+      const int d = std::popcount(hashes[i] ^ hashes[q]);
+      if (d <= k) expected.push_back({i, d});
+    }
+    std::sort(expected.begin(), expected.end(),
+              [](const IdDistance& a, const IdDistance& b) {
+                return a.distance != b.distance ? a.distance < b.distance
+                                                : a.id < b.id;
+              });
+    ASSERT_EQ(*index->Query(hashes[q]), expected) << "query " << q;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, SimHashIndexScanTest,
+                         ::testing::Values(std::pair{0, 0}, std::pair{3, 0},
+                                           std::pair{3, 6}, std::pair{5, 7},
+                                           std::pair{8, 0}));
+
+TEST(SimHashIndex, ConcurrentWriters) {
+  auto index = MakeIndex();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (uint32_t i = 0; i < 500; ++i) {
+        ASSERT_TRUE(
+            index->Insert(t * 1000 + i, uint64_t{i} * 0x9E3779B97F4A7C15ULL)
+                .ok());
+        ASSERT_TRUE(index->Query(uint64_t{i}).ok());
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(index->size(), 2000u);
+  EXPECT_EQ(index->Query(0x9E3779B97F4A7C15ULL)->size(), 4u);
+}
+
+}  // namespace
+}  // namespace neardup
