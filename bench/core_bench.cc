@@ -10,6 +10,9 @@
 #include "internal/minhash_kernel.h"
 #include "internal/word_segmenter.h"
 #include "neardup/core/canonicalizer.h"
+#include "neardup/core/index/minhash_lsh_index.h"
+#include "neardup/core/index/simhash_index.h"
+#include "neardup/core/index/union_find.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 
@@ -134,6 +137,87 @@ void BM_EstimateJaccard128(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_EstimateJaccard128);
+
+// --- Indexes: 100K stored documents, one operation per iteration.
+
+constexpr uint32_t kIndexDocs = 100000;
+
+MinHashSignature RandomSignature(std::mt19937_64& rng) {
+  MinHashSignature sig;
+  sig.slots.resize(128);
+  for (uint64_t& slot : sig.slots) slot = rng();
+  return sig;
+}
+
+MinHashLshIndex& FilledLshIndex() {
+  static MinHashLshIndex* index = [] {
+    auto created = *MinHashLshIndex::Create({});
+    std::mt19937_64 rng(1);
+    for (uint32_t id = 0; id < kIndexDocs; ++id) {
+      if (!created->Insert(id, RandomSignature(rng)).ok()) std::abort();
+    }
+    return created.release();
+  }();
+  return *index;
+}
+
+void BM_LshQueryMiss100K(benchmark::State& state) {
+  MinHashLshIndex& index = FilledLshIndex();
+  std::mt19937_64 rng(2);
+  const MinHashSignature probe = RandomSignature(rng);
+  for (auto _ : state) benchmark::DoNotOptimize(index.Query(probe, 0.8));
+}
+BENCHMARK(BM_LshQueryMiss100K);
+
+void BM_LshQueryHit100K(benchmark::State& state) {
+  MinHashLshIndex& index = FilledLshIndex();
+  std::mt19937_64 rng(1);  // same stream: the first stored signature
+  MinHashSignature probe = RandomSignature(rng);
+  for (int i = 0; i < 12; ++i) probe.slots[i * 10] = rng();
+  for (auto _ : state) benchmark::DoNotOptimize(index.Query(probe, 0.8));
+}
+BENCHMARK(BM_LshQueryHit100K);
+
+void BM_LshReinsert100K(benchmark::State& state) {
+  MinHashLshIndex& index = FilledLshIndex();
+  std::mt19937_64 rng(3);
+  std::vector<MinHashSignature> sigs;
+  for (int i = 0; i < (1 << 14); ++i) sigs.push_back(RandomSignature(rng));
+  uint32_t id = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(index.Insert(id, sigs[id % sigs.size()]));
+    id = (id + 7919) % kIndexDocs;
+  }
+}
+BENCHMARK(BM_LshReinsert100K);
+
+void BM_SimHashQuery100K(benchmark::State& state) {
+  static SimHashIndex* index = [] {
+    auto created = *SimHashIndex::Create({});
+    std::mt19937_64 rng(4);
+    for (uint32_t id = 0; id < kIndexDocs; ++id) {
+      if (!created->Insert(id, rng()).ok()) std::abort();
+    }
+    return created.release();
+  }();
+  std::mt19937_64 rng(5);
+  const uint64_t probe = rng();
+  for (auto _ : state) benchmark::DoNotOptimize(index->Query(probe));
+}
+BENCHMARK(BM_SimHashQuery100K);
+
+void BM_UnionFindRandomUnions(benchmark::State& state) {
+  std::mt19937 rng(6);
+  for (auto _ : state) {
+    UnionFind sets(kIndexDocs);
+    for (uint32_t i = 0; i < kIndexDocs; ++i) {
+      sets.Union(rng() % kIndexDocs, rng() % kIndexDocs);
+    }
+    benchmark::DoNotOptimize(sets.Find(0));
+  }
+  state.SetItemsProcessed(state.iterations() * kIndexDocs);
+}
+BENCHMARK(BM_UnionFindRandomUnions);
 
 }  // namespace
 }  // namespace neardup

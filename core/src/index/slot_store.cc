@@ -20,14 +20,16 @@ int CountEqualSlots(const T* a, const T* b, int n) {
   return equal;
 }
 
-// Grows `v` to hold `size` elements, by at least 25% and reserving exactly:
-// doubling would strand up to half of the biggest array in the index.
+// Grows `v` to hold `size` elements. Past the capacity, grows it by 25%
+// and exactly: doubling would strand up to half of the biggest array in the
+// index.
 template <typename T>
 void GrowTo(std::vector<T>& v, size_t size) {
   if (size <= v.size()) return;
-  const size_t wanted = std::max(size, v.size() + v.size() / 4);
-  if (wanted > v.capacity()) v.reserve(wanted);
-  v.resize(wanted);
+  if (size > v.capacity()) {
+    v.reserve(std::max(size, v.capacity() + v.capacity() / 4));
+  }
+  v.resize(size);
 }
 
 template <typename T>

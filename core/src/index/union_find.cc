@@ -3,8 +3,6 @@
 #include <numeric>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
-
 namespace neardup {
 
 void UnionFind::Grow(uint32_t new_size) {
@@ -36,17 +34,19 @@ bool UnionFind::Union(uint32_t a, uint32_t b) {
 std::vector<std::vector<uint32_t>> UnionFind::Clusters() {
   // Visiting ids in ascending order makes each cluster sorted and orders the
   // clusters by their smallest member.
-  absl::flat_hash_map<uint32_t, uint32_t> cluster_of_root;
+  constexpr uint32_t kNoCluster = 0xFFFFFFFFu;
+  std::vector<uint32_t> cluster_of_root(size(), kNoCluster);
   std::vector<std::vector<uint32_t>> clusters;
   std::vector<uint32_t> set_size(size(), 0);
   for (uint32_t id = 0; id < size(); ++id) ++set_size[Find(id)];
   for (uint32_t id = 0; id < size(); ++id) {
     const uint32_t root = Find(id);
     if (set_size[root] < 2) continue;
-    auto [it, inserted] = cluster_of_root.try_emplace(
-        root, static_cast<uint32_t>(clusters.size()));
-    if (inserted) clusters.emplace_back().reserve(set_size[root]);
-    clusters[it->second].push_back(id);
+    if (cluster_of_root[root] == kNoCluster) {
+      cluster_of_root[root] = static_cast<uint32_t>(clusters.size());
+      clusters.emplace_back().reserve(set_size[root]);
+    }
+    clusters[cluster_of_root[root]].push_back(id);
   }
   return clusters;
 }
