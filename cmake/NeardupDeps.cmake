@@ -7,6 +7,10 @@ find_package(Threads REQUIRED)
 if(NOT NEARDUP_CORE_ONLY)
   find_package(CLI11 CONFIG REQUIRED)
   find_package(simdjson CONFIG REQUIRED)
+  # storage/: RocksDB for persistence, protobuf (module mode: Debian ships no
+  # protobuf CMake config) for its record encodings.
+  find_package(RocksDB CONFIG REQUIRED)
+  find_package(Protobuf REQUIRED)
 endif()
 if(NEARDUP_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)

@@ -8,6 +8,8 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   # core
   libicu-dev libxxhash-dev libabsl-dev
+  # storage
+  librocksdb-dev libprotobuf-dev protobuf-compiler
   # CLI and benchmarks
   libcli11-dev libsimdjson-dev libbenchmark-dev
   # tests

@@ -1,0 +1,108 @@
+#ifndef NEARDUP_STORAGE_COLLECTION_H_
+#define NEARDUP_STORAGE_COLLECTION_H_
+
+// A live collection: its record, fingerprinters and in-memory indexes, kept
+// in step with the store. Every write goes to RocksDB first and to the
+// indexes after, under the collection's write lock, so the indexes never
+// hold a document the store does not.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "neardup/core/index/minhash_lsh_index.h"
+#include "neardup/core/index/simhash_index.h"
+#include "neardup/core/minhash.h"
+#include "neardup/core/simhash.h"
+#include "neardup/core/sync.h"
+#include "neardup/storage/collection_record.h"
+#include "neardup/storage/document.h"
+#include "neardup/storage/store.h"
+
+namespace neardup::storage {
+
+struct UpsertOptions {
+  WriteOptions write;
+  // Dedup-on-write: when set, the document is stored only if no *other*
+  // document scores >= this estimated Jaccard; otherwise the matches come
+  // back and nothing is written. Checked and applied atomically.
+  std::optional<double> insert_only_below;
+};
+
+struct UpsertOutcome {
+  bool written = false;
+  PutResult put;                   // when written
+  std::vector<ScoredId> blocking;  // when refused by insert_only_below
+};
+
+class Collection {
+ public:
+  // Builds the fingerprinters and empty indexes for `record`.
+  static absl::StatusOr<std::unique_ptr<Collection>> Create(
+      Store* store, CollectionRecord record, int index_shards);
+
+  const CollectionRecord& record() const { return record_; }
+  const std::string& name() const { return record_.name; }
+  const MinHasher& minhasher() const { return minhasher_; }
+  const SimHasher* simhasher() const {
+    return simhasher_ ? &*simhasher_ : nullptr;
+  }
+
+  // Fingerprints `text` into a write for this collection (text kept only
+  // when the collection stores text).
+  absl::StatusOr<DocumentWrite> PrepareWrite(std::string external_id,
+                                             std::string_view text,
+                                             Metadata metadata) const;
+
+  absl::StatusOr<UpsertOutcome> Upsert(const DocumentWrite& doc,
+                                       const UpsertOptions& options = {});
+  // NOT_FOUND when absent.
+  absl::Status Delete(std::string_view external_id,
+                      const WriteOptions& options = {});
+  absl::StatusOr<StoredDocument> Get(std::string_view external_id) const;
+  absl::StatusOr<StoredDocument> GetByInternalId(uint32_t internal_id) const;
+
+  // Matches at or above `threshold`, best first, at most `top_k` (0: all).
+  absl::StatusOr<std::vector<ScoredId>> QueryMinHash(
+      const MinHashSignature& signature, double threshold,
+      size_t top_k = 0) const;
+  // FAILED_PRECONDITION when the collection has no SimHash.
+  absl::StatusOr<std::vector<IdDistance>> QuerySimHash(uint64_t simhash,
+                                                       int max_distance = -1,
+                                                       size_t top_k = 0) const;
+
+  // Fills the freshly created, empty indexes from the store, on up to
+  // `threads` threads. Call once, before the collection serves requests.
+  // Returns the number of documents indexed.
+  absl::StatusOr<uint64_t> LoadIndexes(int threads);
+
+  size_t num_documents() const { return minhash_index_->size(); }
+  size_t index_bytes() const;
+  const MinHashLshIndex& minhash_index() const { return *minhash_index_; }
+  const SimHashIndex* simhash_index() const { return simhash_index_.get(); }
+
+ private:
+  Collection(Store* store, CollectionRecord record, MinHasher minhasher,
+             std::optional<SimHasher> simhasher,
+             std::unique_ptr<MinHashLshIndex> minhash_index,
+             std::unique_ptr<SimHashIndex> simhash_index);
+
+  Store* const store_;
+  const CollectionRecord record_;
+  const MinHasher minhasher_;
+  const std::optional<SimHasher> simhasher_;
+  // Serialises writes so the store and the indexes change together and
+  // dedup-on-write admits one of two racing near-duplicates.
+  Mutex write_mu_;
+  std::unique_ptr<MinHashLshIndex> minhash_index_;
+  std::unique_ptr<SimHashIndex> simhash_index_;
+};
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_COLLECTION_H_

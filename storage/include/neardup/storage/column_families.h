@@ -1,0 +1,52 @@
+#ifndef NEARDUP_STORAGE_COLUMN_FAMILIES_H_
+#define NEARDUP_STORAGE_COLUMN_FAMILIES_H_
+
+// Every RocksDB column family of a neardup store, declared once. Key and value
+// layouts: storage/src/keys.h and storage/proto/records.proto.
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace neardup::storage {
+
+// Append only, never reorder: the value is the index into kColumnFamilies
+// and into the store's handle table.
+enum class ColumnFamily : int {
+  kDefault = 0,
+  kMeta,
+  kCollections,
+  kIds,
+  kDocs,
+  kMinHash,
+  kSimHash,
+  kCount,
+};
+
+struct ColumnFamilyInfo {
+  std::string_view name;  // RocksDB column family name; never rename
+  std::string_view description;
+};
+
+inline constexpr size_t kNumColumnFamilies =
+    static_cast<size_t>(ColumnFamily::kCount);
+
+// In enum order. Append only, never reorder.
+inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
+    kColumnFamilies = {{
+        {"default", "unused; RocksDB requires it"},
+        {"meta", "format_version, collection and document id counters"},
+        {"collections", "collection name -> CollectionRecord"},
+        {"ids", "collection id + external id -> internal id"},
+        {"docs", "collection id + internal id -> DocumentRecord"},
+        {"minhash", "collection id + internal id -> MinHashValue"},
+        {"simhash", "collection id + internal id -> SimHashValue"},
+    }};
+
+constexpr const ColumnFamilyInfo& ColumnFamilyInfoOf(ColumnFamily cf) {
+  return kColumnFamilies[static_cast<size_t>(cf)];
+}
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_COLUMN_FAMILIES_H_

@@ -1,0 +1,62 @@
+#ifndef NEARDUP_STORAGE_DOCUMENT_H_
+#define NEARDUP_STORAGE_DOCUMENT_H_
+
+// Documents going into and coming out of a Store.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "neardup/core/minhash.h"
+
+namespace neardup::storage {
+
+// Key/value pairs; keys are unique. Stored sorted by key.
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+struct DocumentWrite {
+  std::string external_id;  // 1 to 1024 arbitrary bytes
+  Metadata metadata;
+  // Kept only when the collection has store_text; otherwise silently dropped.
+  std::optional<std::string> text;
+  MinHashSignature minhash;  // width must equal the collection's num_perm
+  uint64_t minhash_config_hash = 0;
+  // Required when the collection has SimHash enabled, refused otherwise.
+  std::optional<uint64_t> simhash;
+  uint64_t simhash_config_hash = 0;
+};
+
+struct PutResult {
+  uint32_t internal_id = 0;
+  bool replaced = false;  // the external id existed; its internal id is kept
+};
+
+struct StoredDocument {
+  // Dense per-collection id, allocated from 0 and never reused; the index
+  // keys its rows by it.
+  uint32_t internal_id = 0;
+  std::string external_id;
+  Metadata metadata;  // sorted by key
+  std::optional<std::string> text;
+  MinHashSignature minhash;
+  std::optional<uint64_t> simhash;
+  int64_t created_unix_micros = 0;  // first put of this external id
+  int64_t updated_unix_micros = 0;  // latest put
+
+  bool operator==(const StoredDocument&) const = default;
+};
+
+// What an in-memory index needs to be rebuilt.
+struct StoredSignatures {
+  uint32_t internal_id = 0;
+  MinHashSignature minhash;
+  std::optional<uint64_t> simhash;
+
+  bool operator==(const StoredSignatures&) const = default;
+};
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_DOCUMENT_H_

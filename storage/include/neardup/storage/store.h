@@ -1,0 +1,154 @@
+#ifndef NEARDUP_STORAGE_STORE_H_
+#define NEARDUP_STORAGE_STORE_H_
+
+// The persistent store: collections, their documents and signatures in one
+// RocksDB database. RocksDB is the truth; in-memory indexes are rebuilt from
+// ForEachSignature.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/sync.h"
+#include "neardup/storage/collection_record.h"
+#include "neardup/storage/column_families.h"
+#include "neardup/storage/document.h"
+#include "neardup/storage/store_options.h"
+
+namespace rocksdb {
+class Cache;
+class ColumnFamilyHandle;
+class DB;
+struct ReadOptions;
+}  // namespace rocksdb
+
+namespace neardup::storage {
+
+struct StoreStats {
+  uint64_t live_sst_bytes = 0;   // SST files of the current version
+  uint64_t total_sst_bytes = 0;  // all SST files, incl. obsolete ones
+  uint64_t estimated_pending_compaction_bytes = 0;
+  uint64_t memtable_bytes = 0;  // active, unflushed and pinned memtables
+  uint64_t block_cache_usage_bytes = 0;  // includes charged memtables
+  uint64_t block_cache_capacity_bytes = 0;
+};
+
+// Thread-safe. Errors are absl::Status; RocksDB failures map to UNAVAILABLE
+// (I/O), DATA_LOSS (corruption), RESOURCE_EXHAUSTED (no space) and so on.
+//
+// Document operations take the CollectionRecord returned by Create/Get/List;
+// a record of a collection that has since been dropped gives NOT_FOUND.
+class Store {
+ public:
+  // On-disk format this build writes and reads.
+  static constexpr uint32_t kFormatVersion = 1;
+
+  // Opens or creates the store in `dir`. FAILED_PRECONDITION when the
+  // directory holds a RocksDB database that is not a neardup store, or one
+  // written by a newer format version; NOT_FOUND when it holds nothing and
+  // create_if_missing is false; INVALID_ARGUMENT for bad options.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(
+      const std::string& dir, const StoreOptions& options = {});
+
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Normalizes `config` (NormalizeCollectionConfig), stamps its config hashes
+  // and persists the record with sync. Names: 1 to 128 bytes of
+  // [A-Za-z0-9_.-] (INVALID_ARGUMENT); ALREADY_EXISTS if taken.
+  absl::StatusOr<CollectionRecord> CreateCollection(
+      std::string_view name, const CollectionConfig& config);
+  absl::StatusOr<CollectionRecord> GetCollection(std::string_view name) const;
+  std::vector<CollectionRecord> ListCollections() const;  // by name
+  // Removes the collection and all its documents atomically, with sync.
+  absl::Status DropCollection(std::string_view name);
+
+  // Inserts or replaces the document with `doc.external_id`. A replace keeps
+  // the internal id and the creation time. The document's entries and the id
+  // counter are written in one atomic batch. Refused, with nothing written:
+  // signatures from another config (FAILED_PRECONDITION, both hashes in the
+  // message), a MinHash width other than num_perm, a SimHash missing when
+  // the collection has it enabled or present when it has not, an empty or
+  // over-long external id, duplicate metadata keys (INVALID_ARGUMENT).
+  // `doc.text` is silently not stored unless the collection has store_text.
+  // Puts and deletes of one collection are serialized (id lookup and
+  // allocation must be atomic); different collections write in parallel.
+  absl::StatusOr<PutResult> PutDocument(const CollectionRecord& collection,
+                                        const DocumentWrite& doc,
+                                        const WriteOptions& options = {});
+  // NOT_FOUND when absent; INVALID_ARGUMENT for an empty or over-long id.
+  // Reads one consistent snapshot.
+  absl::StatusOr<StoredDocument> GetDocument(
+      const CollectionRecord& collection, std::string_view external_id) const;
+  absl::StatusOr<StoredDocument> GetDocumentByInternalId(
+      const CollectionRecord& collection, uint32_t internal_id) const;
+  // Returns the internal id the document had; NOT_FOUND when absent.
+  absl::StatusOr<uint32_t> DeleteDocument(const CollectionRecord& collection,
+                                          std::string_view external_id,
+                                          const WriteOptions& options = {});
+
+  // Calls `fn` for every document of the collection in internal-id order,
+  // from one consistent snapshot, without filling the block cache. Stops at
+  // and returns the first error of `fn`. DATA_LOSS when a stored signature
+  // carries another config hash or does not parse.
+  absl::Status ForEachSignature(
+      const CollectionRecord& collection,
+      absl::FunctionRef<absl::Status(StoredSignatures)> fn) const;
+  // Scans the collection's id entries: O(documents).
+  absl::StatusOr<uint64_t> CountDocuments(
+      const CollectionRecord& collection) const;
+
+  // Writes a consistent, openable copy of the store into `dir`, which must
+  // not exist yet (hard links where possible). Restore: Open(dir).
+  absl::Status Checkpoint(const std::string& dir);
+
+  StoreStats Stats() const;
+
+ private:
+  struct CollectionState;
+
+  // `handles` are in ColumnFamily order, then any families this build does
+  // not know; the Store owns them.
+  Store(std::string dir, std::unique_ptr<rocksdb::DB> db,
+        std::vector<rocksdb::ColumnFamilyHandle*> handles,
+        std::shared_ptr<rocksdb::Cache> block_cache);
+
+  absl::Status InitializeOrCheckFormat(bool fresh);
+  absl::Status LoadCollections();
+  // The live state of `collection`; NOT_FOUND once it was dropped.
+  absl::StatusOr<std::shared_ptr<CollectionState>> FindCollection(
+      const CollectionRecord& collection) const;
+  absl::StatusOr<StoredDocument> ReadDocument(
+      const CollectionState& state, uint32_t internal_id,
+      const rocksdb::ReadOptions& read_options) const;
+
+  rocksdb::ColumnFamilyHandle* handle(ColumnFamily cf) const {
+    return handles_[static_cast<size_t>(cf)];
+  }
+
+  const std::string dir_;
+  const std::unique_ptr<rocksdb::DB> db_;
+  const std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  const std::shared_ptr<rocksdb::Cache> block_cache_;
+
+  // Held exclusively to create or drop a collection, shared to look one up.
+  // Lock order: collections_mu_ before CollectionState::mu.
+  mutable SharedMutex collections_mu_;
+  uint32_t next_collection_id_ ABSL_GUARDED_BY(collections_mu_) = 0;
+  std::map<std::string, std::shared_ptr<CollectionState>, std::less<>>
+      collections_ ABSL_GUARDED_BY(collections_mu_);  // by name
+};
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_STORE_H_

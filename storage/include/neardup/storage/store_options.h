@@ -1,0 +1,34 @@
+#ifndef NEARDUP_STORAGE_STORE_OPTIONS_H_
+#define NEARDUP_STORAGE_STORE_OPTIONS_H_
+
+// Options of a Store. All are fixed when the store is opened.
+
+#include <cstddef>
+
+namespace neardup::storage {
+
+struct StoreOptions {
+  // One LRU block cache shared by every column family. Memtables are charged
+  // to it as well, so this roughly bounds the store's memory. Default 256 MiB.
+  size_t block_cache_bytes = size_t{256} << 20;
+  // Memtable budget for all column families together, enforced by a RocksDB
+  // WriteBufferManager; reaching it triggers a flush. Must not exceed
+  // block_cache_bytes. Default 64 MiB.
+  size_t write_buffer_bytes = size_t{64} << 20;
+  // RocksDB flush and compaction threads. Default 2.
+  int background_jobs = 2;
+  // Create the directory and a fresh store when there is none; otherwise
+  // Open fails with NOT_FOUND. Default true.
+  bool create_if_missing = true;
+};
+
+// Per-write durability. Every write goes through the write-ahead log and
+// survives a crash of the process; `sync` makes it survive a crash of the
+// machine too, at the cost of an fsync per write.
+struct WriteOptions {
+  bool sync = false;
+};
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_STORE_OPTIONS_H_

@@ -1,0 +1,179 @@
+#include "neardup/storage/collection.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/status_macros.h"
+
+namespace neardup::storage {
+namespace {
+
+// Signatures handed to the indexes per bulk insert while loading.
+constexpr size_t kLoadBatch = 1 << 14;
+
+}  // namespace
+
+Collection::Collection(Store* store, CollectionRecord record,
+                       MinHasher minhasher, std::optional<SimHasher> simhasher,
+                       std::unique_ptr<MinHashLshIndex> minhash_index,
+                       std::unique_ptr<SimHashIndex> simhash_index)
+    : store_(store),
+      record_(std::move(record)),
+      minhasher_(std::move(minhasher)),
+      simhasher_(std::move(simhasher)),
+      minhash_index_(std::move(minhash_index)),
+      simhash_index_(std::move(simhash_index)) {}
+
+absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
+    Store* store, CollectionRecord record, int index_shards) {
+  const CollectionConfig& config = record.config;
+  ASSIGN_OR_RETURN(MinHasher minhasher,
+                   MinHasher::Create(MinHashConfigOf(config)));
+  ASSIGN_OR_RETURN(
+      auto minhash_index,
+      MinHashLshIndex::Create({config.lsh, config.verify_bits, index_shards}));
+  std::optional<SimHasher> simhasher;
+  std::unique_ptr<SimHashIndex> simhash_index;
+  if (config.simhash_enabled) {
+    ASSIGN_OR_RETURN(simhasher, SimHasher::Create(SimHashConfigOf(config)));
+    ASSIGN_OR_RETURN(
+        simhash_index,
+        SimHashIndex::Create({config.simhash_max_distance, 0, index_shards}));
+  }
+  return std::unique_ptr<Collection>(new Collection(
+      store, std::move(record), std::move(minhasher), std::move(simhasher),
+      std::move(minhash_index), std::move(simhash_index)));
+}
+
+absl::StatusOr<DocumentWrite> Collection::PrepareWrite(
+    std::string external_id, std::string_view text, Metadata metadata) const {
+  DocumentWrite doc;
+  doc.external_id = std::move(external_id);
+  doc.metadata = std::move(metadata);
+  ASSIGN_OR_RETURN(doc.minhash, minhasher_.Fingerprint(text));
+  doc.minhash_config_hash = minhasher_.config_hash();
+  if (simhasher_) {
+    ASSIGN_OR_RETURN(doc.simhash, simhasher_->Fingerprint(text));
+    doc.simhash_config_hash = simhasher_->config_hash();
+  }
+  if (record_.config.store_text) doc.text = std::string(text);
+  return doc;
+}
+
+absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
+                                                 const UpsertOptions& options) {
+  UpsertOutcome outcome;
+  MutexLock lock(&write_mu_);
+  if (options.insert_only_below) {
+    ASSIGN_OR_RETURN(
+        std::vector<ScoredId> matches,
+        minhash_index_->Query(doc.minhash, *options.insert_only_below));
+    // A document never blocks its own replacement.
+    if (!matches.empty()) {
+      auto existing = store_->GetDocument(record_, doc.external_id);
+      if (existing.ok()) {
+        std::erase_if(matches, [&](const ScoredId& m) {
+          return m.id == existing->internal_id;
+        });
+      } else if (existing.status().code() != absl::StatusCode::kNotFound) {
+        return existing.status();
+      }
+    }
+    if (!matches.empty()) {
+      outcome.blocking = std::move(matches);
+      return outcome;
+    }
+  }
+  ASSIGN_OR_RETURN(outcome.put,
+                   store_->PutDocument(record_, doc, options.write));
+  // The store accepted the signatures, so the indexes will too.
+  RETURN_IF_ERROR(minhash_index_->Insert(outcome.put.internal_id, doc.minhash));
+  if (simhash_index_) {
+    RETURN_IF_ERROR(
+        simhash_index_->Insert(outcome.put.internal_id, *doc.simhash));
+  }
+  outcome.written = true;
+  return outcome;
+}
+
+absl::Status Collection::Delete(std::string_view external_id,
+                                const WriteOptions& options) {
+  MutexLock lock(&write_mu_);
+  ASSIGN_OR_RETURN(uint32_t internal_id,
+                   store_->DeleteDocument(record_, external_id, options));
+  minhash_index_->Remove(internal_id);
+  if (simhash_index_) simhash_index_->Remove(internal_id);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StoredDocument> Collection::Get(
+    std::string_view external_id) const {
+  return store_->GetDocument(record_, external_id);
+}
+
+absl::StatusOr<StoredDocument> Collection::GetByInternalId(
+    uint32_t internal_id) const {
+  return store_->GetDocumentByInternalId(record_, internal_id);
+}
+
+absl::StatusOr<std::vector<ScoredId>> Collection::QueryMinHash(
+    const MinHashSignature& signature, double threshold, size_t top_k) const {
+  ASSIGN_OR_RETURN(std::vector<ScoredId> matches,
+                   minhash_index_->Query(signature, threshold));
+  if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
+  return matches;
+}
+
+absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(
+    uint64_t simhash, int max_distance, size_t top_k) const {
+  if (!simhash_index_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "collection '", record_.name, "' was created without SimHash"));
+  }
+  ASSIGN_OR_RETURN(std::vector<IdDistance> matches,
+                   simhash_index_->Query(simhash, max_distance));
+  if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
+  return matches;
+}
+
+absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
+  MutexLock lock(&write_mu_);
+  std::vector<uint32_t> ids;
+  std::vector<MinHashSignature> minhashes;
+  std::vector<uint64_t> simhashes;
+  uint64_t loaded = 0;
+  auto flush = [&]() -> absl::Status {
+    RETURN_IF_ERROR(minhash_index_->BulkInsert(ids, minhashes, threads));
+    if (simhash_index_) {
+      RETURN_IF_ERROR(simhash_index_->BulkInsert(ids, simhashes, threads));
+    }
+    loaded += ids.size();
+    ids.clear();
+    minhashes.clear();
+    simhashes.clear();
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(store_->ForEachSignature(
+      record_, [&](StoredSignatures stored) -> absl::Status {
+        if (simhash_index_ && !stored.simhash) {
+          return absl::DataLossError(
+              absl::StrCat("document ", stored.internal_id, " of collection '",
+                           record_.name, "' has no SimHash"));
+        }
+        ids.push_back(stored.internal_id);
+        minhashes.push_back(std::move(stored.minhash));
+        if (simhash_index_) simhashes.push_back(*stored.simhash);
+        return ids.size() >= kLoadBatch ? flush() : absl::OkStatus();
+      }));
+  RETURN_IF_ERROR(flush());
+  return loaded;
+}
+
+size_t Collection::index_bytes() const {
+  return minhash_index_->MemoryBytes() +
+         (simhash_index_ ? simhash_index_->MemoryBytes() : 0);
+}
+
+}  // namespace neardup::storage

@@ -1,0 +1,24 @@
+#ifndef NEARDUP_STORAGE_SRC_CONFIG_HASHES_H_
+#define NEARDUP_STORAGE_SRC_CONFIG_HASHES_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "neardup/core/collection_config.h"
+
+namespace neardup::storage {
+
+struct ConfigHashes {
+  uint64_t minhash = 0;
+  uint64_t simhash = 0;  // 0 when SimHash is disabled
+};
+
+// The config hashes of the MinHasher and SimHasher a collection with this
+// (normalized) config fingerprints with, computed by building them, so they
+// are exactly the hashes core stamps on signatures.
+absl::StatusOr<ConfigHashes> ComputeConfigHashes(
+    const CollectionConfig& config);
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_SRC_CONFIG_HASHES_H_

@@ -1,0 +1,267 @@
+#include "record_codec.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/core/absl_compat.h"
+#include "neardup/core/status_macros.h"
+#include "neardup/storage/records.pb.h"
+
+namespace neardup::storage {
+namespace {
+
+namespace pb = ::neardup::storage::records;
+
+absl::Status Malformed(std::string_view what, std::string_view why) {
+  return absl::DataLossError(absl::StrCat("stored ", AbslView(what),
+                                          " is malformed: ", AbslView(why)));
+}
+
+template <typename Message>
+absl::StatusOr<Message> ParseMessage(std::string_view bytes,
+                                     std::string_view what) {
+  Message message;
+  if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Malformed(what, "not a valid protobuf message");
+  }
+  return message;
+}
+
+// Enums, both ways. Proto enums start at an UNSPECIFIED 0 so an unknown or
+// missing value is an error, not a silent default.
+
+pb::Normalization ToProto(Normalization value) {
+  switch (value) {
+    case Normalization::kNfkc:
+      return pb::NORMALIZATION_NFKC;
+    case Normalization::kNfc:
+      return pb::NORMALIZATION_NFC;
+    case Normalization::kNone:
+      return pb::NORMALIZATION_NONE;
+  }
+  return pb::NORMALIZATION_UNSPECIFIED;
+}
+
+absl::StatusOr<Normalization> FromProto(pb::Normalization value) {
+  switch (value) {
+    case pb::NORMALIZATION_NFKC:
+      return Normalization::kNfkc;
+    case pb::NORMALIZATION_NFC:
+      return Normalization::kNfc;
+    case pb::NORMALIZATION_NONE:
+      return Normalization::kNone;
+    default:
+      return Malformed("collection", absl::StrCat("normalization ", value));
+  }
+}
+
+pb::CaseFold ToProto(CaseFold value) {
+  switch (value) {
+    case CaseFold::kFull:
+      return pb::CASE_FOLD_FULL;
+    case CaseFold::kNone:
+      return pb::CASE_FOLD_NONE;
+  }
+  return pb::CASE_FOLD_UNSPECIFIED;
+}
+
+absl::StatusOr<CaseFold> FromProto(pb::CaseFold value) {
+  switch (value) {
+    case pb::CASE_FOLD_FULL:
+      return CaseFold::kFull;
+    case pb::CASE_FOLD_NONE:
+      return CaseFold::kNone;
+    default:
+      return Malformed("collection", absl::StrCat("case_fold ", value));
+  }
+}
+
+pb::HashFamily ToProto(HashFamily value) {
+  switch (value) {
+    case HashFamily::kXxh3:
+      return pb::HASH_FAMILY_XXH3;
+    case HashFamily::kMurmur3:
+      return pb::HASH_FAMILY_MURMUR3;
+  }
+  return pb::HASH_FAMILY_UNSPECIFIED;
+}
+
+absl::StatusOr<HashFamily> FromProto(pb::HashFamily value) {
+  switch (value) {
+    case pb::HASH_FAMILY_XXH3:
+      return HashFamily::kXxh3;
+    case pb::HASH_FAMILY_MURMUR3:
+      return HashFamily::kMurmur3;
+    default:
+      return Malformed("collection", absl::StrCat("hash family ", value));
+  }
+}
+
+pb::SimHashWeighting ToProto(SimHashWeighting value) {
+  switch (value) {
+    case SimHashWeighting::kTf:
+      return pb::SIMHASH_WEIGHTING_TF;
+    case SimHashWeighting::kUniform:
+      return pb::SIMHASH_WEIGHTING_UNIFORM;
+    case SimHashWeighting::kIdf:
+      return pb::SIMHASH_WEIGHTING_IDF;
+  }
+  return pb::SIMHASH_WEIGHTING_UNSPECIFIED;
+}
+
+absl::StatusOr<SimHashWeighting> FromProto(pb::SimHashWeighting value) {
+  switch (value) {
+    case pb::SIMHASH_WEIGHTING_TF:
+      return SimHashWeighting::kTf;
+    case pb::SIMHASH_WEIGHTING_UNIFORM:
+      return SimHashWeighting::kUniform;
+    case pb::SIMHASH_WEIGHTING_IDF:
+      return SimHashWeighting::kIdf;
+    default:
+      return Malformed("collection", absl::StrCat("simhash weighting ", value));
+  }
+}
+
+void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
+  pb::CanonicalizerOptions* canonicalizer = out->mutable_canonicalizer();
+  canonicalizer->set_normalization(ToProto(config.canonicalizer.normalization));
+  canonicalizer->set_case_fold(ToProto(config.canonicalizer.case_fold));
+  canonicalizer->set_strip_bidi(config.canonicalizer.strip_bidi);
+  canonicalizer->set_strip_format(config.canonicalizer.strip_format);
+  canonicalizer->set_confusable_skeleton(
+      config.canonicalizer.confusable_skeleton);
+  out->set_minhash_tokenizer(config.minhash_tokenizer);
+  out->set_num_perm(config.num_perm);
+  out->set_seed(config.seed);
+  out->set_family(ToProto(config.family));
+  out->set_threshold(config.threshold);
+  out->set_lsh_bands(config.lsh.bands);
+  out->set_lsh_rows(config.lsh.rows);
+  out->set_verify_bits(config.verify_bits);
+  out->set_simhash_enabled(config.simhash_enabled);
+  out->set_simhash_tokenizer(config.simhash_tokenizer);
+  out->set_simhash_weighting(ToProto(config.simhash_weighting));
+  out->set_simhash_max_distance(config.simhash_max_distance);
+  out->set_store_text(config.store_text);
+}
+
+absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
+  CollectionConfig config;
+  const pb::CanonicalizerOptions& canonicalizer = in.canonicalizer();
+  ASSIGN_OR_RETURN(config.canonicalizer.normalization,
+                   FromProto(canonicalizer.normalization()));
+  ASSIGN_OR_RETURN(config.canonicalizer.case_fold,
+                   FromProto(canonicalizer.case_fold()));
+  config.canonicalizer.strip_bidi = canonicalizer.strip_bidi();
+  config.canonicalizer.strip_format = canonicalizer.strip_format();
+  config.canonicalizer.confusable_skeleton =
+      canonicalizer.confusable_skeleton();
+  config.minhash_tokenizer = in.minhash_tokenizer();
+  config.num_perm = in.num_perm();
+  config.seed = in.seed();
+  ASSIGN_OR_RETURN(config.family, FromProto(in.family()));
+  config.threshold = in.threshold();
+  config.lsh = {.bands = in.lsh_bands(), .rows = in.lsh_rows()};
+  config.verify_bits = in.verify_bits();
+  config.simhash_enabled = in.simhash_enabled();
+  config.simhash_tokenizer = in.simhash_tokenizer();
+  ASSIGN_OR_RETURN(config.simhash_weighting, FromProto(in.simhash_weighting()));
+  config.simhash_max_distance = in.simhash_max_distance();
+  config.store_text = in.store_text();
+  return config;
+}
+
+}  // namespace
+
+std::string EncodeCollectionRecord(const CollectionRecord& record) {
+  pb::CollectionRecord message;
+  message.set_id(record.id);
+  message.set_name(record.name);
+  ToProto(record.config, message.mutable_config());
+  message.set_minhash_config_hash(record.minhash_config_hash);
+  message.set_simhash_config_hash(record.simhash_config_hash);
+  message.set_created_unix_micros(record.created_unix_micros);
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<CollectionRecord> DecodeCollectionRecord(
+    std::string_view bytes) {
+  ASSIGN_OR_RETURN(const pb::CollectionRecord message,
+                   ParseMessage<pb::CollectionRecord>(bytes, "collection"));
+  CollectionRecord record;
+  record.id = message.id();
+  record.name = message.name();
+  ASSIGN_OR_RETURN(record.config, FromProto(message.config()));
+  record.minhash_config_hash = message.minhash_config_hash();
+  record.simhash_config_hash = message.simhash_config_hash();
+  record.created_unix_micros = message.created_unix_micros();
+  return record;
+}
+
+std::string EncodeDocumentRecord(const DocumentRecord& record) {
+  pb::DocumentRecord message;
+  message.set_external_id(record.external_id);
+  for (const auto& [key, value] : record.metadata) {
+    pb::MetadataEntry* entry = message.add_metadata();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+  if (record.text.has_value()) message.set_text(*record.text);
+  message.set_created_unix_micros(record.created_unix_micros);
+  message.set_updated_unix_micros(record.updated_unix_micros);
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<DocumentRecord> DecodeDocumentRecord(std::string_view bytes) {
+  ASSIGN_OR_RETURN(pb::DocumentRecord message,
+                   ParseMessage<pb::DocumentRecord>(bytes, "document"));
+  DocumentRecord record;
+  record.external_id = std::move(*message.mutable_external_id());
+  record.metadata.reserve(message.metadata_size());
+  for (pb::MetadataEntry& entry : *message.mutable_metadata()) {
+    record.metadata.emplace_back(std::move(*entry.mutable_key()),
+                                 std::move(*entry.mutable_value()));
+  }
+  if (message.has_text()) record.text = std::move(*message.mutable_text());
+  record.created_unix_micros = message.created_unix_micros();
+  record.updated_unix_micros = message.updated_unix_micros();
+  return record;
+}
+
+std::string EncodeMinHashValue(uint64_t config_hash,
+                               const MinHashSignature& signature) {
+  pb::MinHashValue message;
+  message.set_config_hash(config_hash);
+  message.set_signature(signature.Serialize());
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<MinHashValue> DecodeMinHashValue(std::string_view bytes) {
+  ASSIGN_OR_RETURN(const pb::MinHashValue message,
+                   ParseMessage<pb::MinHashValue>(bytes, "minhash value"));
+  MinHashValue value;
+  value.config_hash = message.config_hash();
+  absl::StatusOr<MinHashSignature> signature =
+      MinHashSignature::Parse(message.signature());
+  if (!signature.ok()) {
+    return Malformed("minhash value", StdView(signature.status().message()));
+  }
+  value.signature = std::move(signature).value();
+  return value;
+}
+
+std::string EncodeSimHashValue(const SimHashValue& value) {
+  pb::SimHashValue message;
+  message.set_config_hash(value.config_hash);
+  message.set_value(value.value);
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<SimHashValue> DecodeSimHashValue(std::string_view bytes) {
+  ASSIGN_OR_RETURN(const pb::SimHashValue message,
+                   ParseMessage<pb::SimHashValue>(bytes, "simhash value"));
+  return SimHashValue{.config_hash = message.config_hash(),
+                      .value = message.value()};
+}
+
+}  // namespace neardup::storage

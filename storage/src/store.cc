@@ -1,0 +1,351 @@
+// Store: opening, format version, collections, checkpoints and stats.
+// Document operations are in store_documents.cc.
+
+#include "neardup/storage/store.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "collection_state.h"
+#include "config_hashes.h"
+#include "keys.h"
+#include "neardup/core/absl_compat.h"
+#include "neardup/core/status_macros.h"
+#include "record_codec.h"
+#include "rocksdb/db.h"
+#include "rocksdb/utilities/checkpoint.h"
+#include "rocksdb/write_batch.h"
+#include "rocksdb_status.h"
+#include "rocksdb_tuning.h"
+#include "validation.h"
+
+namespace neardup::storage {
+namespace {
+
+bool IsKnownFamily(const std::string& name) {
+  return std::any_of(
+      kColumnFamilies.begin(), kColumnFamilies.end(),
+      [&](const ColumnFamilyInfo& info) { return info.name == name; });
+}
+
+rocksdb::WriteOptions SyncedWrite() {
+  rocksdb::WriteOptions options;
+  options.sync = true;
+  return options;
+}
+
+absl::StatusOr<uint32_t> ReadMetaCounter(rocksdb::DB& db,
+                                         rocksdb::ColumnFamilyHandle* meta,
+                                         std::string_view key) {
+  std::string value;
+  const rocksdb::Status status =
+      db.Get(rocksdb::ReadOptions(), meta, key, &value);
+  if (status.IsNotFound()) {
+    return absl::DataLossError(
+        absl::StrCat("meta entry \"", AbslView(key), "\" is missing"));
+  }
+  RETURN_IF_ERROR(
+      FromRocksDb(status, absl::StrCat("read meta ", AbslView(key))));
+  const std::optional<uint32_t> counter = keys::DecodeU32LittleEndian(value);
+  if (!counter.has_value()) {
+    return absl::DataLossError(
+        absl::StrCat("meta entry \"", AbslView(key), "\" is not a u32"));
+  }
+  return *counter;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(
+    const std::string& dir, const StoreOptions& options) {
+  RETURN_IF_ERROR(ValidateStoreOptions(options));
+  std::error_code error;
+  const bool fresh =
+      !std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot inspect ", dir, ": ", error.message()));
+  }
+
+  RocksDbTuning tuning = MakeRocksDbTuning(options);
+  std::vector<rocksdb::ColumnFamilyDescriptor> families =
+      tuning.column_families;
+  if (fresh) {
+    if (!options.create_if_missing) {
+      return absl::NotFoundError(absl::StrCat("no neardup store in ", dir));
+    }
+    std::filesystem::create_directories(dir, error);
+    if (error) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot create ", dir, ": ", error.message()));
+    }
+  } else {
+    std::vector<std::string> existing;
+    RETURN_IF_ERROR(FromRocksDb(
+        rocksdb::DB::ListColumnFamilies(tuning.db_options, dir, &existing),
+        absl::StrCat("list column families of ", dir)));
+    // Refuse before opening: opening would add our families to a foreign
+    // database.
+    if (std::find(existing.begin(), existing.end(),
+                  ColumnFamilyInfoOf(ColumnFamily::kMeta).name) ==
+        existing.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          dir,
+          " holds a RocksDB database that is not a neardup store (it has "
+          "no \"meta\" column family)"));
+    }
+    for (const std::string& name : existing) {
+      if (!IsKnownFamily(name)) {
+        families.emplace_back(name, tuning.unknown_family_options);
+      }
+    }
+  }
+
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  RETURN_IF_ERROR(FromRocksDb(
+      rocksdb::DB::Open(tuning.db_options, dir, families, &handles, &db),
+      absl::StrCat("open ", dir)));
+  std::unique_ptr<Store> store(new Store(dir, std::unique_ptr<rocksdb::DB>(db),
+                                         std::move(handles),
+                                         std::move(tuning.block_cache)));
+  RETURN_IF_ERROR(store->InitializeOrCheckFormat(fresh));
+  RETURN_IF_ERROR(store->LoadCollections());
+  return store;
+}
+
+Store::Store(std::string dir, std::unique_ptr<rocksdb::DB> db,
+             std::vector<rocksdb::ColumnFamilyHandle*> handles,
+             std::shared_ptr<rocksdb::Cache> block_cache)
+    : dir_(std::move(dir)),
+      db_(std::move(db)),
+      handles_(std::move(handles)),
+      block_cache_(std::move(block_cache)) {}
+
+Store::~Store() {
+  for (rocksdb::ColumnFamilyHandle* family : handles_) {
+    db_->DestroyColumnFamilyHandle(family);
+  }
+  // Close() reports errors that the destructor of DB would swallow too; a
+  // destructor has nowhere to send them, and the WAL makes them harmless.
+  db_->Close().PermitUncheckedError();
+}
+
+absl::Status Store::InitializeOrCheckFormat(bool fresh) {
+  rocksdb::ColumnFamilyHandle* meta = handle(ColumnFamily::kMeta);
+  std::string value;
+  const rocksdb::Status status =
+      db_->Get(rocksdb::ReadOptions(), meta, keys::kFormatVersion, &value);
+  if (status.IsNotFound()) {
+    if (!fresh) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          dir_,
+          " has no neardup format_version: it is not a neardup store, "
+          "or its creation was interrupted (then remove it)"));
+    }
+    rocksdb::WriteBatch batch;
+    batch.Put(meta, keys::kFormatVersion,
+              keys::EncodeU32LittleEndian(kFormatVersion));
+    batch.Put(meta, keys::kNextCollectionId,
+              keys::EncodeU32LittleEndian(keys::kFirstCollectionId));
+    return FromRocksDb(db_->Write(SyncedWrite(), &batch),
+                       absl::StrCat("initialize ", dir_));
+  }
+  RETURN_IF_ERROR(FromRocksDb(status, "read format_version"));
+  const std::optional<uint32_t> version = keys::DecodeU32LittleEndian(value);
+  if (!version.has_value()) {
+    return absl::DataLossError(
+        absl::StrCat(dir_, ": format_version is not a u32"));
+  }
+  if (*version > kFormatVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        dir_, " has store format version ", *version,
+        ", written by a newer neardup; this build supports format version ",
+        kFormatVersion));
+  }
+  if (*version < kFormatVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(dir_, " has unsupported store format version ", *version,
+                     "; this build supports format version ", kFormatVersion));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Store::LoadCollections() {
+  rocksdb::ColumnFamilyHandle* meta = handle(ColumnFamily::kMeta);
+  WriterLock lock(&collections_mu_);
+  ASSIGN_OR_RETURN(next_collection_id_,
+                   ReadMetaCounter(*db_, meta, keys::kNextCollectionId));
+
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(
+      rocksdb::ReadOptions(), handle(ColumnFamily::kCollections)));
+  std::unique_ptr<rocksdb::Iterator> docs(
+      db_->NewIterator(rocksdb::ReadOptions(), handle(ColumnFamily::kDocs)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    ASSIGN_OR_RETURN(CollectionRecord record,
+                     DecodeCollectionRecord(it->value().ToStringView()));
+    if (record.name != it->key().ToStringView() ||
+        record.id < keys::kFirstCollectionId ||
+        record.id >= next_collection_id_) {
+      return absl::DataLossError(absl::StrCat(
+          "collection record \"", it->key().ToString(), "\" (id ", record.id,
+          ") does not match its key or the id counter"));
+    }
+    ASSIGN_OR_RETURN(
+        const uint32_t next_doc_id,
+        ReadMetaCounter(*db_, meta, keys::NextDocIdKey(record.id)));
+    // A counter behind the stored ids would hand out an id twice.
+    docs->SeekForPrev(keys::DocKey(record.id, keys::kInternalIdLimit));
+    if (docs->Valid()) {
+      const std::optional<uint32_t> last =
+          keys::ParseDocKey(docs->key().ToStringView(), record.id);
+      if (last.has_value() && *last >= next_doc_id) {
+        return absl::DataLossError(absl::StrCat(
+            "collection \"", record.name, "\": stored internal id ", *last,
+            " is not below the id counter ", next_doc_id));
+      }
+    }
+    RETURN_IF_ERROR(FromRocksDb(docs->status(), "scan documents"));
+    const std::string name = record.name;
+    collections_.emplace(name, std::make_shared<CollectionState>(
+                                   std::move(record), next_doc_id));
+  }
+  return FromRocksDb(it->status(), "scan collections");
+}
+
+absl::StatusOr<CollectionRecord> Store::CreateCollection(
+    std::string_view name, const CollectionConfig& config) {
+  RETURN_IF_ERROR(ValidateCollectionName(name));
+  ASSIGN_OR_RETURN(CollectionConfig normalized,
+                   NormalizeCollectionConfig(config));
+  ASSIGN_OR_RETURN(const ConfigHashes hashes, ComputeConfigHashes(normalized));
+
+  WriterLock lock(&collections_mu_);
+  if (collections_.contains(name)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("collection \"", AbslView(name), "\" already exists"));
+  }
+  if (next_collection_id_ >= keys::kCollectionIdLimit) {
+    return absl::ResourceExhaustedError("collection ids exhausted");
+  }
+  CollectionRecord record{
+      .id = next_collection_id_,
+      .name = std::string(name),
+      .config = std::move(normalized),
+      .minhash_config_hash = hashes.minhash,
+      .simhash_config_hash = hashes.simhash,
+      .created_unix_micros = absl::ToUnixMicros(absl::Now()),
+  };
+  rocksdb::ColumnFamilyHandle* meta = handle(ColumnFamily::kMeta);
+  rocksdb::WriteBatch batch;
+  batch.Put(handle(ColumnFamily::kCollections), name,
+            EncodeCollectionRecord(record));
+  batch.Put(meta, keys::kNextCollectionId,
+            keys::EncodeU32LittleEndian(record.id + 1));
+  batch.Put(meta, keys::NextDocIdKey(record.id),
+            keys::EncodeU32LittleEndian(0));
+  RETURN_IF_ERROR(
+      FromRocksDb(db_->Write(SyncedWrite(), &batch),
+                  absl::StrCat("create collection ", AbslView(name))));
+  next_collection_id_ = record.id + 1;
+  collections_.emplace(record.name,
+                       std::make_shared<CollectionState>(record, 0));
+  return record;
+}
+
+absl::StatusOr<CollectionRecord> Store::GetCollection(
+    std::string_view name) const {
+  ReaderLock lock(&collections_mu_);
+  auto it = collections_.find(name);
+  if (it == collections_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", AbslView(name), "\" not found"));
+  }
+  return it->second->record;
+}
+
+std::vector<CollectionRecord> Store::ListCollections() const {
+  ReaderLock lock(&collections_mu_);
+  std::vector<CollectionRecord> records;
+  records.reserve(collections_.size());
+  for (const auto& [name, state] : collections_) {
+    records.push_back(state->record);
+  }
+  return records;
+}
+
+absl::Status Store::DropCollection(std::string_view name) {
+  WriterLock lock(&collections_mu_);
+  auto it = collections_.find(name);
+  if (it == collections_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", AbslView(name), "\" not found"));
+  }
+  CollectionState& state = *it->second;
+  MutexLock state_lock(&state.mu);
+  const uint32_t id = state.record.id;
+  const std::string begin = keys::CollectionPrefix(id);
+  const std::string end = keys::CollectionRangeEnd(id);
+  rocksdb::WriteBatch batch;
+  batch.Delete(handle(ColumnFamily::kCollections), name);
+  batch.Delete(handle(ColumnFamily::kMeta), keys::NextDocIdKey(id));
+  for (ColumnFamily family : {ColumnFamily::kIds, ColumnFamily::kDocs,
+                              ColumnFamily::kMinHash, ColumnFamily::kSimHash}) {
+    batch.DeleteRange(handle(family), begin, end);
+  }
+  RETURN_IF_ERROR(
+      FromRocksDb(db_->Write(SyncedWrite(), &batch),
+                  absl::StrCat("drop collection ", AbslView(name))));
+  state.dropped = true;
+  collections_.erase(it);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<Store::CollectionState>> Store::FindCollection(
+    const CollectionRecord& collection) const {
+  ReaderLock lock(&collections_mu_);
+  auto it = collections_.find(collection.name);
+  if (it == collections_.end() || it->second->record.id != collection.id) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", collection.name, "\" (id ", collection.id,
+                     ") does not exist; it may have been dropped"));
+  }
+  return it->second;
+}
+
+absl::Status Store::Checkpoint(const std::string& dir) {
+  std::error_code error;
+  if (std::filesystem::exists(dir, error)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("checkpoint directory ", dir, " already exists"));
+  }
+  rocksdb::Checkpoint* raw = nullptr;
+  RETURN_IF_ERROR(FromRocksDb(rocksdb::Checkpoint::Create(db_.get(), &raw),
+                              "create checkpoint"));
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  return FromRocksDb(checkpoint->CreateCheckpoint(dir),
+                     absl::StrCat("checkpoint into ", dir));
+}
+
+StoreStats Store::Stats() const {
+  auto property = [&](const std::string& name) {
+    uint64_t value = 0;
+    return db_->GetAggregatedIntProperty(name, &value) ? value : 0;
+  };
+  return {
+      .live_sst_bytes = property(rocksdb::DB::Properties::kLiveSstFilesSize),
+      .total_sst_bytes = property(rocksdb::DB::Properties::kTotalSstFilesSize),
+      .estimated_pending_compaction_bytes =
+          property(rocksdb::DB::Properties::kEstimatePendingCompactionBytes),
+      .memtable_bytes = property(rocksdb::DB::Properties::kSizeAllMemTables),
+      .block_cache_usage_bytes = block_cache_->GetUsage(),
+      .block_cache_capacity_bytes = block_cache_->GetCapacity(),
+  };
+}
+
+}  // namespace neardup::storage

@@ -1,0 +1,358 @@
+// Store: documents and their signatures.
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "collection_state.h"
+#include "keys.h"
+#include "neardup/core/absl_compat.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/core/status_macros.h"
+#include "neardup/storage/store.h"
+#include "record_codec.h"
+#include "rocksdb/db.h"
+#include "rocksdb/snapshot.h"
+#include "rocksdb/write_batch.h"
+#include "rocksdb_status.h"
+#include "validation.h"
+
+namespace neardup::storage {
+namespace {
+
+std::string Quoted(std::string_view bytes) {
+  return absl::StrCat("\"", absl::CHexEscape(AbslView(bytes)), "\"");
+}
+
+absl::Status DocumentNotFound(const CollectionRecord& collection,
+                              std::string_view external_id) {
+  return absl::NotFoundError(absl::StrCat("document ", Quoted(external_id),
+                                          " not found in collection \"",
+                                          collection.name, "\""));
+}
+
+absl::StatusOr<uint32_t> DecodeInternalId(std::string_view value) {
+  const std::optional<uint32_t> id = keys::DecodeU32LittleEndian(value);
+  if (!id.has_value()) {
+    return absl::DataLossError("stored internal id is not a u32");
+  }
+  return *id;
+}
+
+// A stored document that is broken, incomplete or signed with another config.
+// Names the collection and the document: only that document can be repaired.
+absl::Status CorruptDocument(const CollectionRecord& collection,
+                             uint32_t internal_id, std::string_view what) {
+  return absl::DataLossError(absl::StrCat("collection \"", collection.name,
+                                          "\", internal id ", internal_id, ": ",
+                                          AbslView(what)));
+}
+
+absl::StatusOr<MinHashSignature> DecodeCheckedMinHash(
+    const CollectionRecord& collection, uint32_t internal_id,
+    std::string_view bytes) {
+  absl::StatusOr<MinHashValue> value = DecodeMinHashValue(bytes);
+  if (!value.ok()) {
+    return CorruptDocument(collection, internal_id,
+                           StdView(value.status().message()));
+  }
+  if (value->config_hash != collection.minhash_config_hash) {
+    return CorruptDocument(
+        collection, internal_id,
+        absl::StrCat("stored minhash config_hash ",
+                     FormatHex64(value->config_hash),
+                     " differs from the collection's ",
+                     FormatHex64(collection.minhash_config_hash)));
+  }
+  return std::move(value->signature);
+}
+
+absl::StatusOr<uint64_t> DecodeCheckedSimHash(
+    const CollectionRecord& collection, uint32_t internal_id,
+    std::string_view bytes) {
+  absl::StatusOr<SimHashValue> value = DecodeSimHashValue(bytes);
+  if (!value.ok()) {
+    return CorruptDocument(collection, internal_id,
+                           StdView(value.status().message()));
+  }
+  if (value->config_hash != collection.simhash_config_hash) {
+    return CorruptDocument(
+        collection, internal_id,
+        absl::StrCat("stored simhash config_hash ",
+                     FormatHex64(value->config_hash),
+                     " differs from the collection's ",
+                     FormatHex64(collection.simhash_config_hash)));
+  }
+  return value->value;
+}
+
+// Reads a value that must exist because another entry of the same document
+// does (they are written in one batch).
+absl::StatusOr<std::string> GetRequired(
+    rocksdb::DB& db, const rocksdb::ReadOptions& read_options,
+    rocksdb::ColumnFamilyHandle* family, const std::string& key,
+    const CollectionRecord& collection, uint32_t internal_id) {
+  std::string value;
+  const rocksdb::Status status = db.Get(read_options, family, key, &value);
+  if (status.IsNotFound()) {
+    return CorruptDocument(
+        collection, internal_id,
+        absl::StrCat("document has no ", family->GetName(), " entry"));
+  }
+  RETURN_IF_ERROR(
+      FromRocksDb(status, absl::StrCat("read ", family->GetName())));
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<PutResult> Store::PutDocument(const CollectionRecord& collection,
+                                             const DocumentWrite& doc,
+                                             const WriteOptions& options) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  // Check against the stored record, not the caller's copy of it.
+  const CollectionRecord& stored = state->record;
+  RETURN_IF_ERROR(ValidateDocumentWrite(stored, doc));
+  ASSIGN_OR_RETURN(Metadata metadata, SortedMetadata(doc.metadata));
+  const uint32_t collection_id = stored.id;
+  const std::string id_key = keys::IdKey(collection_id, doc.external_id);
+  const int64_t now = absl::ToUnixMicros(absl::Now());
+
+  MutexLock lock(&state->mu);
+  if (state->dropped) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", stored.name, "\" was dropped"));
+  }
+  rocksdb::WriteBatch batch;
+  PutResult result;
+  int64_t created_unix_micros = now;
+  std::string value;
+  const rocksdb::Status found = db_->Get(
+      rocksdb::ReadOptions(), handle(ColumnFamily::kIds), id_key, &value);
+  if (found.ok()) {
+    ASSIGN_OR_RETURN(result.internal_id, DecodeInternalId(value));
+    result.replaced = true;
+    ASSIGN_OR_RETURN(
+        const std::string old_bytes,
+        GetRequired(*db_, rocksdb::ReadOptions(), handle(ColumnFamily::kDocs),
+                    keys::DocKey(collection_id, result.internal_id), stored,
+                    result.internal_id));
+    ASSIGN_OR_RETURN(const DocumentRecord old, DecodeDocumentRecord(old_bytes));
+    created_unix_micros = old.created_unix_micros;
+  } else if (found.IsNotFound()) {
+    if (state->next_doc_id >= keys::kInternalIdLimit) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "collection \"", stored.name, "\" has used up its internal ids"));
+    }
+    result.internal_id = state->next_doc_id;
+    batch.Put(handle(ColumnFamily::kIds), id_key,
+              keys::EncodeU32LittleEndian(result.internal_id));
+    batch.Put(handle(ColumnFamily::kMeta), keys::NextDocIdKey(collection_id),
+              keys::EncodeU32LittleEndian(result.internal_id + 1));
+  } else {
+    return FromRocksDb(found, "look up external id");
+  }
+
+  const std::string doc_key = keys::DocKey(collection_id, result.internal_id);
+  const DocumentRecord record{
+      .external_id = doc.external_id,
+      .metadata = std::move(metadata),
+      .text = stored.config.store_text ? doc.text : std::nullopt,
+      .created_unix_micros = created_unix_micros,
+      .updated_unix_micros = std::max(now, created_unix_micros),
+  };
+  batch.Put(handle(ColumnFamily::kDocs), doc_key, EncodeDocumentRecord(record));
+  batch.Put(handle(ColumnFamily::kMinHash), doc_key,
+            EncodeMinHashValue(stored.minhash_config_hash, doc.minhash));
+  if (stored.config.simhash_enabled) {
+    batch.Put(handle(ColumnFamily::kSimHash), doc_key,
+              EncodeSimHashValue({.config_hash = stored.simhash_config_hash,
+                                  .value = *doc.simhash}));
+  }
+  rocksdb::WriteOptions write_options;
+  write_options.sync = options.sync;
+  RETURN_IF_ERROR(
+      FromRocksDb(db_->Write(write_options, &batch), "put document"));
+  if (!result.replaced) ++state->next_doc_id;
+  return result;
+}
+
+absl::StatusOr<StoredDocument> Store::GetDocument(
+    const CollectionRecord& collection, std::string_view external_id) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  RETURN_IF_ERROR(ValidateExternalId(external_id));
+  // One snapshot: the id entry and the document must be of the same write.
+  rocksdb::ManagedSnapshot snapshot(db_.get());
+  rocksdb::ReadOptions read_options;
+  read_options.snapshot = snapshot.snapshot();
+  std::string value;
+  const rocksdb::Status found =
+      db_->Get(read_options, handle(ColumnFamily::kIds),
+               keys::IdKey(state->record.id, external_id), &value);
+  if (found.IsNotFound()) return DocumentNotFound(state->record, external_id);
+  RETURN_IF_ERROR(FromRocksDb(found, "look up external id"));
+  ASSIGN_OR_RETURN(const uint32_t internal_id, DecodeInternalId(value));
+  return ReadDocument(*state, internal_id, read_options);
+}
+
+absl::StatusOr<StoredDocument> Store::GetDocumentByInternalId(
+    const CollectionRecord& collection, uint32_t internal_id) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  rocksdb::ManagedSnapshot snapshot(db_.get());
+  rocksdb::ReadOptions read_options;
+  read_options.snapshot = snapshot.snapshot();
+  return ReadDocument(*state, internal_id, read_options);
+}
+
+absl::StatusOr<StoredDocument> Store::ReadDocument(
+    const CollectionState& state, uint32_t internal_id,
+    const rocksdb::ReadOptions& read_options) const {
+  const CollectionRecord& collection = state.record;
+  const std::string doc_key = keys::DocKey(collection.id, internal_id);
+  std::string doc_bytes;
+  const rocksdb::Status found =
+      db_->Get(read_options, handle(ColumnFamily::kDocs), doc_key, &doc_bytes);
+  if (found.IsNotFound()) {
+    return absl::NotFoundError(absl::StrCat("no document with internal id ",
+                                            internal_id, " in collection \"",
+                                            collection.name, "\""));
+  }
+  RETURN_IF_ERROR(FromRocksDb(found, "read document"));
+  ASSIGN_OR_RETURN(DocumentRecord record, DecodeDocumentRecord(doc_bytes));
+
+  StoredDocument doc;
+  doc.internal_id = internal_id;
+  doc.external_id = std::move(record.external_id);
+  doc.metadata = std::move(record.metadata);
+  doc.text = std::move(record.text);
+  doc.created_unix_micros = record.created_unix_micros;
+  doc.updated_unix_micros = record.updated_unix_micros;
+  ASSIGN_OR_RETURN(
+      const std::string minhash_bytes,
+      GetRequired(*db_, read_options, handle(ColumnFamily::kMinHash), doc_key,
+                  collection, internal_id));
+  ASSIGN_OR_RETURN(doc.minhash, DecodeCheckedMinHash(collection, internal_id,
+                                                     minhash_bytes));
+  if (collection.config.simhash_enabled) {
+    ASSIGN_OR_RETURN(
+        const std::string simhash_bytes,
+        GetRequired(*db_, read_options, handle(ColumnFamily::kSimHash), doc_key,
+                    collection, internal_id));
+    ASSIGN_OR_RETURN(doc.simhash, DecodeCheckedSimHash(collection, internal_id,
+                                                       simhash_bytes));
+  }
+  return doc;
+}
+
+absl::StatusOr<uint32_t> Store::DeleteDocument(
+    const CollectionRecord& collection, std::string_view external_id,
+    const WriteOptions& options) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  RETURN_IF_ERROR(ValidateExternalId(external_id));
+  const uint32_t collection_id = state->record.id;
+  const std::string id_key = keys::IdKey(collection_id, external_id);
+
+  MutexLock lock(&state->mu);
+  if (state->dropped) return DocumentNotFound(state->record, external_id);
+  std::string value;
+  const rocksdb::Status found = db_->Get(
+      rocksdb::ReadOptions(), handle(ColumnFamily::kIds), id_key, &value);
+  if (found.IsNotFound()) return DocumentNotFound(state->record, external_id);
+  RETURN_IF_ERROR(FromRocksDb(found, "look up external id"));
+  ASSIGN_OR_RETURN(const uint32_t internal_id, DecodeInternalId(value));
+
+  const std::string doc_key = keys::DocKey(collection_id, internal_id);
+  rocksdb::WriteBatch batch;
+  batch.Delete(handle(ColumnFamily::kIds), id_key);
+  batch.Delete(handle(ColumnFamily::kDocs), doc_key);
+  batch.Delete(handle(ColumnFamily::kMinHash), doc_key);
+  batch.Delete(handle(ColumnFamily::kSimHash), doc_key);
+  rocksdb::WriteOptions write_options;
+  write_options.sync = options.sync;
+  RETURN_IF_ERROR(
+      FromRocksDb(db_->Write(write_options, &batch), "delete document"));
+  return internal_id;
+}
+
+absl::Status Store::ForEachSignature(
+    const CollectionRecord& collection,
+    absl::FunctionRef<absl::Status(StoredSignatures)> fn) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  const CollectionRecord& stored = state->record;
+  const std::string begin = keys::CollectionPrefix(stored.id);
+  const std::string end = keys::CollectionRangeEnd(stored.id);
+  const rocksdb::Slice upper_bound(end);
+  rocksdb::ManagedSnapshot snapshot(db_.get());
+  rocksdb::ReadOptions read_options;
+  read_options.snapshot = snapshot.snapshot();
+  // A full scan would evict the entries that serve lookups.
+  read_options.fill_cache = false;
+  read_options.iterate_upper_bound = &upper_bound;
+
+  // Both families are keyed by internal id: walk them in lockstep.
+  std::unique_ptr<rocksdb::Iterator> minhash(
+      db_->NewIterator(read_options, handle(ColumnFamily::kMinHash)));
+  std::unique_ptr<rocksdb::Iterator> simhash;
+  if (stored.config.simhash_enabled) {
+    simhash.reset(
+        db_->NewIterator(read_options, handle(ColumnFamily::kSimHash)));
+    simhash->Seek(begin);
+  }
+  for (minhash->Seek(begin); minhash->Valid(); minhash->Next()) {
+    const std::optional<uint32_t> internal_id =
+        keys::ParseDocKey(minhash->key().ToStringView(), stored.id);
+    if (!internal_id.has_value()) {
+      return absl::DataLossError(
+          absl::StrCat("collection \"", stored.name, "\": malformed key ",
+                       Quoted(minhash->key().ToStringView()), " in minhash"));
+    }
+    StoredSignatures signatures;
+    signatures.internal_id = *internal_id;
+    ASSIGN_OR_RETURN(signatures.minhash,
+                     DecodeCheckedMinHash(stored, *internal_id,
+                                          minhash->value().ToStringView()));
+    if (simhash != nullptr) {
+      while (simhash->Valid() && simhash->key().compare(minhash->key()) < 0) {
+        simhash->Next();
+      }
+      if (!simhash->Valid() || simhash->key() != minhash->key()) {
+        RETURN_IF_ERROR(FromRocksDb(simhash->status(), "scan simhash"));
+        return CorruptDocument(stored, *internal_id,
+                               "document has no simhash entry");
+      }
+      ASSIGN_OR_RETURN(signatures.simhash,
+                       DecodeCheckedSimHash(stored, *internal_id,
+                                            simhash->value().ToStringView()));
+    }
+    RETURN_IF_ERROR(fn(std::move(signatures)));
+  }
+  return FromRocksDb(minhash->status(), "scan minhash");
+}
+
+absl::StatusOr<uint64_t> Store::CountDocuments(
+    const CollectionRecord& collection) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  const std::string begin = keys::CollectionPrefix(state->record.id);
+  const std::string end = keys::CollectionRangeEnd(state->record.id);
+  const rocksdb::Slice upper_bound(end);
+  rocksdb::ReadOptions read_options;
+  read_options.fill_cache = false;
+  read_options.iterate_upper_bound = &upper_bound;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(read_options, handle(ColumnFamily::kIds)));
+  uint64_t count = 0;
+  for (it->Seek(begin); it->Valid(); it->Next()) ++count;
+  RETURN_IF_ERROR(FromRocksDb(it->status(), "count documents"));
+  return count;
+}
+
+}  // namespace neardup::storage

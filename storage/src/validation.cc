@@ -1,0 +1,101 @@
+#include "validation.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "neardup/core/absl_compat.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/core/status_macros.h"
+
+namespace neardup::storage {
+namespace {
+
+bool IsNameByte(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+         c == '.' || c == '-';
+}
+
+absl::Status ConfigMismatch(std::string_view algorithm, uint64_t got,
+                            const CollectionRecord& collection,
+                            uint64_t expected) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(AbslView(algorithm), " config_hash ", FormatHex64(got),
+                   " does not match collection \"", collection.name, "\" (",
+                   FormatHex64(expected),
+                   "): the signature was computed with another "
+                   "configuration"));
+}
+
+}  // namespace
+
+absl::Status ValidateCollectionName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxCollectionNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("collection name must be 1 to ", kMaxCollectionNameBytes,
+                     " bytes, got ", name.size()));
+  }
+  if (!std::all_of(name.begin(), name.end(), IsNameByte)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("collection name \"", absl::CHexEscape(AbslView(name)),
+                     "\" may only contain A-Z a-z 0-9 _ . -"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateExternalId(std::string_view external_id) {
+  if (external_id.empty() || external_id.size() > kMaxExternalIdBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("external id must be 1 to ", kMaxExternalIdBytes,
+                     " bytes, got ", external_id.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
+                                   const DocumentWrite& doc) {
+  RETURN_IF_ERROR(ValidateExternalId(doc.external_id));
+  if (doc.minhash_config_hash != collection.minhash_config_hash) {
+    return ConfigMismatch("minhash", doc.minhash_config_hash, collection,
+                          collection.minhash_config_hash);
+  }
+  if (doc.minhash.num_perm() != collection.config.num_perm) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("minhash signature has ", doc.minhash.num_perm(),
+                     " slots; collection \"", collection.name,
+                     "\" uses num_perm ", collection.config.num_perm));
+  }
+  if (!collection.config.simhash_enabled) {
+    if (doc.simhash.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "collection \"", collection.name, "\" has SimHash disabled"));
+    }
+    return absl::OkStatus();
+  }
+  if (!doc.simhash.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "collection \"", collection.name, "\" requires a SimHash"));
+  }
+  if (doc.simhash_config_hash != collection.simhash_config_hash) {
+    return ConfigMismatch("simhash", doc.simhash_config_hash, collection,
+                          collection.simhash_config_hash);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Metadata> SortedMetadata(Metadata metadata) {
+  std::sort(metadata.begin(), metadata.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto duplicate = std::adjacent_find(
+      metadata.begin(), metadata.end(),
+      [](const auto& a, const auto& b) { return a.first == b.first; });
+  if (duplicate != metadata.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "duplicate metadata key \"", absl::CHexEscape(duplicate->first), "\""));
+  }
+  return metadata;
+}
+
+}  // namespace neardup::storage

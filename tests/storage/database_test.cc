@@ -1,0 +1,210 @@
+#include "neardup/storage/database.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "neardup/core/absl_compat.h"
+#include "tests/storage/store_test_util.h"
+
+namespace neardup::storage {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+using testing::StoreTest;
+
+// A generated English-like document: `words` words from a seeded stream.
+std::string Text(int seed, int words = 60) {
+  static const char* const kWords[] = {
+      "river",  "stone",  "market", "quiet",  "signal",  "harbor", "winter",
+      "ledger", "copper", "garden", "engine", "lantern", "meadow", "orbit",
+      "parcel", "velvet", "tunnel", "anchor", "bridge",  "cobalt"};
+  std::string text;
+  uint32_t state = static_cast<uint32_t>(seed) * 2654435761u + 1;
+  for (int i = 0; i < words; ++i) {
+    state = state * 1664525u + 1013904223u;
+    absl::StrAppend(&text, kWords[(state >> 16) % 20], (state >> 8) % 97, " ");
+  }
+  return text;
+}
+
+// `text` with its middle word replaced: Jaccard ~0.84 over 5-word shingles.
+std::string NearCopy(std::string_view text) {
+  std::vector<std::string> words = absl::StrSplit(AbslView(text), ' ');
+  words[words.size() / 2] = "changed";
+  return absl::StrJoin(words, " ");
+}
+
+class DatabaseTest : public StoreTest {
+ protected:
+  absl::StatusOr<std::unique_ptr<Database>> OpenDatabase(
+      RebuildListener listener = nullptr) {
+    DatabaseOptions options;
+    options.store = SmallOptions();
+    options.rebuild_threads = 2;
+    return Database::Open(StoreDir(), options, std::move(listener));
+  }
+};
+
+TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
+  std::vector<std::vector<ScoredId>> before;
+  std::vector<std::vector<IdDistance>> before_simhash;
+  std::vector<MinHashSignature> probes;
+  std::vector<uint64_t> simhash_probes;
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    CollectionConfig config;
+    config.simhash_enabled = true;
+    ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", config));
+    ASSERT_OK_AND_ASSIGN(auto other, db->CreateCollection("other", {}));
+    for (int i = 0; i < 300; ++i) {
+      const std::string text = i % 3 == 0 ? NearCopy(Text(i - 1)) : Text(i);
+      ASSERT_OK_AND_ASSIGN(auto write,
+                           docs->PrepareWrite(absl::StrCat("d", i), text, {}));
+      ASSERT_OK(docs->Upsert(write).status());
+      ASSERT_OK_AND_ASSIGN(write,
+                           other->PrepareWrite(absl::StrCat("o", i), text, {}));
+      ASSERT_OK(other->Upsert(write).status());
+    }
+    ASSERT_OK(docs->Delete("d7"));
+    for (int i = 0; i < 300; i += 5) {
+      ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(i)));
+      ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, 0.3));
+      ASSERT_OK_AND_ASSIGN(uint64_t h, docs->simhasher()->Fingerprint(Text(i)));
+      ASSERT_OK_AND_ASSIGN(auto near, docs->QuerySimHash(h));
+      probes.push_back(sig);
+      simhash_probes.push_back(h);
+      before.push_back(matches);
+      before_simhash.push_back(near);
+    }
+    EXPECT_EQ(docs->num_documents(), 299u);
+  }
+  std::vector<RebuildReport> reports;
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase([&](const RebuildReport& r) {
+                         reports.push_back(r);
+                       }));
+  ASSERT_THAT(reports, SizeIs(2));
+  ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection("docs"));
+  EXPECT_EQ(docs->num_documents(), 299u);
+  EXPECT_FALSE(docs->Get("d7").ok());
+  size_t nonempty = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    EXPECT_EQ(*docs->QueryMinHash(probes[i], 0.3), before[i]);
+    EXPECT_EQ(*docs->QuerySimHash(simhash_probes[i]), before_simhash[i]);
+    nonempty += !before[i].empty();
+  }
+  EXPECT_GT(nonempty, probes.size() / 2);  // the probes do find documents
+}
+
+TEST_F(DatabaseTest, CollectionsCreateGetListDrop) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK(db->CreateCollection("a", {}).status());
+  EXPECT_EQ(db->CreateCollection("a", {}).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  ASSERT_OK(db->CreateCollection("b", {}).status());
+  EXPECT_THAT(db->ListCollections(), SizeIs(2));
+  ASSERT_OK(db->DropCollection("a"));
+  EXPECT_EQ(db->GetCollection("a").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(db->DropCollection("a").code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(db->ListCollections(), SizeIs(1));
+}
+
+TEST_F(DatabaseTest, ConfigHashMismatchIsRefusedAndNotIndexed) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  ASSERT_OK_AND_ASSIGN(auto write, docs->PrepareWrite("x", Text(1), {}));
+  write.minhash_config_hash ^= 1;
+  const auto outcome = docs->Upsert(write);
+  EXPECT_EQ(outcome.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(docs->num_documents(), 0u);
+  EXPECT_EQ(docs->Get("x").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(DatabaseTest, DedupOnWriteReturnsMatchesInsteadOfInserting) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  const UpsertOptions dedup{{}, 0.5};
+  ASSERT_OK_AND_ASSIGN(auto first, docs->PrepareWrite("a", Text(1), {}));
+  ASSERT_OK_AND_ASSIGN(auto outcome, docs->Upsert(first, dedup));
+  EXPECT_TRUE(outcome.written);
+  // Re-upserting the same id is not blocked by itself.
+  ASSERT_OK_AND_ASSIGN(outcome, docs->Upsert(first, dedup));
+  EXPECT_TRUE(outcome.written);
+  EXPECT_TRUE(outcome.put.replaced);
+  ASSERT_OK_AND_ASSIGN(auto copy, docs->PrepareWrite("b", Text(1), {}));
+  ASSERT_OK_AND_ASSIGN(outcome, docs->Upsert(copy, dedup));
+  EXPECT_FALSE(outcome.written);
+  ASSERT_THAT(outcome.blocking, SizeIs(1));
+  EXPECT_EQ(outcome.blocking[0].score, 1.0);
+  EXPECT_EQ(docs->Get("b").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(auto unrelated, docs->PrepareWrite("c", Text(2), {}));
+  ASSERT_OK_AND_ASSIGN(outcome, docs->Upsert(unrelated, dedup));
+  EXPECT_TRUE(outcome.written);
+}
+
+TEST_F(DatabaseTest, ConcurrentNearDuplicateUpsertsAdmitExactlyOne) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  // Banded for 0.5 (32 x 4): the near copies (J ~0.84) always collide.
+  CollectionConfig config;
+  config.threshold = 0.5;
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", config));
+  for (int round = 0; round < 20; ++round) {
+    const std::string text = Text(1000 + round);
+    std::atomic<int> written{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        auto write = docs->PrepareWrite(absl::StrCat(round, "-", t),
+                                        t % 2 ? text : NearCopy(text), {});
+        auto outcome = docs->Upsert(*write, {{}, 0.5});
+        if (outcome.ok() && outcome->written) ++written;
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(written.load(), 1) << "round " << round;
+  }
+}
+
+TEST_F(DatabaseTest, CheckpointRestoresIntoAWorkingDatabase) {
+  const std::string backup = temp_.path() + "/backup";
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+    for (int i = 0; i < 50; ++i) {
+      ASSERT_OK_AND_ASSIGN(auto w,
+                           docs->PrepareWrite(absl::StrCat(i), Text(i), {}));
+      ASSERT_OK(docs->Upsert(w).status());
+    }
+    ASSERT_OK(db->store().Checkpoint(backup));
+    ASSERT_OK_AND_ASSIGN(auto late, docs->PrepareWrite("late", Text(99), {}));
+    ASSERT_OK(docs->Upsert(late).status());
+  }
+  DatabaseOptions options;
+  options.store = SmallOptions();
+  ASSERT_OK_AND_ASSIGN(auto restored, Database::Open(backup, options));
+  ASSERT_OK_AND_ASSIGN(auto docs, restored->GetCollection("docs"));
+  EXPECT_EQ(docs->num_documents(), 50u);
+  EXPECT_EQ(docs->Get("late").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(3)));
+  ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, 0.9));
+  ASSERT_THAT(matches, SizeIs(1));
+  EXPECT_EQ(docs->GetByInternalId(matches[0].id)->external_id, "3");
+}
+
+TEST_F(DatabaseTest, SimHashQueryWithoutSimHashIsAPreconditionError) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  const auto result = docs->QuerySimHash(0);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(result.status().message(), HasSubstr("without SimHash"));
+}
+
+}  // namespace
+}  // namespace neardup::storage

@@ -1,0 +1,145 @@
+#include "record_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "neardup/storage/records.pb.h"
+
+namespace neardup::storage {
+namespace {
+
+CollectionRecord EveryFieldSet() {
+  CollectionConfig config;
+  config.canonicalizer = {.normalization = Normalization::kNfc,
+                          .case_fold = CaseFold::kNone,
+                          .strip_bidi = false,
+                          .strip_format = false,
+                          .confusable_skeleton = true};
+  config.minhash_tokenizer = "shingle-k=3/grapheme-uax29";
+  config.num_perm = 256;
+  config.seed = 0xDEADBEEFCAFEF00Dull;
+  config.family = HashFamily::kMurmur3;
+  config.threshold = 0.55;
+  config.lsh = {.bands = 32, .rows = 8};
+  config.verify_bits = 32;
+  config.simhash_enabled = true;
+  config.simhash_tokenizer = "cjk-icu";
+  config.simhash_weighting = SimHashWeighting::kUniform;
+  config.simhash_max_distance = 7;
+  config.store_text = true;
+  return {.id = 42,
+          .name = "news.en-2024",
+          .config = config,
+          .minhash_config_hash = 0x1ffc8214c1e9e9dbull,
+          .simhash_config_hash = 0x8000000000000001ull,
+          .created_unix_micros = 1700000000123456};
+}
+
+TEST(RecordCodecTest, CollectionRecordRoundTripsEveryField) {
+  const CollectionRecord record = EveryFieldSet();
+  absl::StatusOr<CollectionRecord> decoded =
+      DecodeCollectionRecord(EncodeCollectionRecord(record));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, record);
+}
+
+TEST(RecordCodecTest, CollectionRecordRoundTripsDefaults) {
+  CollectionRecord record;
+  record.id = 1;
+  record.name = std::string("c");  // not = "c": GCC 12 -Wrestrict bug
+  absl::StatusOr<CollectionRecord> decoded =
+      DecodeCollectionRecord(EncodeCollectionRecord(record));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, record);
+}
+
+TEST(RecordCodecTest, UnspecifiedEnumIsDataLoss) {
+  records::CollectionRecord message;
+  message.set_name("c");  // config enums left UNSPECIFIED
+  EXPECT_EQ(DecodeCollectionRecord(message.SerializeAsString()).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(RecordCodecTest, GarbageIsDataLoss) {
+  EXPECT_EQ(DecodeCollectionRecord("\xff\xff\xff").status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(DecodeDocumentRecord("\x0a\x05"
+                                 "ab")
+                .status()
+                .code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(RecordCodecTest, DocumentRecordRoundTripsBinaryBytes) {
+  const DocumentRecord record{
+      .external_id = std::string("id\0\xff", 4),
+      .metadata = {{"a", "1"}, {"b", std::string("\xc3\x28", 2)}},
+      .text = std::string("not utf-8: \xff", 12),
+      .created_unix_micros = 5,
+      .updated_unix_micros = 9};
+  absl::StatusOr<DocumentRecord> decoded =
+      DecodeDocumentRecord(EncodeDocumentRecord(record));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->external_id, record.external_id);
+  EXPECT_EQ(decoded->metadata, record.metadata);
+  EXPECT_EQ(decoded->text, record.text);
+  EXPECT_EQ(decoded->created_unix_micros, 5);
+  EXPECT_EQ(decoded->updated_unix_micros, 9);
+}
+
+TEST(RecordCodecTest, AbsentAndEmptyTextDiffer) {
+  DocumentRecord record;
+  record.external_id = "x";
+  absl::StatusOr<DocumentRecord> absent =
+      DecodeDocumentRecord(EncodeDocumentRecord(record));
+  ASSERT_TRUE(absent.ok());
+  EXPECT_EQ(absent->text, std::nullopt);
+  record.text = "";
+  absl::StatusOr<DocumentRecord> empty =
+      DecodeDocumentRecord(EncodeDocumentRecord(record));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->text, "");
+}
+
+TEST(RecordCodecTest, EqualDocumentsEncodeToEqualBytes) {
+  DocumentRecord record;
+  record.external_id = "x";
+  record.metadata = {{"k1", "v1"}, {"k2", "v2"}};
+  EXPECT_EQ(EncodeDocumentRecord(record), EncodeDocumentRecord(record));
+}
+
+TEST(RecordCodecTest, MinHashValueKeepsTxtfpWireBytes) {
+  MinHashSignature signature;
+  for (uint64_t i = 0; i < 64; ++i) signature.slots.push_back(i * 0x9E37ull);
+  const std::string bytes = EncodeMinHashValue(0xABCDull, signature);
+  records::MinHashValue message;
+  ASSERT_TRUE(message.ParseFromString(bytes));
+  EXPECT_EQ(message.signature(), signature.Serialize());
+
+  absl::StatusOr<MinHashValue> decoded = DecodeMinHashValue(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->config_hash, 0xABCDull);
+  EXPECT_EQ(decoded->signature, signature);
+}
+
+TEST(RecordCodecTest, MalformedSignatureIsDataLoss) {
+  records::MinHashValue message;
+  message.set_config_hash(1);
+  message.set_signature("too short");
+  EXPECT_EQ(DecodeMinHashValue(message.SerializeAsString()).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(RecordCodecTest, SimHashValueRoundTrips) {
+  const SimHashValue value{.config_hash = ~0ull,
+                           .value = 0x0123456789ABCDEFull};
+  absl::StatusOr<SimHashValue> decoded =
+      DecodeSimHashValue(EncodeSimHashValue(value));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->config_hash, value.config_hash);
+  EXPECT_EQ(decoded->value, value.value);
+}
+
+}  // namespace
+}  // namespace neardup::storage

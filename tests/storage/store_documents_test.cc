@@ -1,0 +1,317 @@
+// Store: putting, reading, replacing, deleting and scanning documents.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/storage/store.h"
+#include "tests/storage/store_test_util.h"
+
+namespace neardup::storage {
+namespace {
+
+using testing::DocumentMaker;
+using ::testing::HasSubstr;
+using testing::StoreTest;
+
+class StoreDocumentsTest : public StoreTest {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(store_, OpenStore());
+    CollectionConfig config = SimHashConfig();
+    config.store_text = true;
+    ASSERT_OK_AND_ASSIGN(collection_, store_->CreateCollection("docs", config));
+    maker_ = std::make_unique<DocumentMaker>(collection_);
+  }
+
+  DocumentWrite Doc(const std::string& id, const std::string& text) const {
+    return maker_->Make(id, text);
+  }
+
+  // Every signature of the collection, in the order ForEachSignature gives.
+  std::vector<StoredSignatures> AllSignatures() const {
+    std::vector<StoredSignatures> all;
+    const absl::Status status =
+        store_->ForEachSignature(collection_, [&](StoredSignatures s) {
+          all.push_back(std::move(s));
+          return absl::OkStatus();
+        });
+    EXPECT_TRUE(status.ok()) << status;
+    return all;
+  }
+
+  std::unique_ptr<Store> store_;
+  CollectionRecord collection_;
+  std::unique_ptr<DocumentMaker> maker_;
+};
+
+TEST_F(StoreDocumentsTest, PutThenGet) {
+  DocumentWrite doc = Doc("a", "the quick brown fox jumps over the lazy dog");
+  doc.metadata = {{"lang", "en"}, {"author", "anon"}};
+  ASSERT_OK_AND_ASSIGN(PutResult put, store_->PutDocument(collection_, doc));
+  EXPECT_EQ(put.internal_id, 0u);
+  EXPECT_FALSE(put.replaced);
+
+  ASSERT_OK_AND_ASSIGN(StoredDocument got,
+                       store_->GetDocument(collection_, "a"));
+  EXPECT_EQ(got.internal_id, 0u);
+  EXPECT_EQ(got.external_id, "a");
+  EXPECT_EQ(got.metadata, (Metadata{{"author", "anon"}, {"lang", "en"}}));
+  EXPECT_EQ(got.text, doc.text);
+  EXPECT_EQ(got.minhash, doc.minhash);
+  EXPECT_EQ(got.simhash, doc.simhash);
+  EXPECT_GT(got.created_unix_micros, 0);
+  EXPECT_EQ(got.updated_unix_micros, got.created_unix_micros);
+
+  ASSERT_OK_AND_ASSIGN(StoredDocument by_id,
+                       store_->GetDocumentByInternalId(collection_, 0));
+  EXPECT_EQ(by_id, got);
+}
+
+TEST_F(StoreDocumentsTest, InternalIdsAreDense) {
+  for (uint32_t i = 0; i < 5; ++i) {
+    ASSERT_OK_AND_ASSIGN(
+        PutResult put,
+        store_->PutDocument(collection_, Doc(absl::StrCat("d", i),
+                                             absl::StrCat("text number ", i))));
+    EXPECT_EQ(put.internal_id, i);
+  }
+}
+
+TEST_F(StoreDocumentsTest, ReplaceKeepsInternalIdAndCreatedTime) {
+  ASSERT_OK_AND_ASSIGN(
+      PutResult first,
+      store_->PutDocument(collection_, Doc("a", "first version of text")));
+  ASSERT_OK(store_->PutDocument(collection_, Doc("b", "another one")).status());
+  ASSERT_OK_AND_ASSIGN(StoredDocument before,
+                       store_->GetDocument(collection_, "a"));
+
+  DocumentWrite second = Doc("a", "second, rewritten version of the text");
+  second.metadata = {{"v", "2"}};
+  ASSERT_OK_AND_ASSIGN(PutResult put, store_->PutDocument(collection_, second));
+  EXPECT_TRUE(put.replaced);
+  EXPECT_EQ(put.internal_id, first.internal_id);
+
+  ASSERT_OK_AND_ASSIGN(StoredDocument after,
+                       store_->GetDocument(collection_, "a"));
+  EXPECT_EQ(after.internal_id, first.internal_id);
+  EXPECT_EQ(after.created_unix_micros, before.created_unix_micros);
+  EXPECT_GE(after.updated_unix_micros, before.updated_unix_micros);
+  EXPECT_EQ(after.text, second.text);
+  EXPECT_EQ(after.metadata, second.metadata);
+  EXPECT_EQ(after.minhash, second.minhash);
+  ASSERT_OK_AND_ASSIGN(uint64_t count, store_->CountDocuments(collection_));
+  EXPECT_EQ(count, 2u);
+  // The next new document still gets a fresh id.
+  ASSERT_OK_AND_ASSIGN(PutResult third,
+                       store_->PutDocument(collection_, Doc("c", "third doc")));
+  EXPECT_EQ(third.internal_id, 2u);
+}
+
+TEST_F(StoreDocumentsTest, MissingDocumentIsNotFound) {
+  EXPECT_EQ(store_->GetDocument(collection_, "nope").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetDocumentByInternalId(collection_, 3).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->DeleteDocument(collection_, "nope").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(StoreDocumentsTest, DeleteRemovesEveryEntry) {
+  ASSERT_OK(
+      store_->PutDocument(collection_, Doc("keep", "kept text")).status());
+  ASSERT_OK_AND_ASSIGN(PutResult gone,
+                       store_->PutDocument(collection_, Doc("gone", "bye")));
+  ASSERT_OK_AND_ASSIGN(uint32_t deleted,
+                       store_->DeleteDocument(collection_, "gone"));
+  EXPECT_EQ(deleted, gone.internal_id);
+
+  EXPECT_EQ(store_->GetDocument(collection_, "gone").status().code(),
+            absl::StatusCode::kNotFound);  // ids entry
+  EXPECT_EQ(
+      store_->GetDocumentByInternalId(collection_, deleted).status().code(),
+      absl::StatusCode::kNotFound);                            // docs entry
+  const std::vector<StoredSignatures> left = AllSignatures();  // minhash,
+  ASSERT_EQ(left.size(), 1u);  // and simhash, or the scan reports DATA_LOSS
+  EXPECT_NE(left[0].internal_id, deleted);
+  ASSERT_OK_AND_ASSIGN(uint64_t count, store_->CountDocuments(collection_));
+  EXPECT_EQ(count, 1u);
+
+  // Putting it again allocates a new id: ids are never reused.
+  ASSERT_OK_AND_ASSIGN(PutResult again,
+                       store_->PutDocument(collection_, Doc("gone", "back")));
+  EXPECT_FALSE(again.replaced);
+  EXPECT_GT(again.internal_id, deleted);
+}
+
+TEST_F(StoreDocumentsTest, ConfigHashMismatchIsRefusedAndNothingStored) {
+  DocumentWrite doc = Doc("a", "some words to fingerprint");
+  doc.minhash_config_hash ^= 1;
+  const absl::Status status = store_->PutDocument(collection_, doc).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              HasSubstr(FormatHex64(collection_.minhash_config_hash)));
+  EXPECT_THAT(status.message(),
+              HasSubstr(FormatHex64(doc.minhash_config_hash)));
+
+  DocumentWrite other = Doc("b", "some words to fingerprint");
+  other.simhash_config_hash ^= 1;
+  EXPECT_EQ(store_->PutDocument(collection_, other).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  EXPECT_EQ(store_->GetDocument(collection_, "a").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_TRUE(AllSignatures().empty());
+  // The refused puts did not consume internal ids.
+  ASSERT_OK_AND_ASSIGN(PutResult put,
+                       store_->PutDocument(collection_, Doc("c", "fine")));
+  EXPECT_EQ(put.internal_id, 0u);
+}
+
+TEST_F(StoreDocumentsTest, WidthMismatchIsInvalidArgument) {
+  DocumentWrite doc = Doc("a", "some words to fingerprint");
+  doc.minhash.slots.resize(64);
+  EXPECT_EQ(store_->PutDocument(collection_, doc).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->GetDocument(collection_, "a").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(StoreDocumentsTest, SimHashPresenceMustMatchCollection) {
+  DocumentWrite missing = Doc("a", "words");
+  missing.simhash.reset();
+  EXPECT_EQ(store_->PutDocument(collection_, missing).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  ASSERT_OK_AND_ASSIGN(CollectionRecord plain,
+                       store_->CreateCollection("plain", CollectionConfig{}));
+  DocumentWrite extra = DocumentMaker(plain).Make("a", "words");
+  extra.simhash = 1;
+  EXPECT_EQ(store_->PutDocument(plain, extra).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreDocumentsTest, ExternalIdLimits) {
+  EXPECT_EQ(store_->PutDocument(collection_, Doc("", "words")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->PutDocument(collection_, Doc(std::string(1025, 'x'), "w"))
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  const std::string longest(1024, '\xff');
+  ASSERT_OK(store_->PutDocument(collection_, Doc(longest, "w")).status());
+  ASSERT_OK_AND_ASSIGN(StoredDocument got,
+                       store_->GetDocument(collection_, longest));
+  EXPECT_EQ(got.external_id, longest);
+}
+
+TEST_F(StoreDocumentsTest, DuplicateMetadataKeyIsInvalidArgument) {
+  DocumentWrite doc = Doc("a", "words");
+  doc.metadata = {{"k", "1"}, {"k", "2"}};
+  EXPECT_EQ(store_->PutDocument(collection_, doc).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreDocumentsTest, TextIsDroppedWithoutStoreText) {
+  ASSERT_OK_AND_ASSIGN(CollectionRecord plain,
+                       store_->CreateCollection("plain", CollectionConfig{}));
+  DocumentWrite doc = DocumentMaker(plain).Make("a", "words to keep");
+  ASSERT_TRUE(doc.text.has_value());
+  ASSERT_OK(store_->PutDocument(plain, doc).status());
+  ASSERT_OK_AND_ASSIGN(StoredDocument got, store_->GetDocument(plain, "a"));
+  EXPECT_EQ(got.text, std::nullopt);
+  EXPECT_EQ(got.simhash, std::nullopt);
+  EXPECT_EQ(got.minhash, doc.minhash);
+}
+
+TEST_F(StoreDocumentsTest, ForEachSignatureIsInInternalIdOrder) {
+  // More than 256 documents so big-endian ids cross a byte boundary.
+  std::vector<DocumentWrite> docs;
+  for (int i = 0; i < 300; ++i) {
+    docs.push_back(Doc(absl::StrCat("doc-", i),
+                       absl::StrCat("document ", i, " has words")));
+    ASSERT_OK(store_->PutDocument(collection_, docs.back()).status());
+  }
+  const std::vector<StoredSignatures> all = AllSignatures();
+  ASSERT_EQ(all.size(), docs.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].internal_id, i);
+    EXPECT_EQ(all[i].minhash, docs[i].minhash);
+    EXPECT_EQ(all[i].simhash, docs[i].simhash);
+  }
+}
+
+TEST_F(StoreDocumentsTest, ForEachSignatureStopsAtCallbackError) {
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK(
+        store_->PutDocument(collection_, Doc(absl::StrCat("d", i), "words"))
+            .status());
+  }
+  int calls = 0;
+  const absl::Status status =
+      store_->ForEachSignature(collection_, [&](StoredSignatures) {
+        return ++calls == 2 ? absl::CancelledError("enough") : absl::OkStatus();
+      });
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(calls, 2);
+}
+
+TEST_F(StoreDocumentsTest, ConcurrentPutsGetUniqueIds) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 100;
+  std::vector<std::vector<uint32_t>> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const std::string id = absl::StrCat("t", t, "-", i);
+        absl::StatusOr<PutResult> put = store_->PutDocument(
+            collection_, Doc(id, absl::StrCat("thread ", t, " doc ", i)));
+        ASSERT_TRUE(put.ok()) << put.status();
+        ids[t].push_back(put->internal_id);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+
+  std::set<uint32_t> unique;
+  for (const auto& per_thread : ids)
+    unique.insert(per_thread.begin(), per_thread.end());
+  EXPECT_EQ(unique.size(), size_t{kThreads * kPerThread});
+  EXPECT_EQ(*unique.rbegin(), uint32_t{kThreads * kPerThread - 1});
+  ASSERT_OK_AND_ASSIGN(uint64_t count, store_->CountDocuments(collection_));
+  EXPECT_EQ(count, uint64_t{kThreads * kPerThread});
+  EXPECT_EQ(AllSignatures().size(), size_t{kThreads * kPerThread});
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_OK_AND_ASSIGN(
+        StoredDocument doc,
+        store_->GetDocument(collection_, absl::StrCat("t", t, "-42")));
+    EXPECT_EQ(doc.internal_id, ids[t][42]);
+  }
+}
+
+TEST_F(StoreDocumentsTest, ConcurrentReplacesOfOneIdShareItsInternalId) {
+  std::vector<std::thread> threads;
+  std::vector<uint32_t> ids(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<PutResult> put = store_->PutDocument(
+          collection_, Doc("same", absl::StrCat("version ", t)));
+      ASSERT_TRUE(put.ok()) << put.status();
+      ids[t] = put->internal_id;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_THAT(ids, ::testing::Each(ids[0]));
+  ASSERT_OK_AND_ASSIGN(uint64_t count, store_->CountDocuments(collection_));
+  EXPECT_EQ(count, 1u);
+}
+
+}  // namespace
+}  // namespace neardup::storage

@@ -1,0 +1,362 @@
+// Store: what survives a close, the on-disk format guard, checkpoints and
+// stored data that went bad. Some tests reach under the Store with raw
+// RocksDB.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "keys.h"
+#include "neardup/storage/column_families.h"
+#include "neardup/storage/store.h"
+#include "record_codec.h"
+#include "rocksdb/db.h"
+#include "tests/storage/store_test_util.h"
+
+namespace neardup::storage {
+namespace {
+
+using ::testing::AllOf;
+using testing::DocumentMaker;
+using ::testing::HasSubstr;
+using testing::StoreTest;
+
+// A RocksDB database opened without the Store, with every family it has
+// plus `create`.
+class RawDb {
+ public:
+  explicit RawDb(const std::string& dir, std::vector<std::string> create = {}) {
+    rocksdb::DBOptions options;
+    options.create_if_missing = true;
+    options.create_missing_column_families = true;
+    std::vector<std::string> names;
+    if (!rocksdb::DB::ListColumnFamilies(options, dir, &names).ok()) {
+      names = {"default"};
+    }
+    for (const std::string& name : create) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
+    }
+    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+    for (const std::string& name : names) {
+      descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    }
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    const rocksdb::Status status =
+        rocksdb::DB::Open(options, dir, descriptors, &handles, &db_);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    for (rocksdb::ColumnFamilyHandle* handle : handles) {
+      families_[handle->GetName()] = handle;
+    }
+  }
+  ~RawDb() {
+    for (auto& [name, handle] : families_) {
+      db_->DestroyColumnFamilyHandle(handle);
+    }
+    delete db_;
+  }
+
+  void Put(ColumnFamily family, std::string_view key, std::string_view value) {
+    const rocksdb::Status status =
+        db_->Put(rocksdb::WriteOptions(), Handle(family), key, value);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+  }
+  std::string Get(ColumnFamily family, std::string_view key) {
+    std::string value;
+    const rocksdb::Status status =
+        db_->Get(rocksdb::ReadOptions(), Handle(family), key, &value);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    return value;
+  }
+  bool Has(ColumnFamily family, std::string_view key) {
+    std::string value;
+    return db_->Get(rocksdb::ReadOptions(), Handle(family), key, &value).ok();
+  }
+  size_t CountWithPrefix(ColumnFamily family, std::string_view prefix) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db_->NewIterator(rocksdb::ReadOptions(), Handle(family)));
+    size_t count = 0;
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+         it->Next()) {
+      ++count;
+    }
+    return count;
+  }
+  std::vector<std::string> FamilyNames() const {
+    std::vector<std::string> names;
+    for (const auto& [name, handle] : families_) names.push_back(name);
+    return names;
+  }
+
+ private:
+  rocksdb::ColumnFamilyHandle* Handle(ColumnFamily family) {
+    return families_.at(std::string(ColumnFamilyInfoOf(family).name));
+  }
+
+  rocksdb::DB* db_ = nullptr;
+  std::map<std::string, rocksdb::ColumnFamilyHandle*> families_;
+};
+
+std::vector<std::string> AllFamilyNames() {
+  std::vector<std::string> names;
+  for (const ColumnFamilyInfo& info : kColumnFamilies) {
+    names.emplace_back(info.name);
+  }
+  return names;
+}
+
+// Everything observable about a collection's documents.
+struct Contents {
+  std::vector<StoredSignatures> signatures;
+  std::vector<StoredDocument> documents;
+};
+
+Contents Capture(const Store& store, const CollectionRecord& collection) {
+  Contents snapshot;
+  const absl::Status status =
+      store.ForEachSignature(collection, [&](StoredSignatures s) {
+        absl::StatusOr<StoredDocument> doc =
+            store.GetDocumentByInternalId(collection, s.internal_id);
+        if (!doc.ok()) return doc.status();
+        snapshot.documents.push_back(*std::move(doc));
+        snapshot.signatures.push_back(std::move(s));
+        return absl::OkStatus();
+      });
+  EXPECT_TRUE(status.ok()) << status;
+  return snapshot;
+}
+
+class StorePersistenceTest : public StoreTest {
+ protected:
+  // Fills `name` with `count` documents, replacing the first and deleting
+  // the second.
+  void Fill(Store& store, const std::string& name,
+            const CollectionConfig& config, int count) {
+    ASSERT_OK_AND_ASSIGN(CollectionRecord collection,
+                         store.CreateCollection(name, config));
+    DocumentMaker maker(collection);
+    for (int i = 0; i < count; ++i) {
+      DocumentWrite doc = maker.Make(
+          absl::StrCat("doc-", i),
+          absl::StrCat(name, " document ", i, " with a few more words"));
+      doc.metadata = {{"i", absl::StrCat(i)}};
+      ASSERT_OK(
+          store.PutDocument(collection, doc, {.sync = i % 2 == 0}).status());
+    }
+    ASSERT_OK(
+        store.PutDocument(collection, maker.Make("doc-0", "replaced text"))
+            .status());
+    ASSERT_OK(store.DeleteDocument(collection, "doc-1").status());
+  }
+};
+
+TEST_F(StorePersistenceTest, ReopenSeesTheSameCollectionsAndDocuments) {
+  CollectionConfig with_text = SimHashConfig();
+  with_text.store_text = true;
+  std::vector<CollectionRecord> collections;
+  Contents a_before, b_before;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+    Fill(*store, "a", with_text, 50);
+    Fill(*store, "b", CollectionConfig{}, 30);
+    collections = store->ListCollections();
+    a_before = Capture(*store, collections[0]);
+    b_before = Capture(*store, collections[1]);
+  }
+  ASSERT_EQ(a_before.documents.size(), 49u);
+  ASSERT_EQ(b_before.documents.size(), 29u);
+
+  ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+  ASSERT_EQ(store->ListCollections(), collections);
+  const Contents a_after = Capture(*store, collections[0]);
+  const Contents b_after = Capture(*store, collections[1]);
+  EXPECT_EQ(a_after.signatures, a_before.signatures);
+  EXPECT_EQ(a_after.documents, a_before.documents);
+  EXPECT_EQ(b_after.signatures, b_before.signatures);
+  EXPECT_EQ(b_after.documents, b_before.documents);
+
+  // The id counter survived: no internal id is handed out twice.
+  DocumentMaker maker(collections[0]);
+  ASSERT_OK_AND_ASSIGN(
+      PutResult put,
+      store->PutDocument(collections[0], maker.Make("new", "fresh words")));
+  EXPECT_EQ(put.internal_id, 50u);
+  ASSERT_OK_AND_ASSIGN(CollectionRecord c,
+                       store->CreateCollection("c", CollectionConfig{}));
+  EXPECT_GT(c.id, std::max(collections[0].id, collections[1].id));
+}
+
+TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
+  CollectionRecord collection;
+  uint32_t deleted = 0;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+    ASSERT_OK_AND_ASSIGN(collection,
+                         store->CreateCollection("a", SimHashConfig()));
+    DocumentMaker maker(collection);
+    for (const char* id : {"x", "y", "z"}) {
+      ASSERT_OK(store->PutDocument(collection, maker.Make(id, "some words"))
+                    .status());
+    }
+    ASSERT_OK_AND_ASSIGN(deleted, store->DeleteDocument(collection, "y"));
+  }
+  const std::string prefix = keys::CollectionPrefix(collection.id);
+  {
+    RawDb raw(StoreDir());
+    EXPECT_FALSE(raw.Has(ColumnFamily::kIds, keys::IdKey(collection.id, "y")));
+    for (ColumnFamily family : {ColumnFamily::kDocs, ColumnFamily::kMinHash,
+                                ColumnFamily::kSimHash}) {
+      EXPECT_FALSE(raw.Has(family, keys::DocKey(collection.id, deleted)));
+      EXPECT_EQ(raw.CountWithPrefix(family, prefix), 2u);
+    }
+    EXPECT_EQ(raw.CountWithPrefix(ColumnFamily::kIds, prefix), 2u);
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+    ASSERT_OK(store->DropCollection("a"));
+  }
+  RawDb raw(StoreDir());
+  for (ColumnFamily family : {ColumnFamily::kIds, ColumnFamily::kDocs,
+                              ColumnFamily::kMinHash, ColumnFamily::kSimHash}) {
+    EXPECT_EQ(raw.CountWithPrefix(family, prefix), 0u);
+  }
+  EXPECT_FALSE(raw.Has(ColumnFamily::kCollections, "a"));
+  EXPECT_FALSE(raw.Has(ColumnFamily::kMeta, keys::NextDocIdKey(collection.id)));
+  EXPECT_TRUE(raw.Has(ColumnFamily::kMeta, keys::kNextCollectionId));
+}
+
+TEST_F(StorePersistenceTest, NewerFormatVersionIsRefused) {
+  { ASSERT_OK(OpenStore().status()); }
+  {
+    RawDb raw(StoreDir());
+    EXPECT_EQ(raw.Get(ColumnFamily::kMeta, keys::kFormatVersion),
+              keys::EncodeU32LittleEndian(Store::kFormatVersion));
+    raw.Put(ColumnFamily::kMeta, keys::kFormatVersion,
+            keys::EncodeU32LittleEndian(Store::kFormatVersion + 1));
+  }
+  const absl::Status status = OpenStore().status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              AllOf(HasSubstr("newer neardup"), HasSubstr("version 2"),
+                    HasSubstr("version 1")));
+}
+
+TEST_F(StorePersistenceTest, DatabaseWithoutFormatVersionIsRefused) {
+  { RawDb raw(StoreDir(), AllFamilyNames()); }
+  const absl::Status status = OpenStore().status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("format_version"));
+}
+
+TEST_F(StorePersistenceTest, ForeignDatabaseIsRefusedAndLeftAlone) {
+  {
+    RawDb raw(StoreDir());
+    raw.Put(ColumnFamily::kDefault, "someone", "else's data");
+  }
+  EXPECT_EQ(OpenStore().status().code(), absl::StatusCode::kFailedPrecondition);
+  RawDb raw(StoreDir());
+  EXPECT_THAT(raw.FamilyNames(), ::testing::ElementsAre("default"));
+}
+
+TEST_F(StorePersistenceTest, MissingStoreWithoutCreateIsNotFound) {
+  StoreOptions options = SmallOptions();
+  options.create_if_missing = false;
+  EXPECT_EQ(OpenStore(options).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(StoreDir()));
+}
+
+TEST_F(StorePersistenceTest, BadOptionsAreInvalidArgument) {
+  StoreOptions options = SmallOptions();
+  options.write_buffer_bytes = options.block_cache_bytes + 1;
+  EXPECT_EQ(OpenStore(options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = SmallOptions();
+  options.background_jobs = 0;
+  EXPECT_EQ(OpenStore(options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(StorePersistenceTest, SecondOpenOfALiveStoreFails) {
+  ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+  EXPECT_FALSE(OpenStore().ok());
+}
+
+TEST_F(StorePersistenceTest, CheckpointOpensAsAStoreWithTheData) {
+  ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+  Fill(*store, "a", SimHashConfig(), 40);
+  ASSERT_OK_AND_ASSIGN(CollectionRecord a, store->GetCollection("a"));
+  const Contents before = Capture(*store, a);
+  const std::string checkpoint_dir = temp_.path() + "/checkpoint";
+  ASSERT_OK(store->Checkpoint(checkpoint_dir));
+  EXPECT_EQ(store->Checkpoint(checkpoint_dir).code(),
+            absl::StatusCode::kAlreadyExists);
+  // Writes after the checkpoint stay out of it.
+  ASSERT_OK(store->DeleteDocument(a, "doc-5").status());
+  ASSERT_OK(store->CreateCollection("later", {}).status());
+
+  ASSERT_OK_AND_ASSIGN(auto restored,
+                       Store::Open(checkpoint_dir, SmallOptions()));
+  ASSERT_OK_AND_ASSIGN(CollectionRecord restored_a,
+                       restored->GetCollection("a"));
+  EXPECT_EQ(restored_a, a);
+  EXPECT_EQ(restored->GetCollection("later").status().code(),
+            absl::StatusCode::kNotFound);
+  const Contents after = Capture(*restored, restored_a);
+  EXPECT_EQ(after.signatures, before.signatures);
+  EXPECT_EQ(after.documents, before.documents);
+}
+
+TEST_F(StorePersistenceTest, ForeignConfigHashIsDataLossNamingTheDocument) {
+  CollectionRecord collection;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+    Fill(*store, "a", CollectionConfig{}, 5);
+    ASSERT_OK_AND_ASSIGN(collection, store->GetCollection("a"));
+  }
+  {
+    RawDb raw(StoreDir());
+    const std::string key = keys::DocKey(collection.id, 3);
+    absl::StatusOr<MinHashValue> value =
+        DecodeMinHashValue(raw.Get(ColumnFamily::kMinHash, key));
+    ASSERT_TRUE(value.ok()) << value.status();
+    raw.Put(ColumnFamily::kMinHash, key,
+            EncodeMinHashValue(value->config_hash ^ 1, value->signature));
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+  int visited = 0;
+  const absl::Status status =
+      store->ForEachSignature(collection, [&](StoredSignatures) {
+        ++visited;
+        return absl::OkStatus();
+      });
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(status.message(), HasSubstr("internal id 3"));
+  EXPECT_EQ(visited, 2);  // ids 0 and 2; 1 was deleted
+  EXPECT_EQ(store->GetDocument(collection, "doc-3").status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST_F(StorePersistenceTest, StatsReportMemoryAndFiles) {
+  ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+  Fill(*store, "a", CollectionConfig{}, 100);
+  StoreStats stats = store->Stats();
+  EXPECT_EQ(stats.block_cache_capacity_bytes, SmallOptions().block_cache_bytes);
+  EXPECT_GT(stats.memtable_bytes, 0u);
+  // Memtables are charged to the block cache.
+  EXPECT_GT(stats.block_cache_usage_bytes, 0u);
+  // A checkpoint flushes the memtables into SST files.
+  ASSERT_OK(store->Checkpoint(temp_.path() + "/checkpoint"));
+  stats = store->Stats();
+  EXPECT_GT(stats.live_sst_bytes, 0u);
+  EXPECT_GE(stats.total_sst_bytes, stats.live_sst_bytes);
+}
+
+}  // namespace
+}  // namespace neardup::storage

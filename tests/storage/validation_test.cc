@@ -1,0 +1,101 @@
+#include "validation.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace neardup::storage {
+namespace {
+
+CollectionRecord Collection(bool simhash) {
+  CollectionRecord record;
+  record.id = 1;
+  record.name = std::string("c");  // not = "c": GCC 12 -Wrestrict bug
+  record.config.num_perm = 64;
+  record.config.simhash_enabled = simhash;
+  record.minhash_config_hash = 0x1111;
+  record.simhash_config_hash = simhash ? 0x2222 : 0;
+  return record;
+}
+
+DocumentWrite Write(bool simhash) {
+  DocumentWrite doc;
+  doc.external_id = "doc";
+  doc.minhash.slots.assign(64, 7);
+  doc.minhash_config_hash = 0x1111;
+  if (simhash) {
+    doc.simhash = 0xF0F0;
+    doc.simhash_config_hash = 0x2222;
+  }
+  return doc;
+}
+
+absl::StatusCode CodeOf(const absl::Status& status) { return status.code(); }
+
+TEST(ValidationTest, CollectionNames) {
+  EXPECT_TRUE(ValidateCollectionName("a").ok());
+  EXPECT_TRUE(ValidateCollectionName("News_2024.v-1").ok());
+  EXPECT_TRUE(ValidateCollectionName(std::string(128, 'x')).ok());
+  for (const std::string& bad :
+       {std::string(), std::string(129, 'x'), std::string("a b"),
+        std::string("a/b"), std::string("ünï"), std::string("a\0b", 3)}) {
+    EXPECT_EQ(CodeOf(ValidateCollectionName(bad)),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
+TEST(ValidationTest, ExternalIds) {
+  EXPECT_TRUE(ValidateExternalId(std::string("\0\xff", 2)).ok());
+  EXPECT_TRUE(ValidateExternalId(std::string(1024, 'x')).ok());
+  EXPECT_EQ(CodeOf(ValidateExternalId("")), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CodeOf(ValidateExternalId(std::string(1025, 'x'))),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, AcceptsMatchingWrites) {
+  EXPECT_TRUE(ValidateDocumentWrite(Collection(false), Write(false)).ok());
+  EXPECT_TRUE(ValidateDocumentWrite(Collection(true), Write(true)).ok());
+}
+
+TEST(ValidationTest, MinHashConfigMismatchNamesBothHashes) {
+  DocumentWrite doc = Write(false);
+  doc.minhash_config_hash = 0x9999;
+  const absl::Status status = ValidateDocumentWrite(Collection(false), doc);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("0000000000009999"), absl::string_view::npos)
+      << status;
+  EXPECT_NE(status.message().find("0000000000001111"), absl::string_view::npos)
+      << status;
+}
+
+TEST(ValidationTest, WidthMismatch) {
+  DocumentWrite doc = Write(false);
+  doc.minhash.slots.assign(128, 7);
+  EXPECT_EQ(CodeOf(ValidateDocumentWrite(Collection(false), doc)),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, SimHashPresence) {
+  EXPECT_EQ(CodeOf(ValidateDocumentWrite(Collection(false), Write(true))),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CodeOf(ValidateDocumentWrite(Collection(true), Write(false))),
+            absl::StatusCode::kInvalidArgument);
+  DocumentWrite doc = Write(true);
+  doc.simhash_config_hash = 0x3333;
+  EXPECT_EQ(CodeOf(ValidateDocumentWrite(Collection(true), doc)),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(ValidationTest, SortedMetadata) {
+  absl::StatusOr<Metadata> sorted =
+      SortedMetadata({{"b", "2"}, {"a", "1"}, {"c", "3"}});
+  ASSERT_TRUE(sorted.ok()) << sorted.status();
+  EXPECT_EQ(*sorted, (Metadata{{"a", "1"}, {"b", "2"}, {"c", "3"}}));
+  EXPECT_EQ(
+      SortedMetadata({{"a", "1"}, {"b", "2"}, {"a", "3"}}).status().code(),
+      absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace neardup::storage
