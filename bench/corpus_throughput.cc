@@ -2,8 +2,9 @@
 // measured side by side in one run. Texts are loaded first, so only
 // canonicalize + tokenize + hash is timed.
 //
-//   build/bench/corpus_throughput ../shared/data/reuters21578.jsonl \
-//       ../shared/data/20news_bydate.jsonl [--threads 1,2] [--field text]
+//   build/release/bench/corpus_throughput
+//       ../shared/data/reuters21578.jsonl ../shared/data/20news_bydate.jsonl
+//       [--threads 1,2] [--field text]
 
 #include <simdjson.h>
 

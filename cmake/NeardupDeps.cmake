@@ -11,6 +11,11 @@ if(NOT NEARDUP_CORE_ONLY)
   # protobuf CMake config) for its record encodings.
   find_package(RocksDB CONFIG REQUIRED)
   find_package(Protobuf REQUIRED)
+  # proto/, server/, client/: the gRPC API, metrics, logs and config files.
+  find_package(gRPC CONFIG REQUIRED)
+  find_package(prometheus-cpp CONFIG REQUIRED)
+  find_package(spdlog CONFIG REQUIRED)
+  find_package(yaml-cpp CONFIG REQUIRED)
 endif()
 if(NEARDUP_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)

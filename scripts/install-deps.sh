@@ -10,6 +10,11 @@ PACKAGES=(
   libicu-dev libxxhash-dev libabsl-dev
   # storage
   librocksdb-dev libprotobuf-dev protobuf-compiler
+  # server and client: gRPC, metrics, logs, config files
+  libgrpc++-dev protobuf-compiler-grpc prometheus-cpp-dev libspdlog-dev
+  libfmt-dev libyaml-cpp-dev
+  # Python client test (stubs generated from the proto)
+  python3-grpcio python3-grpc-tools
   # CLI and benchmarks
   libcli11-dev libsimdjson-dev libbenchmark-dev
   # tests

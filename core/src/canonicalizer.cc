@@ -46,7 +46,7 @@ void AppendAscii(std::string_view s, bool lower, std::string* out) {
   // Branch-free so the compiler vectorizes it.
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    dst[i] = static_cast<char>(c + ((c - 'A' < 26u) << 5));
+    dst[i] = static_cast<char>(c + ((static_cast<unsigned>(c - 'A') < 26u) << 5));
   }
 }
 
@@ -179,7 +179,7 @@ absl::Status Canonicalizer::CanonicalizeInto(std::string_view input,
       ++i;
       continue;
     }
-    char32_t cp;
+    char32_t cp = 0;
     const int n = internal::DecodeUtf8(input, i, &cp);
     if (n == 0) return InvalidUtf8(i);
     if (!internal::IsDropped(cp, options_.strip_bidi, options_.strip_format)) {
@@ -199,7 +199,7 @@ absl::Status Canonicalizer::CanonicalizeInto(std::string_view input,
       ++i;
       continue;
     }
-    char32_t cp;
+    char32_t cp = 0;
     i += internal::DecodeUtf8(input, i, &cp);  // dropped: validated above
   }
   return absl::OkStatus();
@@ -212,7 +212,7 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
   dropped.clear();
   dropped.reserve(input.size());
   for (size_t i = 0; i < input.size();) {
-    char32_t cp;
+    char32_t cp = 0;
     const int n = internal::DecodeUtf8(input, i, &cp);
     if (!internal::IsDropped(cp, options_.strip_bidi, options_.strip_format)) {
       dropped.append(input.substr(i, n));

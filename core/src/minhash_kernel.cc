@@ -88,16 +88,16 @@ struct AlignedFree {
 void MinHashSlotsAvx2(const Hash128* hashes, size_t n, int num_perm,
                       uint64_t* slots) {
   // Per-thread scratch of 32 bytes per token, grown as needed.
-  thread_local std::unique_ptr<__m256i[], AlignedFree> carry;
+  thread_local std::unique_ptr<void, AlignedFree> carry;
   thread_local size_t capacity = 0;
   if (n > capacity) {
     capacity = std::max(n, 2 * capacity);
-    carry.reset(static_cast<__m256i*>(
-        std::aligned_alloc(32, capacity * sizeof(__m256i))));
+    carry.reset((std::aligned_alloc(32, capacity * sizeof(__m256i))));
   }
-  Avx2InitCarry(hashes, n, carry.get());
+  __m256i* const carry_lanes = static_cast<__m256i*>(carry.get());
+  Avx2InitCarry(hashes, n, carry_lanes);
   for (int first = 0; first < num_perm; first += 32) {
-    Avx2Block32(hashes, n, carry.get(), slots + first);
+    Avx2Block32(hashes, n, carry_lanes, slots + first);
   }
 }
 

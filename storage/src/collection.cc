@@ -119,21 +119,23 @@ absl::StatusOr<StoredDocument> Collection::GetByInternalId(
 }
 
 absl::StatusOr<std::vector<ScoredId>> Collection::QueryMinHash(
-    const MinHashSignature& signature, double threshold, size_t top_k) const {
+    const MinHashSignature& signature, double threshold, size_t top_k,
+    IndexQueryStats* stats) const {
   ASSIGN_OR_RETURN(std::vector<ScoredId> matches,
-                   minhash_index_->Query(signature, threshold));
+                   minhash_index_->Query(signature, threshold, stats));
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
   return matches;
 }
 
 absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(
-    uint64_t simhash, int max_distance, size_t top_k) const {
+    uint64_t simhash, int max_distance, size_t top_k,
+    IndexQueryStats* stats) const {
   if (!simhash_index_) {
     return absl::FailedPreconditionError(absl::StrCat(
         "collection '", record_.name, "' was created without SimHash"));
   }
   ASSIGN_OR_RETURN(std::vector<IdDistance> matches,
-                   simhash_index_->Query(simhash, max_distance));
+                   simhash_index_->Query(simhash, max_distance, stats));
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
   return matches;
 }

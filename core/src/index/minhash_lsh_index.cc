@@ -184,7 +184,8 @@ std::optional<std::vector<uint64_t>> MinHashLshIndex::Get(uint32_t id) const {
 
 template <typename Keep>
 std::vector<ScoredId> MinHashLshIndex::ScoreCandidates(
-    const MinHashSignature& signature, Keep keep) const {
+    const MinHashSignature& signature, Keep keep,
+    IndexQueryStats* stats) const {
   std::vector<uint32_t> tags(options_.lsh.bands);
   ComputeTags(signature, tags.data());
   const SlotProbe probe(signature.slots, options_.verify_bits);
@@ -202,11 +203,13 @@ std::vector<ScoredId> MinHashLshIndex::ScoreCandidates(
     }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    if (stats) stats->candidates += rows.size();
     for (uint32_t row : rows) {
       const double score = shard.slots.CountEqual(row, probe) * inverse_h;
       if (keep(score)) out.push_back({row * num_shards + s, score});
     }
   }
+  if (stats) stats->accepted += out.size();
   return out;
 }
 
@@ -219,8 +222,8 @@ bool BetterFirst(const ScoredId& a, const ScoredId& b) {
 absl::StatusOr<std::vector<uint32_t>> MinHashLshIndex::Candidates(
     const MinHashSignature& signature) const {
   RETURN_IF_ERROR(CheckWidth(signature));
-  std::vector<ScoredId> scored =
-      ScoreCandidates(signature, [](double) { return true; });
+  std::vector<ScoredId> scored = ScoreCandidates(
+      signature, [](double) { return true; }, nullptr);
   std::vector<uint32_t> ids;
   ids.reserve(scored.size());
   for (const ScoredId& c : scored) ids.push_back(c.id);
@@ -229,23 +232,25 @@ absl::StatusOr<std::vector<uint32_t>> MinHashLshIndex::Candidates(
 }
 
 absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::Query(
-    const MinHashSignature& signature, double threshold) const {
+    const MinHashSignature& signature, double threshold,
+    IndexQueryStats* stats) const {
   RETURN_IF_ERROR(CheckWidth(signature));
   if (!(threshold >= 0.0 && threshold <= 1.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("threshold must be in [0, 1], got ", threshold));
   }
   std::vector<ScoredId> out = ScoreCandidates(
-      signature, [threshold](double score) { return score >= threshold; });
+      signature, [threshold](double score) { return score >= threshold; },
+      stats);
   std::sort(out.begin(), out.end(), BetterFirst);
   return out;
 }
 
 absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::TopK(
-    const MinHashSignature& signature, size_t k) const {
+    const MinHashSignature& signature, size_t k, IndexQueryStats* stats) const {
   RETURN_IF_ERROR(CheckWidth(signature));
-  std::vector<ScoredId> out =
-      ScoreCandidates(signature, [](double) { return true; });
+  std::vector<ScoredId> out = ScoreCandidates(
+      signature, [](double) { return true; }, stats);
   const size_t keep = std::min(k, out.size());
   std::partial_sort(out.begin(), out.begin() + keep, out.end(), BetterFirst);
   out.resize(keep);

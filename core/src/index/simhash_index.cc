@@ -210,7 +210,7 @@ std::optional<uint64_t> SimHashIndex::Get(uint32_t id) const {
 }
 
 absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
-    uint64_t simhash, int max_distance) const {
+    uint64_t simhash, int max_distance, IndexQueryStats* stats) const {
   if (max_distance < 0) max_distance = options_.max_distance;
   if (max_distance > options_.max_distance) {
     return absl::InvalidArgumentError(
@@ -230,12 +230,14 @@ absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
     }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    if (stats) stats->candidates += rows.size();
     for (uint32_t row : rows) {
       const int distance = std::popcount(shard.hashes[row] ^ simhash);
       if (distance <= max_distance)
         out.push_back({row * num_shards + s, distance});
     }
   }
+  if (stats) stats->accepted += out.size();
   std::sort(
       out.begin(), out.end(), [](const IdDistance& a, const IdDistance& b) {
         return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;

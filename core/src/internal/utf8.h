@@ -83,7 +83,7 @@ inline size_t FindInvalidUtf8(std::string_view s) {
       ++i;
       continue;
     }
-    char32_t cp;
+    char32_t cp = 0;
     const int n = DecodeUtf8(s, i, &cp);
     if (n == 0) return i;
     i += n;

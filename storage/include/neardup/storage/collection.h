@@ -69,12 +69,12 @@ class Collection {
 
   // Matches at or above `threshold`, best first, at most `top_k` (0: all).
   absl::StatusOr<std::vector<ScoredId>> QueryMinHash(
-      const MinHashSignature& signature, double threshold,
-      size_t top_k = 0) const;
+      const MinHashSignature& signature, double threshold, size_t top_k = 0,
+      IndexQueryStats* stats = nullptr) const;
   // FAILED_PRECONDITION when the collection has no SimHash.
-  absl::StatusOr<std::vector<IdDistance>> QuerySimHash(uint64_t simhash,
-                                                       int max_distance = -1,
-                                                       size_t top_k = 0) const;
+  absl::StatusOr<std::vector<IdDistance>> QuerySimHash(
+      uint64_t simhash, int max_distance = -1, size_t top_k = 0,
+      IndexQueryStats* stats = nullptr) const;
 
   // Fills the freshly created, empty indexes from the store, on up to
   // `threads` threads. Call once, before the collection serves requests.

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/index/lsh_params.h"
+#include "neardup/core/index/query_stats.h"
 #include "neardup/core/minhash.h"
 
 namespace neardup {
@@ -68,11 +69,13 @@ class MinHashLshIndex {
       const MinHashSignature& signature) const;
   // Candidates whose estimated Jaccard is >= threshold, best first (ties by
   // ascending id).
-  absl::StatusOr<std::vector<ScoredId>> Query(const MinHashSignature& signature,
-                                              double threshold) const;
+  absl::StatusOr<std::vector<ScoredId>> Query(
+      const MinHashSignature& signature, double threshold,
+      IndexQueryStats* stats = nullptr) const;
   // The k best-scoring candidates, best first.
-  absl::StatusOr<std::vector<ScoredId>> TopK(const MinHashSignature& signature,
-                                             size_t k) const;
+  absl::StatusOr<std::vector<ScoredId>> TopK(
+      const MinHashSignature& signature, size_t k,
+      IndexQueryStats* stats = nullptr) const;
 
   size_t size() const;
   // Heap bytes held by the index (tables, chains, kept signatures).
@@ -90,7 +93,8 @@ class MinHashLshIndex {
   // Scores every candidate; keeps those passing `keep`.
   template <typename Keep>
   std::vector<ScoredId> ScoreCandidates(const MinHashSignature& signature,
-                                        Keep keep) const;
+                                        Keep keep,
+                                        IndexQueryStats* stats) const;
 
   MinHashIndexOptions options_;
   std::vector<std::unique_ptr<Shard>> shards_;

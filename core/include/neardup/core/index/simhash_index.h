@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "neardup/core/index/query_stats.h"
 
 namespace neardup {
 
@@ -60,8 +61,9 @@ class SimHashIndex {
 
   // Ids within `max_distance` (-1: the index's k; more than k is
   // INVALID_ARGUMENT), nearest first, ties by ascending id.
-  absl::StatusOr<std::vector<IdDistance>> Query(uint64_t simhash,
-                                                int max_distance = -1) const;
+  absl::StatusOr<std::vector<IdDistance>> Query(
+      uint64_t simhash, int max_distance = -1,
+      IndexQueryStats* stats = nullptr) const;
 
   size_t size() const;
   size_t MemoryBytes() const;

@@ -1,0 +1,77 @@
+#ifndef NEARDUP_CLIENT_CLIENT_H_
+#define NEARDUP_CLIENT_CLIENT_H_
+
+// C++ client of neardupd over the generated gRPC stub. Unary calls are
+// retried with exponential backoff while the server answers UNAVAILABLE
+// (starting up, restarting); every other status is returned as it is.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "neardup/v1/neardup.grpc.pb.h"
+
+namespace neardup::client {
+
+struct ClientOptions {
+  std::string target = "127.0.0.1:50051";
+  std::chrono::milliseconds timeout{30000};  // per attempt
+  int max_attempts = 5;                      // for UNAVAILABLE
+  std::chrono::milliseconds initial_backoff{100};
+  std::chrono::milliseconds max_backoff{2000};
+  int max_message_bytes = 64 << 20;
+};
+
+// Maps a gRPC status to absl::Status (same codes, same message).
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+// Thread-safe.
+class Client {
+ public:
+  explicit Client(const ClientOptions& options);
+
+  absl::StatusOr<v1::Collection> CreateCollection(
+      const v1::CreateCollectionRequest& request);
+  absl::StatusOr<v1::Collection> GetCollection(const std::string& name);
+  absl::StatusOr<v1::ListCollectionsResponse> ListCollections();
+  absl::Status DropCollection(const std::string& name);
+  absl::StatusOr<v1::UpsertResponse> Upsert(const v1::UpsertRequest& request);
+  absl::StatusOr<v1::Document> Get(const std::string& collection,
+                                   const std::string& id);
+  absl::Status Delete(const std::string& collection, const std::string& id);
+  absl::StatusOr<v1::QueryResponse> Query(const v1::QueryRequest& request);
+  absl::StatusOr<v1::FingerprintResponse> Fingerprint(
+      const v1::FingerprintRequest& request);
+  absl::StatusOr<v1::CompareResponse> Compare(
+      const v1::CompareRequest& request);
+  absl::StatusOr<v1::StatsResponse> Stats(const std::string& collection = "");
+  // grpc.health.v1 status of the whole server.
+  absl::StatusOr<grpc::health::v1::HealthCheckResponse::ServingStatus> Health();
+
+  // Streams upserts: `next` fills the next request and returns false when
+  // there are no more; `on_result` sees each result in request order. The
+  // stream's own failure (not an item's) is the returned status.
+  absl::Status BulkUpsert(
+      const std::function<bool(v1::UpsertRequest*)>& next,
+      const std::function<void(const v1::BulkUpsertResult&)>& on_result);
+
+  v1::NearDup::Stub& stub() { return *stub_; }
+
+ private:
+  template <typename Call>
+  grpc::Status WithRetries(Call call);
+
+  const ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::NearDup::Stub> stub_;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+}  // namespace neardup::client
+
+#endif  // NEARDUP_CLIENT_CLIENT_H_

@@ -1,0 +1,189 @@
+#include "neardup/client/client.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace neardup::client {
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      status.error_message());
+}
+
+Client::Client(const ClientOptions& options) : options_(options) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options.max_message_bytes);
+  args.SetMaxSendMessageSize(options.max_message_bytes);
+  channel_ = grpc::CreateCustomChannel(
+      options.target, grpc::InsecureChannelCredentials(), args);
+  stub_ = v1::NearDup::NewStub(channel_);
+  health_ = grpc::health::v1::Health::NewStub(channel_);
+}
+
+template <typename Call>
+grpc::Status Client::WithRetries(Call call) {
+  std::chrono::milliseconds backoff = options_.initial_backoff;
+  grpc::Status status;
+  for (int attempt = 1;; ++attempt) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + options_.timeout);
+    status = call(&context);
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+        attempt >= options_.max_attempts) {
+      return status;
+    }
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, options_.max_backoff);
+  }
+}
+
+absl::StatusOr<v1::Collection> Client::CreateCollection(
+    const v1::CreateCollectionRequest& request) {
+  v1::Collection response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->CreateCollection(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::Collection> Client::GetCollection(const std::string& name) {
+  v1::GetCollectionRequest request;
+  request.set_name(name);
+  v1::Collection response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->GetCollection(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::ListCollectionsResponse> Client::ListCollections() {
+  v1::ListCollectionsResponse response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->ListCollections(context, v1::ListCollectionsRequest(),
+                                  &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::Status Client::DropCollection(const std::string& name) {
+  v1::DropCollectionRequest request;
+  request.set_name(name);
+  v1::DropCollectionResponse response;
+  return FromGrpcStatus(WithRetries([&](grpc::ClientContext* context) {
+    return stub_->DropCollection(context, request, &response);
+  }));
+}
+
+absl::StatusOr<v1::UpsertResponse> Client::Upsert(
+    const v1::UpsertRequest& request) {
+  v1::UpsertResponse response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->Upsert(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::Document> Client::Get(const std::string& collection,
+                                         const std::string& id) {
+  v1::GetRequest request;
+  request.set_collection(collection);
+  request.set_id(id);
+  v1::Document response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->Get(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::Status Client::Delete(const std::string& collection,
+                            const std::string& id) {
+  v1::DeleteRequest request;
+  request.set_collection(collection);
+  request.set_id(id);
+  v1::DeleteResponse response;
+  return FromGrpcStatus(WithRetries([&](grpc::ClientContext* context) {
+    return stub_->Delete(context, request, &response);
+  }));
+}
+
+absl::StatusOr<v1::QueryResponse> Client::Query(
+    const v1::QueryRequest& request) {
+  v1::QueryResponse response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->Query(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::FingerprintResponse> Client::Fingerprint(
+    const v1::FingerprintRequest& request) {
+  v1::FingerprintResponse response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->Fingerprint(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::CompareResponse> Client::Compare(
+    const v1::CompareRequest& request) {
+  v1::CompareResponse response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->Compare(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::StatsResponse> Client::Stats(const std::string& collection) {
+  v1::StatsRequest request;
+  request.set_collection(collection);
+  v1::StatsResponse response;
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
+    return stub_->Stats(context, request, &response);
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<grpc::health::v1::HealthCheckResponse::ServingStatus>
+Client::Health() {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + options_.timeout);
+  grpc::health::v1::HealthCheckResponse response;
+  const grpc::Status status = health_->Check(
+      &context, grpc::health::v1::HealthCheckRequest(), &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response.status();
+}
+
+absl::Status Client::BulkUpsert(
+    const std::function<bool(v1::UpsertRequest*)>& next,
+    const std::function<void(const v1::BulkUpsertResult&)>& on_result) {
+  grpc::ClientContext context;  // no deadline: a stream can run for hours
+  auto stream = stub_->BulkUpsert(&context);
+  // Write on a second thread so that results are read while we send;
+  // otherwise both sides could stall on full flow-control windows.
+  std::thread writer([&] {
+    v1::UpsertRequest request;
+    while (true) {
+      request.Clear();
+      if (!next(&request)) break;
+      if (!stream->Write(request)) break;  // the stream failed; Finish says why
+    }
+    stream->WritesDone();
+  });
+  v1::BulkUpsertResult result;
+  while (stream->Read(&result)) on_result(result);
+  writer.join();
+  return FromGrpcStatus(stream->Finish());
+}
+
+}  // namespace neardup::client

@@ -1,0 +1,16 @@
+#ifndef NEARDUP_CORE_INDEX_QUERY_STATS_H_
+#define NEARDUP_CORE_INDEX_QUERY_STATS_H_
+
+#include <cstddef>
+
+namespace neardup {
+
+// What one index query did, for metrics.
+struct IndexQueryStats {
+  size_t candidates = 0;  // distinct documents pulled from the tables
+  size_t accepted = 0;    // candidates that passed verification
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_CORE_INDEX_QUERY_STATS_H_

@@ -1,0 +1,342 @@
+#include "server/src/handlers.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/core/absl_compat.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/status_macros.h"
+#include "server/src/proto_convert.h"
+
+namespace neardup::server {
+namespace {
+
+absl::Status CheckText(std::string_view field, const std::string& text,
+                       const HandlerLimits& limits) {
+  if (text.size() > limits.max_document_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        AbslView(field), " is ", text.size(), " bytes, over the limit of ",
+        limits.max_document_bytes, " bytes (--max-document-bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+// Prefixes core's message ("empty document", "invalid UTF-8 at byte 10")
+// with the request field it is about.
+absl::Status AboutField(std::string_view field, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(AbslView(field), ": ", status.message()));
+}
+
+absl::Status CheckId(const std::string& id) {
+  if (id.empty()) return absl::InvalidArgumentError("id must not be empty");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<storage::Collection>> Handlers::FindCollection(
+    std::string_view name) const {
+  if (name.empty()) {
+    return absl::InvalidArgumentError("collection must not be empty");
+  }
+  return db_->GetCollection(name);
+}
+
+absl::Status Handlers::CreateCollection(
+    const v1::CreateCollectionRequest& request, v1::Collection* response) {
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  ASSIGN_OR_RETURN(auto collection,
+                   db_->CreateCollection(request.name(), config));
+  *response = CollectionToProto(*collection);
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::GetCollection(const v1::GetCollectionRequest& request,
+                                     v1::Collection* response) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.name()));
+  *response = CollectionToProto(*collection);
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::ListCollections(const v1::ListCollectionsRequest&,
+                                       v1::ListCollectionsResponse* response) {
+  for (const auto& collection : db_->ListCollections()) {
+    *response->add_collections() = CollectionToProto(*collection);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::DropCollection(const v1::DropCollectionRequest& request,
+                                      v1::DropCollectionResponse*) {
+  if (request.name().empty()) {
+    return absl::InvalidArgumentError("name must not be empty");
+  }
+  return db_->DropCollection(request.name());
+}
+
+absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
+                              v1::UpsertResponse* response) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  RETURN_IF_ERROR(CheckId(request.id()));
+  storage::DocumentWrite doc;
+  switch (request.content_case()) {
+    case v1::UpsertRequest::kText: {
+      RETURN_IF_ERROR(CheckText("text", request.text(), limits_));
+      auto prepared = collection->PrepareWrite(
+          request.id(), request.text(), MetadataFromProto(request.metadata()));
+      RETURN_IF_ERROR(AboutField("text", prepared.status()));
+      doc = *std::move(prepared);
+      break;
+    }
+    case v1::UpsertRequest::kSignatures: {
+      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
+                                          &doc.minhash, &doc.simhash));
+      const auto& record = collection->record();
+      if (record.config.simhash_enabled && !doc.simhash) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("collection '", record.name,
+                         "' has SimHash on: signatures.simhash is required"));
+      }
+      doc.external_id = request.id();
+      doc.metadata = MetadataFromProto(request.metadata());
+      doc.minhash_config_hash = record.minhash_config_hash;
+      doc.simhash_config_hash = record.simhash_config_hash;
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError("set either text or signatures");
+  }
+  storage::UpsertOptions options;
+  options.write.sync = request.sync() || limits_.sync_writes;
+  if (request.has_insert_only_below()) {
+    const double t = request.insert_only_below();
+    if (!(t > 0 && t <= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("insert_only_below must be in (0, 1], got ", t));
+    }
+    options.insert_only_below = t;
+  }
+  ASSIGN_OR_RETURN(storage::UpsertOutcome outcome,
+                   collection->Upsert(doc, options));
+  response->set_id(request.id());
+  response->set_written(outcome.written);
+  response->set_replaced(outcome.written && outcome.put.replaced);
+  for (const ScoredId& match : outcome.blocking) {
+    auto stored = collection->GetByInternalId(match.id);
+    if (!stored.ok()) continue;  // deleted meanwhile
+    v1::Match* out = response->add_blocking();
+    out->set_id(stored->external_id);
+    out->set_similarity(match.score);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Get(const v1::GetRequest& request,
+                           v1::Document* response) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  RETURN_IF_ERROR(CheckId(request.id()));
+  ASSIGN_OR_RETURN(storage::StoredDocument doc, collection->Get(request.id()));
+  *response = DocumentToProto(doc, collection->record());
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Delete(const v1::DeleteRequest& request,
+                              v1::DeleteResponse*) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  RETURN_IF_ERROR(CheckId(request.id()));
+  storage::WriteOptions options;
+  options.sync = request.sync() || limits_.sync_writes;
+  return collection->Delete(request.id(), options);
+}
+
+absl::Status Handlers::Query(const v1::QueryRequest& request,
+                             v1::QueryResponse* response,
+                             IndexQueryStats* stats) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  const CollectionConfig& config = collection->record().config;
+  const bool simhash_query = request.algorithm() == v1::ALGORITHM_SIMHASH;
+  if (request.algorithm() != v1::ALGORITHM_UNSPECIFIED &&
+      request.algorithm() != v1::ALGORITHM_MINHASH && !simhash_query) {
+    return absl::InvalidArgumentError("algorithm: unknown value");
+  }
+  if (request.top_k() > kMaxTopK) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "top_k must be at most ", kMaxTopK, ", got ", request.top_k()));
+  }
+  const size_t top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
+  const size_t wanted = top_k + (request.exclude_id().empty() ? 0 : 1);
+
+  MinHashSignature minhash;
+  std::optional<uint64_t> simhash;
+  std::optional<std::vector<Hash128>> probe_tokens;
+  switch (request.probe_case()) {
+    case v1::QueryRequest::kText: {
+      RETURN_IF_ERROR(CheckText("text", request.text(), limits_));
+      if (simhash_query) {
+        if (collection->simhasher() == nullptr) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("collection '", collection->name(),
+                           "' was created without SimHash"));
+        }
+        auto h = collection->simhasher()->Fingerprint(request.text());
+        RETURN_IF_ERROR(AboutField("text", h.status()));
+        simhash = *h;
+      } else {
+        auto sig = collection->minhasher().Fingerprint(request.text());
+        RETURN_IF_ERROR(AboutField("text", sig.status()));
+        minhash = *std::move(sig);
+        if (config.store_text) {
+          auto tokens = collection->minhasher().TokenSet(request.text());
+          RETURN_IF_ERROR(AboutField("text", tokens.status()));
+          probe_tokens = *std::move(tokens);
+        }
+      }
+      break;
+    }
+    case v1::QueryRequest::kSignatures:
+      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
+                                          &minhash, &simhash));
+      if (simhash_query && !simhash) {
+        return absl::InvalidArgumentError(
+            "a SimHash query by signatures needs signatures.simhash");
+      }
+      break;
+    default:
+      return absl::InvalidArgumentError("set either text or signatures");
+  }
+
+  struct Hit {
+    uint32_t internal_id;
+    double similarity;
+    std::optional<int> distance;
+  };
+  std::vector<Hit> hits;
+  if (simhash_query) {
+    const int max_distance =
+        request.has_max_distance()
+            ? static_cast<int>(std::min<uint32_t>(request.max_distance(), 64))
+            : config.simhash_max_distance;
+    ASSIGN_OR_RETURN(
+        std::vector<IdDistance> found,
+        collection->QuerySimHash(*simhash, max_distance, wanted, stats));
+    for (const IdDistance& m : found) {
+      hits.push_back({m.id, std::cos(M_PI * m.distance / 64.0), m.distance});
+    }
+  } else {
+    const double threshold =
+        request.threshold() == 0 ? config.threshold : request.threshold();
+    if (!(threshold > 0 && threshold <= 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "threshold must be in (0, 1], got ", request.threshold()));
+    }
+    ASSIGN_OR_RETURN(
+        std::vector<ScoredId> found,
+        collection->QueryMinHash(minhash, threshold, wanted, stats));
+    for (const ScoredId& m : found) hits.push_back({m.id, m.score, {}});
+  }
+
+  for (const Hit& hit : hits) {
+    if (static_cast<size_t>(response->matches_size()) >= top_k) break;
+    auto doc = collection->GetByInternalId(hit.internal_id);
+    if (absl::IsNotFound(doc.status())) continue;  // deleted meanwhile
+    RETURN_IF_ERROR(doc.status());
+    if (doc->external_id == request.exclude_id()) continue;
+    v1::Match* match = response->add_matches();
+    match->set_id(doc->external_id);
+    match->set_similarity(hit.similarity);
+    if (hit.distance) match->set_hamming_distance(*hit.distance);
+    if (request.include_metadata()) {
+      for (const auto& [key, value] : doc->metadata) {
+        (*match->mutable_metadata())[key] = value;
+      }
+    }
+    if (probe_tokens && doc->text) {
+      auto tokens = collection->minhasher().TokenSet(*doc->text);
+      if (tokens.ok()) {
+        match->set_exact_jaccard(ExactJaccard(*probe_tokens, *tokens));
+      }
+    }
+  }
+  response->set_candidates(stats->candidates);
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Stats(const v1::StatsRequest& request,
+                             v1::StatsResponse* response) {
+  std::vector<std::shared_ptr<storage::Collection>> collections;
+  if (request.collection().empty()) {
+    collections = db_->ListCollections();
+  } else {
+    ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+    collections.push_back(std::move(collection));
+  }
+  for (const auto& collection : collections) {
+    v1::CollectionStats* out = response->add_collections();
+    out->set_name(collection->name());
+    out->set_document_count(collection->num_documents());
+    out->set_index_bytes(collection->index_bytes());
+    out->set_bands(collection->record().config.lsh.bands);
+    out->set_rows(collection->record().config.lsh.rows);
+    out->set_simhash(collection->record().config.simhash_enabled);
+  }
+  const storage::StoreStats store = db_->store().Stats();
+  response->set_store_live_bytes(store.live_sst_bytes);
+  response->set_store_pending_compaction_bytes(
+      store.estimated_pending_compaction_bytes);
+  response->set_store_memtable_bytes(store.memtable_bytes);
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
+                                   v1::FingerprintResponse* response,
+                                   const HandlerLimits& limits) {
+  RETURN_IF_ERROR(CheckText("text", request.text(), limits));
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  ASSIGN_OR_RETURN(MinHasher minhasher,
+                   MinHasher::Create(MinHashConfigOf(config)));
+  auto sig = minhasher.Fingerprint(request.text());
+  RETURN_IF_ERROR(AboutField("text", sig.status()));
+  response->set_minhash(sig->Serialize());
+  response->set_minhash_config_hash(minhasher.config_hash());
+  ASSIGN_OR_RETURN(std::vector<Hash128> tokens,
+                   minhasher.TokenSet(request.text()));
+  response->set_token_count(tokens.size());
+  if (config.simhash_enabled) {
+    ASSIGN_OR_RETURN(SimHasher simhasher,
+                     SimHasher::Create(SimHashConfigOf(config)));
+    ASSIGN_OR_RETURN(uint64_t h, simhasher.Fingerprint(request.text()));
+    response->set_simhash(h);
+    response->set_simhash_config_hash(simhasher.config_hash());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Compare(const v1::CompareRequest& request,
+                               v1::CompareResponse* response,
+                               const HandlerLimits& limits) {
+  RETURN_IF_ERROR(CheckText("a", request.a(), limits));
+  RETURN_IF_ERROR(CheckText("b", request.b(), limits));
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  ASSIGN_OR_RETURN(MinHasher minhasher,
+                   MinHasher::Create(MinHashConfigOf(config)));
+  ASSIGN_OR_RETURN(SimHasher simhasher,
+                   SimHasher::Create(SimHashConfigOf(config)));
+  auto sig_a = minhasher.Fingerprint(request.a());
+  RETURN_IF_ERROR(AboutField("a", sig_a.status()));
+  auto sig_b = minhasher.Fingerprint(request.b());
+  RETURN_IF_ERROR(AboutField("b", sig_b.status()));
+  ASSIGN_OR_RETURN(double estimated, EstimateJaccard(*sig_a, *sig_b));
+  ASSIGN_OR_RETURN(auto tokens_a, minhasher.TokenSet(request.a()));
+  ASSIGN_OR_RETURN(auto tokens_b, minhasher.TokenSet(request.b()));
+  ASSIGN_OR_RETURN(uint64_t h_a, simhasher.Fingerprint(request.a()));
+  ASSIGN_OR_RETURN(uint64_t h_b, simhasher.Fingerprint(request.b()));
+  response->set_estimated_jaccard(estimated);
+  response->set_exact_jaccard(ExactJaccard(tokens_a, tokens_b));
+  response->set_hamming_distance(Hamming(h_a, h_b));
+  response->set_cosine_estimate(CosineEstimate(h_a, h_b));
+  return absl::OkStatus();
+}
+
+}  // namespace neardup::server

@@ -1,0 +1,218 @@
+#include "server/src/metrics.h"
+
+#include "neardup/core/sync.h"
+#include "neardup/storage/database.h"
+
+namespace neardup::server {
+namespace {
+
+constexpr const char* kMethodNames[] = {"CreateCollection",
+                                        "GetCollection",
+                                        "ListCollections",
+                                        "DropCollection",
+                                        "Upsert",
+                                        "BulkUpsert",
+                                        "Get",
+                                        "Delete",
+                                        "Query",
+                                        "BatchQuery",
+                                        "Fingerprint",
+                                        "Compare",
+                                        "Stats"};
+static_assert(std::size(kMethodNames) == static_cast<size_t>(Method::kCount));
+
+constexpr const char* kCodeNames[kNumStatusCodes] = {"OK",
+                                                     "CANCELLED",
+                                                     "UNKNOWN",
+                                                     "INVALID_ARGUMENT",
+                                                     "DEADLINE_EXCEEDED",
+                                                     "NOT_FOUND",
+                                                     "ALREADY_EXISTS",
+                                                     "PERMISSION_DENIED",
+                                                     "RESOURCE_EXHAUSTED",
+                                                     "FAILED_PRECONDITION",
+                                                     "ABORTED",
+                                                     "OUT_OF_RANGE",
+                                                     "UNIMPLEMENTED",
+                                                     "INTERNAL",
+                                                     "UNAVAILABLE",
+                                                     "DATA_LOSS",
+                                                     "UNAUTHENTICATED"};
+
+int CodeIndex(grpc::StatusCode code) {
+  const int index = static_cast<int>(code);
+  return index >= 0 && index < kNumStatusCodes ? index : 2;  // UNKNOWN
+}
+
+prometheus::ClientMetric Gauge(
+    double value, std::vector<prometheus::ClientMetric::Label> labels = {}) {
+  prometheus::ClientMetric metric;
+  metric.label = std::move(labels);
+  metric.gauge.value = value;
+  return metric;
+}
+
+// Reads collection sizes, index memory and RocksDB figures at scrape time.
+class StateCollector : public prometheus::Collectable {
+ public:
+  void SetDatabase(std::function<const storage::Database*()> database) {
+    MutexLock lock(&mu_);
+    database_ = std::move(database);
+  }
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::function<const storage::Database*()> get;
+    {
+      MutexLock lock(&mu_);
+      get = database_;
+    }
+    const storage::Database* db = get ? get() : nullptr;
+    if (db == nullptr) return {};
+    prometheus::MetricFamily documents{
+        "neardup_collection_documents",
+        "Documents in each collection's in-memory index.",
+        prometheus::MetricType::Gauge,
+        {}};
+    prometheus::MetricFamily index_bytes{
+        "neardup_index_memory_bytes",
+        "Heap bytes of each collection's in-memory indexes.",
+        prometheus::MetricType::Gauge,
+        {}};
+    for (const auto& collection : db->ListCollections()) {
+      const std::vector<prometheus::ClientMetric::Label> labels = {
+          {"collection", collection->name()}};
+      documents.metric.push_back(
+          Gauge(static_cast<double>(collection->num_documents()), labels));
+      index_bytes.metric.push_back(
+          Gauge(static_cast<double>(collection->index_bytes()), labels));
+    }
+    const storage::StoreStats stats = db->store().Stats();
+    return {
+        std::move(documents),
+        std::move(index_bytes),
+        {"neardup_store_live_sst_bytes",
+         "Bytes of RocksDB SST files in the live version.",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.live_sst_bytes))}},
+        {"neardup_store_pending_compaction_bytes",
+         "RocksDB's estimate of bytes compaction still has to rewrite.",
+         prometheus::MetricType::Gauge,
+         {Gauge(
+             static_cast<double>(stats.estimated_pending_compaction_bytes))}},
+        {"neardup_store_memtable_bytes",
+         "Bytes in RocksDB memtables (not yet flushed).",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.memtable_bytes))}},
+    };
+  }
+
+ private:
+  mutable Mutex mu_;
+  std::function<const storage::Database*()> database_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+const char* MethodName(Method method) {
+  return kMethodNames[static_cast<int>(method)];
+}
+
+ServerMetrics::ServerMetrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      state_collector_(std::make_shared<StateCollector>()) {
+  auto& rpcs = prometheus::BuildCounter()
+                   .Name("neardup_rpcs_total")
+                   .Help("Finished RPCs by method and gRPC status code.")
+                   .Register(*registry_);
+  auto& items = prometheus::BuildCounter()
+                    .Name("neardup_stream_items_total")
+                    .Help(
+                        "BulkUpsert items and BatchQuery probes by method "
+                        "and per-item status code.")
+                    .Register(*registry_);
+  auto& latency =
+      prometheus::BuildHistogram()
+          .Name("neardup_rpc_duration_seconds")
+          .Help("RPC latency from arrival to completion, by method.")
+          .Register(*registry_);
+  const prometheus::Histogram::BucketBoundaries latency_buckets = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+  for (int m = 0; m < static_cast<int>(Method::kCount); ++m) {
+    for (int c = 0; c < kNumStatusCodes; ++c) {
+      rpcs_[m][c] =
+          &rpcs.Add({{"method", kMethodNames[m]}, {"code", kCodeNames[c]}});
+      stream_items_[m][c] = nullptr;
+    }
+    latency_[m] = &latency.Add({{"method", kMethodNames[m]}}, latency_buckets);
+  }
+  for (Method m : {Method::kBulkUpsert, Method::kBatchQuery}) {
+    for (int c = 0; c < kNumStatusCodes; ++c) {
+      stream_items_[static_cast<int>(m)][c] =
+          &items.Add({{"method", MethodName(m)}, {"code", kCodeNames[c]}});
+    }
+  }
+  candidates_ = &prometheus::BuildHistogram()
+                     .Name("neardup_query_candidates")
+                     .Help("Index candidates verified per query.")
+                     .Register(*registry_)
+                     .Add({}, prometheus::Histogram::BucketBoundaries{
+                                  0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
+                                  5000, 10000});
+  auto& verified =
+      prometheus::BuildCounter()
+          .Name("neardup_query_candidates_verified_total")
+          .Help(
+              "Index candidates verified against the stored signature, by "
+              "outcome (accepted: at or above the threshold).")
+          .Register(*registry_);
+  verified_accepted_ = &verified.Add({{"result", "accepted"}});
+  verified_rejected_ = &verified.Add({{"result", "rejected"}});
+  rebuild_seconds_ = &prometheus::BuildGauge()
+                          .Name("neardup_index_rebuild_seconds")
+                          .Help(
+                              "Seconds the last start-up spent rebuilding "
+                              "each collection's index from RocksDB.")
+                          .Register(*registry_);
+  rebuild_documents_ = &prometheus::BuildGauge()
+                            .Name("neardup_index_rebuild_documents")
+                            .Help(
+                                "Documents indexed by the last start-up "
+                                "rebuild, per collection.")
+                            .Register(*registry_);
+}
+
+void ServerMetrics::RecordRpc(Method method, grpc::StatusCode code,
+                              double seconds) {
+  const int m = static_cast<int>(method);
+  rpcs_[m][CodeIndex(code)]->Increment();
+  latency_[m]->Observe(seconds);
+}
+
+void ServerMetrics::RecordStreamItem(Method method, grpc::StatusCode code) {
+  prometheus::Counter* counter =
+      stream_items_[static_cast<int>(method)][CodeIndex(code)];
+  if (counter) counter->Increment();
+}
+
+void ServerMetrics::RecordQuery(const IndexQueryStats& stats) {
+  candidates_->Observe(static_cast<double>(stats.candidates));
+  verified_accepted_->Increment(static_cast<double>(stats.accepted));
+  verified_rejected_->Increment(
+      static_cast<double>(stats.candidates - stats.accepted));
+}
+
+void ServerMetrics::RecordRebuild(const std::string& collection,
+                                  uint64_t documents, double seconds) {
+  rebuild_seconds_->Add({{"collection", collection}}).Set(seconds);
+  rebuild_documents_->Add({{"collection", collection}})
+      .Set(static_cast<double>(documents));
+}
+
+void ServerMetrics::SetDatabase(
+    std::function<const storage::Database*()> database) {
+  static_cast<StateCollector*>(state_collector_.get())
+      ->SetDatabase(std::move(database));
+}
+
+}  // namespace neardup::server

@@ -1,0 +1,239 @@
+#include "server/src/proto_convert.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "neardup/core/absl_compat.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/core/status_macros.h"
+
+namespace neardup::server {
+namespace {
+
+constexpr std::string_view kShinglePrefix = "shingle-k=";
+
+absl::StatusOr<std::string> BaseTokenizer(std::string_view name) {
+  if (name.empty() || name == "word") return std::string("word-uax29");
+  if (name == "grapheme") return std::string("grapheme-uax29");
+  if (name == "cjk") return std::string("cjk-icu");
+  if (name == "word-uax29" || name == "grapheme-uax29" || name == "cjk-icu") {
+    return std::string(name);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "config.tokenizer: unknown tokenizer '", AbslView(name),
+      "'; use word, grapheme or cjk (shingling is set with shingle_k)"));
+}
+
+}  // namespace
+
+absl::StatusOr<CollectionConfig> ConfigFromProto(
+    const v1::FingerprintConfig& proto) {
+  CollectionConfig config;
+  const auto& canon = proto.canonicalizer();
+  switch (canon.normalization()) {
+    case v1::CanonicalizerOptions::NORMALIZATION_UNSPECIFIED:
+    case v1::CanonicalizerOptions::NORMALIZATION_NFKC:
+      config.canonicalizer.normalization = Normalization::kNfkc;
+      break;
+    case v1::CanonicalizerOptions::NORMALIZATION_NFC:
+      config.canonicalizer.normalization = Normalization::kNfc;
+      break;
+    case v1::CanonicalizerOptions::NORMALIZATION_NONE:
+      config.canonicalizer.normalization = Normalization::kNone;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          "config.canonicalizer.normalization: unknown value");
+  }
+  config.canonicalizer.case_fold =
+      canon.disable_case_fold() ? CaseFold::kNone : CaseFold::kFull;
+  config.canonicalizer.strip_bidi = !canon.keep_bidi_controls();
+  config.canonicalizer.strip_format = !canon.keep_format_characters();
+  config.canonicalizer.confusable_skeleton = canon.confusable_skeleton();
+
+  ASSIGN_OR_RETURN(std::string base, BaseTokenizer(proto.tokenizer()));
+  const uint32_t k = proto.shingle_k() == 0 ? 5 : proto.shingle_k();
+  if (k > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.shingle_k must be in [1, 64], got ", k));
+  }
+  config.minhash_tokenizer =
+      k == 1 ? base : absl::StrCat(AbslView(kShinglePrefix), k, "/", base);
+  config.simhash_tokenizer = base;
+  config.num_perm =
+      proto.num_perm() == 0 ? 128 : static_cast<int>(proto.num_perm());
+  if (proto.has_seed()) config.seed = proto.seed();
+  switch (proto.hash_family()) {
+    case v1::HASH_FAMILY_UNSPECIFIED:
+    case v1::HASH_FAMILY_XXH3:
+      config.family = HashFamily::kXxh3;
+      break;
+    case v1::HASH_FAMILY_MURMUR3:
+      config.family = HashFamily::kMurmur3;
+      break;
+    default:
+      return absl::InvalidArgumentError("config.hash_family: unknown value");
+  }
+  if (proto.threshold() != 0) config.threshold = proto.threshold();
+  config.lsh = {static_cast<int>(proto.bands()),
+                static_cast<int>(proto.rows())};
+  if (proto.verify_bits() != 0) config.verify_bits = proto.verify_bits();
+  config.simhash_enabled = proto.simhash();
+  switch (proto.simhash_weighting()) {
+    case v1::SIMHASH_WEIGHTING_UNSPECIFIED:
+    case v1::SIMHASH_WEIGHTING_TF:
+      config.simhash_weighting = SimHashWeighting::kTf;
+      break;
+    case v1::SIMHASH_WEIGHTING_UNIFORM:
+      config.simhash_weighting = SimHashWeighting::kUniform;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          "config.simhash_weighting: unknown value");
+  }
+  if (proto.has_simhash_max_distance()) {
+    config.simhash_max_distance =
+        static_cast<int>(std::min<uint32_t>(proto.simhash_max_distance(), 64));
+  }
+  config.store_text = proto.store_text();
+  auto normalized = NormalizeCollectionConfig(std::move(config));
+  if (!normalized.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config: ", normalized.status().message()));
+  }
+  return normalized;
+}
+
+v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
+  v1::FingerprintConfig proto;
+  auto* canon = proto.mutable_canonicalizer();
+  switch (config.canonicalizer.normalization) {
+    case Normalization::kNfkc:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFKC);
+      break;
+    case Normalization::kNfc:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFC);
+      break;
+    case Normalization::kNone:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NONE);
+      break;
+  }
+  canon->set_disable_case_fold(config.canonicalizer.case_fold ==
+                               CaseFold::kNone);
+  canon->set_keep_bidi_controls(!config.canonicalizer.strip_bidi);
+  canon->set_keep_format_characters(!config.canonicalizer.strip_format);
+  canon->set_confusable_skeleton(config.canonicalizer.confusable_skeleton);
+  proto.set_tokenizer(config.simhash_tokenizer);
+  uint32_t k = 1;
+  std::string_view minhash = config.minhash_tokenizer;
+  if (minhash.starts_with(kShinglePrefix)) {
+    const size_t slash = minhash.find('/');
+    absl::SimpleAtoi(AbslView(minhash.substr(kShinglePrefix.size(),
+                                             slash - kShinglePrefix.size())),
+                     &k);
+  }
+  proto.set_shingle_k(k);
+  proto.set_num_perm(config.num_perm);
+  proto.set_seed(config.seed);
+  proto.set_hash_family(config.family == HashFamily::kMurmur3
+                            ? v1::HASH_FAMILY_MURMUR3
+                            : v1::HASH_FAMILY_XXH3);
+  proto.set_threshold(config.threshold);
+  proto.set_bands(config.lsh.bands);
+  proto.set_rows(config.lsh.rows);
+  proto.set_verify_bits(config.verify_bits);
+  proto.set_simhash(config.simhash_enabled);
+  proto.set_simhash_weighting(config.simhash_weighting ==
+                                      SimHashWeighting::kUniform
+                                  ? v1::SIMHASH_WEIGHTING_UNIFORM
+                                  : v1::SIMHASH_WEIGHTING_TF);
+  proto.set_simhash_max_distance(config.simhash_max_distance);
+  proto.set_store_text(config.store_text);
+  return proto;
+}
+
+v1::Collection CollectionToProto(const storage::Collection& collection) {
+  v1::Collection proto;
+  const storage::CollectionRecord& record = collection.record();
+  proto.set_name(record.name);
+  *proto.mutable_config() = ConfigToProto(record.config);
+  proto.set_minhash_config_hash(record.minhash_config_hash);
+  proto.set_simhash_config_hash(record.simhash_config_hash);
+  proto.set_document_count(collection.num_documents());
+  proto.set_created_unix_micros(record.created_unix_micros);
+  return proto;
+}
+
+absl::Status SignaturesFromProto(const v1::Signatures& proto,
+                                 const storage::Collection& collection,
+                                 MinHashSignature* minhash,
+                                 std::optional<uint64_t>* simhash) {
+  const storage::CollectionRecord& record = collection.record();
+  if (proto.minhash_config_hash() != record.minhash_config_hash) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "signatures.minhash_config_hash ",
+        FormatHex64(proto.minhash_config_hash()),
+        " does not match collection '", record.name, "' (",
+        FormatHex64(record.minhash_config_hash),
+        "); fingerprint with the collection's config (see GetCollection)"));
+  }
+  auto parsed = MinHashSignature::Parse(proto.minhash());
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("signatures.minhash: ", parsed.status().message()));
+  }
+  if (parsed->num_perm() != record.config.num_perm) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "signatures.minhash has ", parsed->num_perm(), " slots; collection '",
+        record.name, "' uses ", record.config.num_perm));
+  }
+  *minhash = *std::move(parsed);
+  simhash->reset();
+  if (proto.has_simhash()) {
+    if (!record.config.simhash_enabled) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("collection '", record.name,
+                       "' has SimHash off; leave signatures.simhash unset"));
+    }
+    if (proto.simhash_config_hash() != record.simhash_config_hash) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("signatures.simhash_config_hash ",
+                       FormatHex64(proto.simhash_config_hash()),
+                       " does not match collection '", record.name, "' (",
+                       FormatHex64(record.simhash_config_hash), ")"));
+    }
+    *simhash = proto.simhash();
+  }
+  return absl::OkStatus();
+}
+
+v1::Document DocumentToProto(const storage::StoredDocument& doc,
+                             const storage::CollectionRecord& record) {
+  v1::Document proto;
+  proto.set_id(doc.external_id);
+  for (const auto& [key, value] : doc.metadata) {
+    (*proto.mutable_metadata())[key] = value;
+  }
+  if (doc.text) proto.set_text(*doc.text);
+  auto* sigs = proto.mutable_signatures();
+  sigs->set_minhash(doc.minhash.Serialize());
+  sigs->set_minhash_config_hash(record.minhash_config_hash);
+  if (doc.simhash) {
+    sigs->set_simhash(*doc.simhash);
+    sigs->set_simhash_config_hash(record.simhash_config_hash);
+  }
+  proto.set_created_unix_micros(doc.created_unix_micros);
+  proto.set_updated_unix_micros(doc.updated_unix_micros);
+  return proto;
+}
+
+storage::Metadata MetadataFromProto(
+    const google::protobuf::Map<std::string, std::string>& proto) {
+  storage::Metadata metadata(proto.begin(), proto.end());
+  // Map iteration order is unspecified; stored metadata is sorted.
+  std::sort(metadata.begin(), metadata.end());
+  return metadata;
+}
+
+}  // namespace neardup::server

@@ -1,0 +1,157 @@
+#include "server/src/server.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "prometheus/exposer.h"
+#include "spdlog/spdlog.h"
+
+namespace neardup::server {
+namespace {
+
+constexpr const char* kServiceName = "neardup.v1.NearDup";
+
+void SetHealth(grpc::Server* server, bool serving) {
+  grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus(serving);  // "" and every service
+  health->SetServingStatus(kServiceName, serving);
+}
+
+}  // namespace
+
+NeardupServer::NeardupServer(const ServerConfig& config) : config_(config) {}
+
+absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
+    const ServerConfig& config) {
+  std::unique_ptr<NeardupServer> server(new NeardupServer(config));
+  server->metrics_ = std::make_unique<ServerMetrics>();
+  const int workers = config.worker_threads > 0
+                          ? config.worker_threads
+                          : std::max(2u, std::thread::hardware_concurrency());
+  server->pool_ = std::make_unique<WorkerPool>(
+      workers, static_cast<size_t>(config.max_queued_requests));
+  ServiceOptions options;
+  options.limits.max_document_bytes = config.max_document_bytes;
+  options.limits.sync_writes = config.sync_writes;
+  options.default_deadline_seconds = config.default_deadline_seconds;
+  server->service_ = std::make_unique<NearDupService>(
+      options, server->pool_.get(), server->metrics_.get());
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen_address,
+                           grpc::InsecureServerCredentials(),
+                           &server->grpc_port_);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
+  builder.RegisterService(server->service_.get());
+  server->grpc_server_ = builder.BuildAndStart();
+  if (server->grpc_server_ == nullptr || server->grpc_port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", config.listen_address,
+                     " (in use, or not a valid host:port)"));
+  }
+  SetHealth(server->grpc_server_.get(), false);
+
+  if (!config.metrics_address.empty()) {
+    try {
+      server->exposer_ =
+          std::make_unique<prometheus::Exposer>(config.metrics_address, 1);
+    } catch (const std::exception& e) {
+      server->grpc_server_->Shutdown();
+      return absl::UnavailableError(absl::StrCat(
+          "cannot serve metrics on ", config.metrics_address, ": ", e.what()));
+    }
+    server->exposer_->RegisterCollectable(server->metrics_->registry());
+    server->exposer_->RegisterCollectable(server->metrics_->state_collector());
+    const std::vector<int> ports = server->exposer_->GetListeningPorts();
+    server->metrics_port_ = ports.empty() ? 0 : ports.front();
+  }
+  spdlog::info("listening for gRPC on port {}, metrics on port {}",
+               server->grpc_port_, server->metrics_port_);
+  server->loader_ = std::thread([s = server.get()] { s->OpenDatabase(); });
+  return server;
+}
+
+void NeardupServer::OpenDatabase() {
+  spdlog::info("opening store in {} and rebuilding indexes", config_.data_dir);
+  const auto start = std::chrono::steady_clock::now();
+  storage::DatabaseOptions options;
+  options.store.block_cache_bytes = config_.block_cache_bytes;
+  options.store.write_buffer_bytes =
+      std::min(config_.block_cache_bytes / 2, size_t{64} << 20);
+  options.index_shards = config_.shards;
+  auto db = storage::Database::Open(
+      config_.data_dir, options, [this](const storage::RebuildReport& r) {
+        spdlog::info(
+            "collection '{}': {} documents indexed in {:.2f} s ({:.0f} docs/s)",
+            r.collection, r.documents, r.seconds, r.docs_per_second());
+        metrics_->RecordRebuild(r.collection, r.documents, r.seconds);
+      });
+  if (!db.ok()) {
+    spdlog::error("cannot open the store: {}", db.status().ToString());
+    MutexLock lock(&mu_);
+    stop_status_ = db.status();
+    stopped_ = true;
+    stopped_cv_.notify_all();
+    return;
+  }
+  db_ = std::move(*db);
+  service_->SetDatabase(db_.get());
+  metrics_->SetDatabase([db = db_.get()] { return db; });
+  {
+    MutexLock lock(&mu_);
+    if (shutting_down_) return;
+    serving_ = true;
+  }
+  SetHealth(grpc_server_.get(), true);
+  spdlog::info(
+      "serving: {} collections ready after {:.2f} s",
+      db_->ListCollections().size(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
+}
+
+bool NeardupServer::serving() const {
+  MutexLock lock(&mu_);
+  return serving_;
+}
+
+void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
+  {
+    MutexLock lock(&mu_);
+    if (shutting_down_) return;
+    shutting_down_ = true;
+    serving_ = false;
+  }
+  spdlog::info("shutting down: draining in-flight calls");
+  service_->StopAccepting();
+  SetHealth(grpc_server_.get(), false);
+  // Waits for in-flight calls until the deadline, then cancels the rest.
+  grpc_server_->Shutdown(std::chrono::system_clock::now() + grace);
+  if (loader_.joinable()) loader_.join();
+  pool_.reset();  // runs whatever is still queued, then joins
+  grpc_server_->Wait();
+  exposer_.reset();
+  metrics_->SetDatabase(nullptr);
+  db_.reset();  // closes RocksDB (the WAL already holds every write)
+  spdlog::info("shut down cleanly");
+  MutexLock lock(&mu_);
+  stopped_ = true;
+  stopped_cv_.notify_all();
+}
+
+absl::Status NeardupServer::Wait() {
+  std::unique_lock<Mutex> lock(mu_);
+  stopped_cv_.wait(
+      lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopped_; });
+  return [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stop_status_; }();
+}
+
+NeardupServer::~NeardupServer() { Shutdown(std::chrono::milliseconds(0)); }
+
+}  // namespace neardup::server

@@ -1,0 +1,193 @@
+#include "server/src/server_config.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "yaml-cpp/yaml.h"
+
+namespace neardup::server {
+namespace {
+
+constexpr const char* kEnvPrefix = "NEARDUPD_";
+
+// Environment variable of a flag: --data-dir -> NEARDUPD_DATA_DIR.
+std::string EnvName(std::string flag) {
+  for (char& c : flag) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  return kEnvPrefix + flag;
+}
+
+// The --config path, looked for before the full parse so that the file can
+// provide defaults that flags and environment variables override.
+std::string FindConfigPath(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--config" && i + 1 < argc) return argv[i + 1];
+    if (arg.starts_with("--config=")) return std::string(arg.substr(9));
+  }
+  const char* env = std::getenv(EnvName("config").c_str());
+  return env ? env : "";
+}
+
+// Each setting once: its flag, where it lives, and its help text.
+template <typename Visitor>
+void ForEachSetting(ServerConfig& c, Visitor&& visit) {
+  visit("listen", c.listen_address, "gRPC listen address (host:port)");
+  visit("data-dir", c.data_dir, "RocksDB data directory (created if missing)");
+  visit("metrics-listen", c.metrics_address,
+        "Prometheus /metrics address (host:port); empty disables");
+  visit("shards", c.shards, "in-memory index shards per collection");
+  visit("workers", c.worker_threads,
+        "worker threads for requests; 0 = one per hardware thread");
+  visit("max-queued-requests", c.max_queued_requests,
+        "requests waiting for a worker before RESOURCE_EXHAUSTED");
+  visit("max-message-bytes", c.max_message_bytes,
+        "largest gRPC message accepted or sent");
+  visit("max-document-bytes", c.max_document_bytes,
+        "largest document text accepted");
+  visit("default-deadline", c.default_deadline_seconds,
+        "deadline in seconds for calls that set none");
+  visit("sync-writes", c.sync_writes,
+        "fsync the write-ahead log on every write (slower, survives power "
+        "loss)");
+  visit("block-cache-bytes", c.block_cache_bytes,
+        "RocksDB block cache (also bounds memtables)");
+  visit("log-level", c.log_level, "trace|debug|info|warn|error|off");
+}
+
+template <typename T>
+absl::Status FromYaml(const YAML::Node& node, const std::string& key,
+                      T& value) {
+  try {
+    value = node.as<T>();
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config key '", key, "': ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ApplyYamlConfig(const std::string& yaml_text,
+                             ServerConfig& config) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config file is not valid YAML: ", e.what()));
+  }
+  if (root.IsNull()) return absl::OkStatus();
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        "config file must be a YAML mapping of flag names to values");
+  }
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    bool known = false;
+    absl::Status status;
+    ForEachSetting(config, [&](const char* flag, auto& value, const char*) {
+      if (key != flag) return;
+      known = true;
+      status = FromYaml(entry.second, key, value);
+    });
+    if (!known) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown config key '", key,
+                       "' (keys are the long flag names, e.g. data-dir)"));
+    }
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateServerConfig(const ServerConfig& c) {
+  if (c.listen_address.empty()) {
+    return absl::InvalidArgumentError("--listen must not be empty");
+  }
+  if (c.data_dir.empty()) {
+    return absl::InvalidArgumentError("--data-dir must not be empty");
+  }
+  if (c.shards < 1 || c.shards > 4096) {
+    return absl::InvalidArgumentError("--shards must be in [1, 4096]");
+  }
+  if (c.worker_threads < 0 || c.worker_threads > 1024) {
+    return absl::InvalidArgumentError("--workers must be in [0, 1024]");
+  }
+  if (c.max_queued_requests < 1) {
+    return absl::InvalidArgumentError("--max-queued-requests must be >= 1");
+  }
+  if (c.max_message_bytes < 1024 ||
+      c.max_message_bytes > (size_t{1} << 31) - 1) {
+    return absl::InvalidArgumentError(
+        "--max-message-bytes must be in [1024, 2^31 - 1]");
+  }
+  if (c.max_document_bytes < 1 || c.max_document_bytes > c.max_message_bytes) {
+    return absl::InvalidArgumentError(
+        "--max-document-bytes must be in [1, --max-message-bytes]");
+  }
+  if (!(c.default_deadline_seconds > 0)) {
+    return absl::InvalidArgumentError("--default-deadline must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+ParsedCommandLine ParseCommandLine(int argc, char** argv) {
+  ServerConfig config;
+  const std::string config_path = FindConfigPath(argc, argv);
+  if (!config_path.empty()) {
+    std::ifstream file(config_path);
+    if (!file) {
+      std::fprintf(stderr, "neardupd: cannot read config file %s: %s\n",
+                   config_path.c_str(), std::strerror(errno));
+      return 2;
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    if (absl::Status s = ApplyYamlConfig(text.str(), config); !s.ok()) {
+      std::fprintf(stderr, "neardupd: %s: %s\n", config_path.c_str(),
+                   std::string(s.message()).c_str());
+      return 2;
+    }
+  }
+
+  CLI::App app{
+      "neardupd: near-duplicate text detection over gRPC.\n"
+      "Every flag can also come from the environment (NEARDUPD_<FLAG>, e.g. "
+      "NEARDUPD_DATA_DIR) or from a YAML file given with --config whose keys "
+      "are the flag names. Flags win over the environment, which wins over "
+      "the file."};
+  app.set_version_flag("--version", "neardupd 0.1.0");
+  std::string unused_config_path = config_path;
+  app.add_option("--config", unused_config_path, "YAML config file")
+      ->envname(EnvName("config"));
+  ForEachSetting(config, [&](const char* flag, auto& value, const char* help) {
+    using T = std::decay_t<decltype(value)>;
+    const std::string name = std::string("--") + flag;
+    if constexpr (std::is_same_v<T, bool>) {
+      app.add_flag(name, value, help)
+          ->envname(EnvName(flag))
+          ->capture_default_str();
+    } else {
+      app.add_option(name, value, help)
+          ->envname(EnvName(flag))
+          ->capture_default_str();
+    }
+  });
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (absl::Status s = ValidateServerConfig(config); !s.ok()) {
+    std::fprintf(stderr, "neardupd: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  return config;
+}
+
+}  // namespace neardup::server

@@ -1,0 +1,48 @@
+#ifndef NEARDUP_SERVER_SERVER_CONFIG_H_
+#define NEARDUP_SERVER_SERVER_CONFIG_H_
+
+// neardupd's settings. Precedence: command-line flag > environment variable
+// (NEARDUPD_<FLAG>) > YAML config file (--config) > built-in default.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "absl/status/statusor.h"
+
+namespace neardup::server {
+
+struct ServerConfig {
+  std::string listen_address = "127.0.0.1:50051";
+  std::string data_dir = "./neardup-data";
+  // Prometheus /metrics endpoint; empty disables it.
+  std::string metrics_address = "127.0.0.1:9464";
+  int shards = 4;          // index shards per collection
+  int worker_threads = 0;  // 0: one per hardware thread
+  int max_queued_requests = 1024;
+  size_t max_message_bytes = size_t{64} << 20;
+  size_t max_document_bytes = size_t{16} << 20;
+  double default_deadline_seconds = 30;  // for calls that set none
+  bool sync_writes = false;              // fsync every write
+  size_t block_cache_bytes = size_t{256} << 20;
+  std::string log_level = "info";
+};
+
+// Either a config to run with, or an exit code (after --help, --version or
+// a usage error, whose text was already printed).
+using ParsedCommandLine = std::variant<ServerConfig, int>;
+
+ParsedCommandLine ParseCommandLine(int argc, char** argv);
+
+// Applies a YAML document's keys (the long flag names, e.g. `data-dir`) to
+// `config`. INVALID_ARGUMENT names an unknown key or a bad value.
+absl::Status ApplyYamlConfig(const std::string& yaml_text,
+                             ServerConfig& config);
+
+// INVALID_ARGUMENT for values neardupd cannot run with.
+absl::Status ValidateServerConfig(const ServerConfig& config);
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_SERVER_CONFIG_H_

@@ -1,0 +1,395 @@
+// End-to-end: the real neardupd binary on loopback with a temp data dir,
+// driven through the C++ client.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "neardup/core/minhash.h"
+#include "tests/server/server_process.h"
+#include "tests/support/corpus.h"
+#include "tests/support/temp_dir.h"
+
+namespace neardup {
+namespace {
+
+using testing::GeneratedText;
+using ::testing::HasSubstr;
+using testing::NearCopy;
+using testing::ServerProcess;
+
+constexpr int kBaseDocs = 300;
+constexpr int kCopies = 30;  // near copies of docs 0..29
+
+class NeardupdTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<ServerProcess>(
+        temp_.path() + "/data", temp_.path() + "/neardupd.log", ExtraFlags());
+    server_->Start();
+    ASSERT_TRUE(server_->WaitServing()) << Log();
+    client_ = MakeClient();
+  }
+
+  virtual std::vector<std::string> ExtraFlags() { return {}; }
+
+  std::unique_ptr<client::Client> MakeClient() {
+    client::ClientOptions options;
+    options.target = server_->Address();
+    return std::make_unique<client::Client>(options);
+  }
+
+  std::string Log() const {
+    std::ifstream in(temp_.path() + "/neardupd.log");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  void CreateCollection(const std::string& name, bool store_text = true) {
+    v1::CreateCollectionRequest request;
+    request.set_name(name);
+    request.mutable_config()->set_threshold(0.5);
+    request.mutable_config()->set_simhash(true);
+    request.mutable_config()->set_store_text(store_text);
+    auto created = client_->CreateCollection(request);
+    ASSERT_TRUE(created.ok()) << created.status();
+  }
+
+  // Base documents b0..b299 and near copies c0..c29, through BulkUpsert.
+  void IngestCorpus(const std::string& collection) {
+    int next = 0;
+    int ok = 0;
+    const absl::Status status = client_->BulkUpsert(
+        [&](v1::UpsertRequest* request) {
+          if (next >= kBaseDocs + kCopies) return false;
+          request->set_collection(collection);
+          if (next < kBaseDocs) {
+            request->set_id(absl::StrCat("b", next));
+            request->set_text(GeneratedText(next));
+          } else {
+            const int of = next - kBaseDocs;
+            request->set_id(absl::StrCat("c", of));
+            request->set_text(NearCopy(GeneratedText(of)));
+          }
+          (*request->mutable_metadata())["n"] = absl::StrCat(next);
+          ++next;
+          return true;
+        },
+        [&](const v1::BulkUpsertResult& result) {
+          EXPECT_EQ(result.code(), 0) << result.message();
+          EXPECT_EQ(result.index(), static_cast<uint64_t>(ok));
+          ok += result.code() == 0;
+        });
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_EQ(ok, kBaseDocs + kCopies);
+  }
+
+  // For every copy: the ids it matches (MinHash by text), excluding itself.
+  std::map<std::string, std::vector<std::string>> CopyMatches(
+      const std::string& collection) {
+    std::map<std::string, std::vector<std::string>> out;
+    for (int i = 0; i < kCopies; ++i) {
+      v1::QueryRequest query;
+      query.set_collection(collection);
+      query.set_text(NearCopy(GeneratedText(i)));
+      query.set_exclude_id(absl::StrCat("c", i));
+      auto response = client_->Query(query);
+      EXPECT_TRUE(response.ok()) << response.status();
+      if (!response.ok()) continue;
+      for (const auto& match : response->matches()) {
+        out[absl::StrCat("c", i)].push_back(absl::StrCat(
+            match.id(), "@", match.similarity(), "/", match.exact_jaccard()));
+      }
+    }
+    return out;
+  }
+
+  neardup::testing::TempDir temp_;
+  std::unique_ptr<ServerProcess> server_;
+  std::unique_ptr<client::Client> client_;
+};
+
+TEST_F(NeardupdTest, IngestQueryRestartSameAnswers) {
+  CreateCollection("news");
+  IngestCorpus("news");
+
+  // Each copy finds its source, with an exact Jaccard (text is stored).
+  for (int i = 0; i < kCopies; ++i) {
+    v1::QueryRequest query;
+    query.set_collection("news");
+    query.set_text(NearCopy(GeneratedText(i)));
+    query.set_exclude_id(absl::StrCat("c", i));
+    query.set_include_metadata(true);
+    auto response = client_->Query(query);
+    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_GE(response->matches_size(), 1) << "copy " << i;
+    const v1::Match& best = response->matches(0);
+    EXPECT_EQ(best.id(), absl::StrCat("b", i));
+    EXPECT_GE(best.similarity(), 0.5);
+    ASSERT_TRUE(best.has_exact_jaccard());
+    EXPECT_GT(best.exact_jaccard(), 0.6);
+    EXPECT_EQ(best.metadata().at("n"), absl::StrCat(i));
+    EXPECT_GT(response->candidates(), 0u);
+  }
+  // A SimHash query finds the identical document at distance 0.
+  v1::QueryRequest simhash_query;
+  simhash_query.set_collection("news");
+  simhash_query.set_text(GeneratedText(200));
+  simhash_query.set_algorithm(v1::ALGORITHM_SIMHASH);
+  auto near = client_->Query(simhash_query);
+  ASSERT_TRUE(near.ok()) << near.status();
+  ASSERT_GE(near->matches_size(), 1);
+  EXPECT_EQ(near->matches(0).id(), "b200");
+  EXPECT_EQ(near->matches(0).hamming_distance(), 0u);
+
+  const auto before = CopyMatches("news");
+  ASSERT_EQ(server_->Stop(SIGTERM), 0) << Log();
+  server_->Start();
+  ASSERT_TRUE(server_->WaitServing()) << Log();
+  EXPECT_EQ(CopyMatches("news"), before);
+  auto collection = client_->GetCollection("news");
+  ASSERT_TRUE(collection.ok());
+  EXPECT_EQ(collection->document_count(), uint64_t{kBaseDocs + kCopies});
+  EXPECT_THAT(Log(), HasSubstr("documents indexed"));
+}
+
+TEST_F(NeardupdTest, DocumentsGetDeleteAndStats) {
+  CreateCollection("docs");
+  v1::UpsertRequest upsert;
+  upsert.set_collection("docs");
+  upsert.set_id("a");
+  upsert.set_text(GeneratedText(1));
+  (*upsert.mutable_metadata())["lang"] = "en";
+  auto first = client_->Upsert(upsert);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(first->written());
+  EXPECT_FALSE(first->replaced());
+  auto again = client_->Upsert(upsert);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->replaced());
+
+  auto doc = client_->Get("docs", "a");
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  EXPECT_EQ(doc->text(), GeneratedText(1));
+  EXPECT_EQ(doc->metadata().at("lang"), "en");
+  auto parsed = MinHashSignature::Parse(doc->signatures().minhash());
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->num_perm(), 128);
+
+  // Dedup-on-write refuses a near copy and names the blocker.
+  v1::UpsertRequest copy = upsert;
+  copy.set_id("b");
+  copy.set_text(NearCopy(GeneratedText(1)));
+  copy.set_insert_only_below(0.5);
+  auto refused = client_->Upsert(copy);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_FALSE(refused->written());
+  ASSERT_EQ(refused->blocking_size(), 1);
+  EXPECT_EQ(refused->blocking(0).id(), "a");
+
+  auto stats = client_->Stats("docs");
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_EQ(stats->collections_size(), 1);
+  EXPECT_EQ(stats->collections(0).document_count(), 1u);
+  EXPECT_GT(stats->collections(0).index_bytes(), 0u);
+
+  ASSERT_TRUE(client_->Delete("docs", "a").ok());
+  EXPECT_EQ(client_->Get("docs", "a").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client_->Delete("docs", "a").code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(NeardupdTest, ErrorCodesSayWhatToFix) {
+  CreateCollection("c");
+  v1::CreateCollectionRequest duplicate;
+  duplicate.set_name("c");
+  EXPECT_EQ(client_->CreateCollection(duplicate).status().code(),
+            absl::StatusCode::kAlreadyExists);
+
+  v1::CreateCollectionRequest bad_config;
+  bad_config.set_name("bad");
+  bad_config.mutable_config()->set_num_perm(100);
+  auto bad = client_->CreateCollection(bad_config);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("num_perm"));
+
+  v1::UpsertRequest upsert;
+  upsert.set_collection("missing");
+  upsert.set_id("x");
+  upsert.set_text("some text here");
+  auto missing = client_->Upsert(upsert);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("missing"));
+
+  upsert.set_collection("c");
+  upsert.set_text("");
+  auto empty = client_->Upsert(upsert);
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(empty.status().message(), HasSubstr("empty document"));
+
+  upsert.set_text("valid start \xFF\xFE then garbage");
+  auto invalid = client_->Upsert(upsert);
+  EXPECT_EQ(invalid.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(invalid.status().message(), HasSubstr("UTF-8"));
+
+  // Signatures made under another configuration are refused.
+  v1::FingerprintRequest fingerprint;
+  fingerprint.set_text(GeneratedText(5));
+  fingerprint.mutable_config()->set_num_perm(128);
+  fingerprint.mutable_config()->set_seed(42);
+  auto other = client_->Fingerprint(fingerprint);
+  ASSERT_TRUE(other.ok()) << other.status();
+  upsert.mutable_signatures()->set_minhash(other->minhash());
+  upsert.mutable_signatures()->set_minhash_config_hash(
+      other->minhash_config_hash());
+  auto mismatch = client_->Upsert(upsert);
+  EXPECT_EQ(mismatch.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(mismatch.status().message(), HasSubstr("config_hash"));
+
+  EXPECT_EQ(client_->Get("c", "nope").status().code(),
+            absl::StatusCode::kNotFound);
+
+  v1::QueryRequest query;
+  query.set_collection("c");
+  query.set_text(GeneratedText(1));
+  query.set_top_k(1000000);
+  EXPECT_EQ(client_->Query(query).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(NeardupdTest, SignaturesFromFingerprintAreAccepted) {
+  CreateCollection("sigs", /*store_text=*/false);
+  auto collection = client_->GetCollection("sigs");
+  ASSERT_TRUE(collection.ok());
+  v1::FingerprintRequest fingerprint;
+  fingerprint.set_text(GeneratedText(9));
+  *fingerprint.mutable_config() = collection->config();
+  auto made = client_->Fingerprint(fingerprint);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->minhash_config_hash(), collection->minhash_config_hash());
+  EXPECT_EQ(made->simhash_config_hash(), collection->simhash_config_hash());
+
+  v1::UpsertRequest upsert;
+  upsert.set_collection("sigs");
+  upsert.set_id("s");
+  auto* sigs = upsert.mutable_signatures();
+  sigs->set_minhash(made->minhash());
+  sigs->set_minhash_config_hash(made->minhash_config_hash());
+  sigs->set_simhash(made->simhash());
+  sigs->set_simhash_config_hash(made->simhash_config_hash());
+  ASSERT_TRUE(client_->Upsert(upsert).ok());
+  v1::QueryRequest query;
+  query.set_collection("sigs");
+  query.set_text(GeneratedText(9));
+  auto found = client_->Query(query);
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->matches_size(), 1);
+  EXPECT_EQ(found->matches(0).id(), "s");
+  EXPECT_EQ(found->matches(0).similarity(), 1.0);
+  EXPECT_FALSE(found->matches(0).has_exact_jaccard());  // no stored text
+}
+
+TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
+  CreateCollection("m");
+  IngestCorpus("m");
+  v1::QueryRequest query;
+  query.set_collection("m");
+  query.set_text(GeneratedText(3));
+  ASSERT_TRUE(client_->Query(query).ok());
+  const std::string body =
+      testing::HttpGet(server_->metrics_port(), "/metrics");
+  ASSERT_FALSE(body.empty());
+  // name{labels} value, one sample per line; comments start with '#'.
+  std::map<std::string, double> samples;
+  for (absl::string_view line : absl::StrSplit(body, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.rfind(' ');
+    ASSERT_NE(space, absl::string_view::npos) << line;
+    double value = 0;
+    ASSERT_TRUE(absl::SimpleAtod(line.substr(space + 1), &value)) << line;
+    samples[std::string(line.substr(0, space))] = value;
+  }
+  EXPECT_EQ(samples["neardup_collection_documents{collection=\"m\"}"],
+            kBaseDocs + kCopies);
+  EXPECT_EQ(samples["neardup_rpcs_total{code=\"OK\",method=\"Query\"}"], 1);
+  EXPECT_EQ(samples["neardup_rpcs_total{code=\"OK\",method=\"BulkUpsert\"}"],
+            1);
+  EXPECT_EQ(
+      samples["neardup_stream_items_total{code=\"OK\",method=\"BulkUpsert\"}"],
+      kBaseDocs + kCopies);
+  EXPECT_GT(samples["neardup_index_memory_bytes{collection=\"m\"}"], 0);
+  EXPECT_GE(samples["neardup_query_candidates_count"], 1);
+  EXPECT_TRUE(samples.count("neardup_store_live_sst_bytes"));
+  EXPECT_TRUE(samples.count("neardup_store_pending_compaction_bytes"));
+  EXPECT_TRUE(samples.count(
+      "neardup_rpc_duration_seconds_bucket{method=\"Query\",le=\"+Inf\"}"));
+}
+
+TEST_F(NeardupdTest, SigtermDuringIngestLosesNoAcknowledgedDocument) {
+  CreateCollection("ingest", /*store_text=*/false);
+  std::set<std::string> acknowledged;
+  std::atomic<int> sent{0};
+  std::thread killer;
+  const absl::Status status = client_->BulkUpsert(
+      [&](v1::UpsertRequest* request) {
+        const int n = sent++;
+        if (n >= 200000) return false;
+        request->set_collection("ingest");
+        request->set_id(absl::StrCat("d", n));
+        request->set_text(GeneratedText(n, 40));
+        return true;
+      },
+      [&](const v1::BulkUpsertResult& result) {
+        if (result.code() == 0) acknowledged.insert(result.response().id());
+        if (acknowledged.size() == 2000 && !killer.joinable()) {
+          killer = std::thread([&] { kill(server_->pid(), SIGTERM); });
+        }
+      });
+  if (killer.joinable()) killer.join();
+  // The stream ends either way: cut by the shutdown, or drained.
+  ASSERT_GE(acknowledged.size(), 2000u) << status;
+  int exit_status = server_->Stop(SIGTERM);  // reaps it; already exiting
+  EXPECT_TRUE(WIFEXITED(exit_status) && WEXITSTATUS(exit_status) == 0)
+      << exit_status << Log();
+  server_->Start();
+  ASSERT_TRUE(server_->WaitServing()) << Log();
+  for (const std::string& id : acknowledged) {
+    ASSERT_TRUE(client_->Get("ingest", id).ok()) << "lost " << id;
+  }
+}
+
+// A server with small limits.
+class NeardupdLimitsTest : public NeardupdTest {
+  std::vector<std::string> ExtraFlags() override {
+    return {"--max-document-bytes=2000", "--max-message-bytes=65536"};
+  }
+};
+
+TEST_F(NeardupdLimitsTest, OversizedInputIsRefusedCleanly) {
+  CreateCollection("limits");
+  v1::UpsertRequest upsert;
+  upsert.set_collection("limits");
+  upsert.set_id("big");
+  upsert.set_text(GeneratedText(1, 1000));  // ~8 KB
+  auto too_big = client_->Upsert(upsert);
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_big.status().message(), HasSubstr("--max-document-bytes"));
+  upsert.set_text(std::string(100000, 'a'));
+  EXPECT_EQ(client_->Upsert(upsert).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  // The server keeps serving.
+  upsert.set_text(GeneratedText(1, 50));
+  EXPECT_TRUE(client_->Upsert(upsert).ok());
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,165 @@
+#ifndef NEARDUP_TESTS_SERVER_SERVER_PROCESS_H_
+#define NEARDUP_TESTS_SERVER_SERVER_PROCESS_H_
+
+// Runs the real neardupd binary on 127.0.0.1 with free ports, for
+// end-to-end tests, and speaks HTTP to its metrics endpoint.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/client/client.h"
+
+namespace neardup::testing {
+
+// A port nothing listens on right now (the kernel's pick for port 0).
+inline int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+inline bool PortOpen(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  const bool open =
+      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return open;
+}
+
+class ServerProcess {
+ public:
+  ServerProcess(std::string data_dir, std::string log_path,
+                std::vector<std::string> extra_flags = {})
+      : data_dir_(std::move(data_dir)),
+        log_path_(std::move(log_path)),
+        extra_flags_(std::move(extra_flags)) {}
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  // Starts neardupd on fresh ports (the same ports again on a restart).
+  void Start() {
+    if (grpc_port_ == 0) grpc_port_ = FreePort();
+    if (metrics_port_ == 0) metrics_port_ = FreePort();
+    std::vector<std::string> args = {
+        NEARDUPD_BINARY,
+        "--listen=" + Address(),
+        absl::StrCat("--metrics-listen=127.0.0.1:", metrics_port_),
+        "--data-dir=" + data_dir_,
+        "--block-cache-bytes=16777216",
+        "--log-level=info"};
+    args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      FILE* log = fopen(log_path_.c_str(), "a");
+      dup2(fileno(log), STDOUT_FILENO);
+      dup2(fileno(log), STDERR_FILENO);
+      std::vector<char*> argv;
+      for (std::string& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+
+  // Polls grpc.health.v1 until SERVING; false after `timeout`.
+  bool WaitServing(std::chrono::seconds timeout = std::chrono::seconds(30)) {
+    // Wait for the port first: a gRPC channel that found it closed backs off
+    // for a second or more before trying again.
+    const auto port_deadline = std::chrono::steady_clock::now() + timeout;
+    while (!PortOpen(grpc_port_)) {
+      if (std::chrono::steady_clock::now() > port_deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    client::ClientOptions options;
+    options.target = Address();
+    options.timeout = std::chrono::milliseconds(500);
+    client::Client probe(options);
+    const auto give_up = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < give_up) {
+      auto status = probe.Health();
+      if (status.ok() &&
+          *status == grpc::health::v1::HealthCheckResponse::SERVING) {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
+  // Sends `signal` and waits for the process; returns its exit status.
+  int Stop(int signal = SIGTERM) {
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+
+  std::string Address() const { return absl::StrCat("127.0.0.1:", grpc_port_); }
+  int metrics_port() const { return metrics_port_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  const std::string data_dir_;
+  const std::string log_path_;
+  const std::vector<std::string> extra_flags_;
+  int grpc_port_ = 0;
+  int metrics_port_ = 0;
+  pid_t pid_ = -1;
+};
+
+// GET http://127.0.0.1:port/path; returns the body ("" on failure).
+inline std::string HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return "";
+  }
+  const std::string request =
+      absl::StrCat("GET ", path,
+                   " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  if (write(fd, request.data(), request.size()) < 0) {
+    close(fd);
+    return "";
+  }
+  std::string response;
+  char buffer[8192];
+  ssize_t n;
+  while ((n = read(fd, buffer, sizeof(buffer))) > 0) response.append(buffer, n);
+  close(fd);
+  const size_t body = response.find("\r\n\r\n");
+  return body == std::string::npos ? "" : response.substr(body + 4);
+}
+
+}  // namespace neardup::testing
+
+#endif  // NEARDUP_TESTS_SERVER_SERVER_PROCESS_H_
