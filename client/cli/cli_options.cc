@@ -10,9 +10,12 @@ namespace {
 
 absl::StatusOr<std::string> TokenizerName(const std::string& flag, int ngram) {
   std::string inner;
-  if (flag == "word") inner = "word-uax29";
-  else if (flag == "grapheme") inner = "grapheme-uax29";
-  else if (flag == "cjk") inner = "cjk-icu";
+  if (flag == "word")
+    inner = "word-uax29";
+  else if (flag == "grapheme")
+    inner = "grapheme-uax29";
+  else if (flag == "cjk")
+    inner = "cjk-icu";
   else {
     return absl::InvalidArgumentError(absl::StrCat(
         "--tokenizer must be word, grapheme or cjk (got \"", flag, "\")"));
@@ -29,16 +32,21 @@ absl::StatusOr<std::string> TokenizerName(const std::string& flag, int ngram) {
 
 absl::StatusOr<CanonicalizerOptions> CanonicalizerFlags::ToOptions() const {
   CanonicalizerOptions o;
-  if (normalization == "nfkc") o.normalization = Normalization::kNfkc;
-  else if (normalization == "nfc") o.normalization = Normalization::kNfc;
-  else if (normalization == "none") o.normalization = Normalization::kNone;
+  if (normalization == "nfkc")
+    o.normalization = Normalization::kNfkc;
+  else if (normalization == "nfc")
+    o.normalization = Normalization::kNfc;
+  else if (normalization == "none")
+    o.normalization = Normalization::kNone;
   else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--normalization must be nfkc, nfc or none (got \"", normalization,
-        "\")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--normalization must be nfkc, nfc or none (got \"",
+                     normalization, "\")"));
   }
-  if (case_fold == "full" || case_fold == "simple") o.case_fold = CaseFold::kFull;
-  else if (case_fold == "none") o.case_fold = CaseFold::kNone;
+  if (case_fold == "full" || case_fold == "simple")
+    o.case_fold = CaseFold::kFull;
+  else if (case_fold == "none")
+    o.case_fold = CaseFold::kNone;
   else {
     return absl::InvalidArgumentError(absl::StrCat(
         "--case-fold must be full or none (got \"", case_fold, "\")"));
@@ -96,11 +104,13 @@ absl::StatusOr<uint64_t> ParseSeed(const std::string& text) {
   }
   uint64_t v = 0;
   if (text.empty() || text.size() > 20) {
-    return absl::InvalidArgumentError(absl::StrCat("bad --seed \"", text, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad --seed \"", text, "\""));
   }
   for (char c : text) {
     if (c < '0' || c > '9') {
-      return absl::InvalidArgumentError(absl::StrCat("bad --seed \"", text, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad --seed \"", text, "\""));
     }
     const uint64_t next = v * 10 + static_cast<uint64_t>(c - '0');
     if (next / 10 != v) {
@@ -124,7 +134,8 @@ absl::StatusOr<HashFamily> ParseFamilyFlag(const std::string& hash) {
 absl::StatusOr<MinHashConfig> FingerprintFlags::ToMinHash() const {
   MinHashConfig c;
   ASSIGN_OR_RETURN(c.canonicalizer, canonicalizer.ToOptions());
-  ASSIGN_OR_RETURN(c.tokenizer, TokenizerName(tokenizer, ngram < 0 ? 5 : ngram));
+  ASSIGN_OR_RETURN(c.tokenizer,
+                   TokenizerName(tokenizer, ngram < 0 ? 5 : ngram));
   ASSIGN_OR_RETURN(c.seed, ParseSeed(seed));
   ASSIGN_OR_RETURN(c.family, ParseFamilyFlag(hash));
   c.num_perm = num_perm;
@@ -134,11 +145,14 @@ absl::StatusOr<MinHashConfig> FingerprintFlags::ToMinHash() const {
 absl::StatusOr<SimHashConfig> FingerprintFlags::ToSimHash() const {
   SimHashConfig c;
   ASSIGN_OR_RETURN(c.canonicalizer, canonicalizer.ToOptions());
-  ASSIGN_OR_RETURN(c.tokenizer, TokenizerName(tokenizer, ngram < 0 ? 0 : ngram));
+  ASSIGN_OR_RETURN(c.tokenizer,
+                   TokenizerName(tokenizer, ngram < 0 ? 0 : ngram));
   ASSIGN_OR_RETURN(c.seed, ParseSeed(seed));
   ASSIGN_OR_RETURN(c.family, ParseFamilyFlag(hash));
-  if (weighting == "tf") c.weighting = SimHashWeighting::kTf;
-  else if (weighting == "uniform") c.weighting = SimHashWeighting::kUniform;
+  if (weighting == "tf")
+    c.weighting = SimHashWeighting::kTf;
+  else if (weighting == "uniform")
+    c.weighting = SimHashWeighting::kUniform;
   else {
     return absl::InvalidArgumentError(absl::StrCat(
         "--weighting must be tf or uniform (got \"", weighting, "\")"));

@@ -39,7 +39,8 @@ struct FingerprintFlags {
 };
 // Adds --ngram, --num-perm, --seed, --hash, --tokenizer, --weighting and the
 // canonicalizer switches (and --algo if `with_algo`).
-void AddFingerprintFlags(CLI::App* app, FingerprintFlags* flags, bool with_algo);
+void AddFingerprintFlags(CLI::App* app, FingerprintFlags* flags,
+                         bool with_algo);
 
 }  // namespace neardup::cli
 

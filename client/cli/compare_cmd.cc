@@ -72,8 +72,9 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   out << absl::StrFormat("estimated jaccard  %.4f   (MinHash H=%d, %s)\n",
                          estimated, minhasher.config().num_perm,
                          minhasher.tokenizer().Name());
-  out << absl::StrFormat("exact jaccard      %.4f   (%d and %d distinct tokens)\n",
-                         exact, da.tokens.size(), db.tokens.size());
+  out << absl::StrFormat(
+      "exact jaccard      %.4f   (%d and %d distinct tokens)\n", exact,
+      da.tokens.size(), db.tokens.size());
   out << absl::StrFormat("hamming            %d        (SimHash64, %s, %s)\n",
                          hamming, simhasher.tokenizer().Name(),
                          std::string(SimHashWeightingName(sconfig.weighting)));

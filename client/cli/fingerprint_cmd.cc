@@ -78,7 +78,8 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
       std::string s = JsonHeader(hasher);
       absl::StrAppend(&s, ",\"num_perm\":", sig.num_perm(), ",\"slots\":[");
       for (int i = 0; i < sig.num_perm(); ++i) {
-        absl::StrAppend(&s, i ? "," : "", "\"", FormatHex64(sig.slots[i]), "\"");
+        absl::StrAppend(&s, i ? "," : "", "\"", FormatHex64(sig.slots[i]),
+                        "\"");
       }
       out << s << "]}\n";
     }

@@ -15,7 +15,8 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
   if (path.empty() || path == "-") {
     std::ostringstream buf;
     buf << std::cin.rdbuf();
-    if (std::cin.bad()) return absl::DataLossError("cannot read standard input");
+    if (std::cin.bad())
+      return absl::DataLossError("cannot read standard input");
     return buf.str();
   }
   std::ifstream in(path, std::ios::binary);
@@ -33,7 +34,8 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
 
 absl::Status InFile(const std::string& path, const absl::Status& status) {
   const std::string name = path.empty() || path == "-" ? "<stdin>" : path;
-  return absl::Status(status.code(), absl::StrCat(name, ": ", status.message()));
+  return absl::Status(status.code(),
+                      absl::StrCat(name, ": ", status.message()));
 }
 
 }  // namespace neardup::cli

@@ -9,16 +9,19 @@ int main(int argc, char** argv) {
   using namespace neardup::cli;
   CLI::App app{
       "neardup: canonicalize, fingerprint and compare text for "
-      "near-duplicate detection (txtfp-compatible signatures)"};
+      "near-duplicate detection (txtfp-compatible signatures), and dedup "
+      "datasets"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "neardup 0.1.0");
 
   CanonicalizeCommand canonicalize;
   FingerprintCommand fingerprint;
   CompareCommand compare;
+  DedupCommand dedup;
   CLI::App* canonicalize_cmd = AddCanonicalizeCommand(&app, &canonicalize);
   CLI::App* fingerprint_cmd = AddFingerprintCommand(&app, &fingerprint);
   CLI::App* compare_cmd = AddCompareCommand(&app, &compare);
+  CLI::App* dedup_cmd = AddDedupCommand(&app, &dedup);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -30,6 +33,8 @@ int main(int argc, char** argv) {
     status = RunFingerprint(fingerprint, std::cout);
   } else if (compare_cmd->parsed()) {
     status = RunCompare(compare, std::cout);
+  } else if (dedup_cmd->parsed()) {
+    status = RunDedupCommand(dedup, std::cout);
   }
   std::cout.flush();
   if (!status.ok()) {

@@ -78,6 +78,7 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
 }
 
 void NeardupServer::OpenDatabase() {
+  std::this_thread::sleep_for(config_.open_delay_for_tests);
   spdlog::info("opening store in {} and rebuilding indexes", config_.data_dir);
   const auto start = std::chrono::steady_clock::now();
   storage::DatabaseOptions options;
@@ -129,15 +130,17 @@ void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
     serving_ = false;
   }
   spdlog::info("shutting down: draining in-flight calls");
-  service_->StopAccepting();
-  SetHealth(grpc_server_.get(), false);
-  // Waits for in-flight calls until the deadline, then cancels the rest.
-  grpc_server_->Shutdown(std::chrono::system_clock::now() + grace);
+  if (service_) service_->StopAccepting();
+  if (grpc_server_) {
+    SetHealth(grpc_server_.get(), false);
+    // Waits for in-flight calls until the deadline, then cancels the rest.
+    grpc_server_->Shutdown(std::chrono::system_clock::now() + grace);
+  }
   if (loader_.joinable()) loader_.join();
   pool_.reset();  // runs whatever is still queued, then joins
-  grpc_server_->Wait();
+  if (grpc_server_) grpc_server_->Wait();
   exposer_.reset();
-  metrics_->SetDatabase(nullptr);
+  if (metrics_) metrics_->SetDatabase(nullptr);
   db_.reset();  // closes RocksDB (the WAL already holds every write)
   spdlog::info("shut down cleanly");
   MutexLock lock(&mu_);

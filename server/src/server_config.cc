@@ -38,7 +38,7 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("listen", c.listen_address, "gRPC listen address (host:port)");
   visit("data-dir", c.data_dir, "RocksDB data directory (created if missing)");
   visit("metrics-listen", c.metrics_address,
-        "Prometheus /metrics address (host:port); empty disables");
+        "Prometheus /metrics address (host:port); off disables");
   visit("shards", c.shards, "in-memory index shards per collection");
   visit("workers", c.worker_threads,
         "worker threads for requests; 0 = one per hardware thread");
@@ -182,6 +182,9 @@ ParsedCommandLine ParseCommandLine(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (config.metrics_address == "off" || config.metrics_address == "none") {
+    config.metrics_address.clear();
   }
   if (absl::Status s = ValidateServerConfig(config); !s.ok()) {
     std::fprintf(stderr, "neardupd: %s\n", std::string(s.message()).c_str());

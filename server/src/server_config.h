@@ -4,6 +4,7 @@
 // neardupd's settings. Precedence: command-line flag > environment variable
 // (NEARDUPD_<FLAG>) > YAML config file (--config) > built-in default.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,7 +17,8 @@ namespace neardup::server {
 struct ServerConfig {
   std::string listen_address = "127.0.0.1:50051";
   std::string data_dir = "./neardup-data";
-  // Prometheus /metrics endpoint; empty disables it.
+  // Prometheus /metrics endpoint; empty (or "off" on the command line)
+  // disables it.
   std::string metrics_address = "127.0.0.1:9464";
   int shards = 4;          // index shards per collection
   int worker_threads = 0;  // 0: one per hardware thread
@@ -27,6 +29,8 @@ struct ServerConfig {
   bool sync_writes = false;              // fsync every write
   size_t block_cache_bytes = size_t{256} << 20;
   std::string log_level = "info";
+  // Not a flag: lets in-process tests observe NOT_SERVING while starting.
+  std::chrono::milliseconds open_delay_for_tests{0};
 };
 
 // Either a config to run with, or an exit code (after --help, --version or

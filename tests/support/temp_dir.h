@@ -3,12 +3,12 @@
 
 // A fresh directory per test, removed afterwards.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
-
-#include <unistd.h>
 
 namespace neardup::testing {
 
@@ -16,7 +16,8 @@ class TempDir {
  public:
   TempDir() {
     std::string tmpl =
-        (std::filesystem::temp_directory_path() / "neardup-test-XXXXXX").string();
+        (std::filesystem::temp_directory_path() / "neardup-test-XXXXXX")
+            .string();
     path_ = ::mkdtemp(tmpl.data());
   }
   ~TempDir() {

@@ -72,7 +72,12 @@ struct SimHashIndex::Shard {
       tables[t].Insert(TagOf(simhash & masks[t]), row);
     }
     if (row >= hashes.size()) {
-      hashes.reserve(std::max<size_t>(row + 1, hashes.size() * 5 / 4));
+      // Grow the capacity by 25% at a time: reserving just enough on every
+      // append would copy the array on each insert.
+      if (row >= hashes.capacity()) {
+        hashes.reserve(
+            std::max<size_t>(row + 1, hashes.capacity() * 5 / 4 + 16));
+      }
       hashes.resize(row + 1);
     }
     hashes[row] = simhash;

@@ -1,0 +1,76 @@
+#include "client/dedup/input_files.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "client/dedup/input_format.h"
+#include "neardup/core/status_macros.h"
+
+namespace neardup::dedup {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status AddFolder(const std::string& root, std::vector<InputFile>* out) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file()) files.push_back(it->path());
+  }
+  if (ec) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot list ", root, ": ", ec.message()));
+  }
+  std::sort(files.begin(), files.end());  // a stable numbering of documents
+  for (const fs::path& file : files) {
+    out->push_back(
+        {file.string(), fs::relative(file, root).string(), Format::kTxt});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<InputFile>> ListInputFiles(
+    const DedupOptions& options) {
+  std::vector<InputFile> files;
+  if (options.stream) {
+    const Format format =
+        options.format == Format::kAuto ? Format::kJsonl : options.format;
+    files.push_back({"-", "", format});
+    return files;
+  }
+  if (options.inputs.empty()) {
+    return absl::InvalidArgumentError("no input files (or use --stream)");
+  }
+  for (const std::string& input : options.inputs) {
+    if (options.doc_per_file) {
+      if (fs::is_directory(input)) {
+        RETURN_IF_ERROR(AddFolder(input, &files));
+      } else {
+        files.push_back(
+            {input, fs::path(input).filename().string(), Format::kTxt});
+      }
+      continue;
+    }
+    if (fs::is_directory(input)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          input,
+          " is a directory; use --doc-per-file to read one document "
+          "per file"));
+    }
+    ASSIGN_OR_RETURN(Format format, ResolveFormat(input, options.format));
+    if (!files.empty() && format != files.front().format) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          input, " is ", FormatName(format), " but ", files.front().path,
+          " is ", FormatName(files.front().format),
+          "; one run writes one format"));
+    }
+    files.push_back({input, "", format});
+  }
+  return files;
+}
+
+}  // namespace neardup::dedup

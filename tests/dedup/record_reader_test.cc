@@ -1,0 +1,92 @@
+#include "client/dedup/record_reader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.h"
+
+namespace neardup::dedup {
+namespace {
+
+using ::neardup::testing::TempDir;
+
+struct Read {
+  std::string bytes;
+  uint64_t line;
+  bool operator==(const Read&) const = default;
+};
+
+void PrintTo(const Read& r, std::ostream* os) {
+  *os << "{line " << r.line << ": \"" << r.bytes << "\"}";
+}
+
+std::vector<Read> ReadAll(const std::string& path, Format format,
+                          bool whole_file = false) {
+  auto reader = RecordReader::Open(path, format, whole_file);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  std::vector<Read> out;
+  RawRecord record;
+  while (true) {
+    absl::StatusOr<bool> got = (*reader)->Next(&record);
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (!got.ok() || !*got) break;
+    out.push_back({std::string(record.bytes), record.line});
+  }
+  return out;
+}
+
+TEST(RecordReader, JsonlLinesSkipBlanksAndKeepTerminators) {
+  TempDir dir;
+  const std::string path =
+      dir.Write("a.jsonl", "\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"b\":2}");
+  EXPECT_THAT(
+      ReadAll(path, Format::kJsonl),
+      ::testing::ElementsAre(Read{"{\"a\":1}\r\n", 1}, Read{"{\"b\":2}", 4}));
+}
+
+TEST(RecordReader, TxtBlankLinesAreDocuments) {
+  TempDir dir;
+  const std::string path = dir.Write("a.txt", "one\n\nthree\n");
+  EXPECT_THAT(ReadAll(path, Format::kTxt),
+              ::testing::ElementsAre(Read{"one\n", 1}, Read{"\n", 2},
+                                     Read{"three\n", 3}));
+}
+
+TEST(RecordReader, CsvRecordsSpanQuotedNewlines) {
+  TempDir dir;
+  const std::string path = dir.Write(
+      "a.csv", "id,text\n1,\"two\nlines\"\n2,\"a \"\"q\"\"\n\"\n3,plain");
+  EXPECT_THAT(ReadAll(path, Format::kCsv),
+              ::testing::ElementsAre(
+                  Read{"id,text\n", 1}, Read{"1,\"two\nlines\"\n", 2},
+                  Read{"2,\"a \"\"q\"\"\n\"\n", 4}, Read{"3,plain", 6}));
+}
+
+TEST(RecordReader, RecordsLongerThanOneReadChunk) {
+  TempDir dir;
+  const std::string big(3 << 20, 'x');  // spans several 1 MiB reads
+  const std::string path = dir.Write(
+      "big.csv", "id,text\n1,\"" + big + "\n" + big + "\"\n2,short\n");
+  const std::vector<Read> records = ReadAll(path, Format::kCsv);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1].bytes.size(), 2 * big.size() + 6);
+  EXPECT_EQ(records[2], (Read{"2,short\n", 4}));
+}
+
+TEST(RecordReader, WholeFileIsOneRecord) {
+  TempDir dir;
+  EXPECT_THAT(ReadAll(dir.Write("d.txt", "a\nb\n"), Format::kTxt, true),
+              ::testing::ElementsAre(Read{"a\nb\n", 1}));
+  EXPECT_THAT(ReadAll(dir.Write("e.txt", ""), Format::kTxt, true),
+              ::testing::ElementsAre(Read{"", 1}));
+}
+
+TEST(RecordReader, MissingFileNamesIt) {
+  auto reader = RecordReader::Open("/no/such/file.jsonl", Format::kJsonl);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_THAT(reader.status().message(),
+              ::testing::HasSubstr("/no/such/file.jsonl"));
+}
+
+}  // namespace
+}  // namespace neardup::dedup

@@ -1,0 +1,155 @@
+// The RPC logic in-process, over a real Database in a temp dir; also the
+// concurrency test run under ThreadSanitizer.
+
+#include "server/src/handlers.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/core/status_macros.h"
+#include "tests/support/corpus.h"
+#include "tests/support/temp_dir.h"
+
+namespace neardup::server {
+namespace {
+
+using neardup::testing::GeneratedText;
+using neardup::testing::NearCopy;
+using ::testing::HasSubstr;
+
+class HandlersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage::DatabaseOptions options;
+    options.store.block_cache_bytes = size_t{8} << 20;
+    options.store.write_buffer_bytes = size_t{4} << 20;
+    auto db = storage::Database::Open(temp_.path() + "/db", options);
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+    handlers_ = std::make_unique<Handlers>(db_.get(), HandlerLimits{});
+    v1::CreateCollectionRequest create;
+    create.set_name("c");
+    create.mutable_config()->set_threshold(0.5);
+    v1::Collection created;
+    ASSERT_TRUE(handlers_->CreateCollection(create, &created).ok());
+  }
+
+  absl::Status Upsert(const std::string& id, const std::string& text) {
+    v1::UpsertRequest request;
+    request.set_collection("c");
+    request.set_id(id);
+    request.set_text(text);
+    v1::UpsertResponse response;
+    return handlers_->Upsert(request, &response);
+  }
+
+  absl::StatusOr<v1::QueryResponse> Query(const std::string& text,
+                                          uint32_t top_k = 0,
+                                          std::string exclude = "") {
+    v1::QueryRequest request;
+    request.set_collection("c");
+    request.set_text(text);
+    request.set_top_k(top_k);
+    request.set_exclude_id(std::move(exclude));
+    v1::QueryResponse response;
+    IndexQueryStats stats;
+    RETURN_IF_ERROR(handlers_->Query(request, &response, &stats));
+    return response;
+  }
+
+  neardup::testing::TempDir temp_;
+  std::unique_ptr<storage::Database> db_;
+  std::unique_ptr<Handlers> handlers_;
+};
+
+TEST_F(HandlersTest, TopKAndExclude) {
+  const std::string base = GeneratedText(1);
+  ASSERT_TRUE(Upsert("orig", base).ok());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(Upsert(absl::StrCat("copy", i), base).ok());
+  }
+  auto all = Query(base);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->matches_size(), 6);
+  auto two = Query(base, 2);
+  ASSERT_TRUE(two.ok());
+  ASSERT_EQ(two->matches_size(), 2);
+  EXPECT_EQ(two->matches(0).id(), "orig");  // ties broken by insertion
+  auto without = Query(base, 6, "orig");
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(without->matches_size(), 5);
+  for (const auto& m : without->matches()) EXPECT_NE(m.id(), "orig");
+}
+
+TEST_F(HandlersTest, QueryRequiresAProbe) {
+  v1::QueryRequest request;
+  request.set_collection("c");
+  v1::QueryResponse response;
+  IndexQueryStats stats;
+  const absl::Status status = handlers_->Query(request, &response, &stats);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("text or signatures"));
+}
+
+TEST_F(HandlersTest, SimHashQueryOnMinHashOnlyCollection) {
+  ASSERT_TRUE(Upsert("a", GeneratedText(2)).ok());
+  v1::QueryRequest request;
+  request.set_collection("c");
+  request.set_text(GeneratedText(2));
+  request.set_algorithm(v1::ALGORITHM_SIMHASH);
+  v1::QueryResponse response;
+  IndexQueryStats stats;
+  EXPECT_EQ(handlers_->Query(request, &response, &stats).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(HandlersTest, CompareAndFingerprintAreStateless) {
+  v1::CompareRequest compare;
+  compare.set_a(GeneratedText(3));
+  compare.set_b(NearCopy(GeneratedText(3)));
+  v1::CompareResponse compared;
+  ASSERT_TRUE(Handlers::Compare(compare, &compared, {}).ok());
+  EXPECT_GT(compared.exact_jaccard(), 0.5);
+  EXPECT_LT(compared.exact_jaccard(), 1.0);
+  EXPECT_NEAR(compared.estimated_jaccard(), compared.exact_jaccard(), 0.2);
+  compare.set_b("");
+  EXPECT_THAT(Handlers::Compare(compare, &compared, {}).message(),
+              HasSubstr("b: "));
+}
+
+// Parallel upserts, queries and deletes on one collection (run under TSan).
+TEST_F(HandlersTest, ConcurrentUpsertsQueriesDeletes) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 60; ++i) {
+        const std::string id = absl::StrCat(t, "-", i);
+        const std::string text = GeneratedText(t * 1000 + i, 40);
+        if (!Upsert(id, text).ok()) ++failures;
+        auto found = Query(text);
+        if (!found.ok() || found->matches_size() == 0) ++failures;
+        if (i % 3 == 0) {
+          v1::DeleteRequest del;
+          del.set_collection("c");
+          del.set_id(id);
+          v1::DeleteResponse deleted;
+          if (!handlers_->Delete(del, &deleted).ok()) ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  v1::StatsRequest stats_request;
+  v1::StatsResponse stats;
+  ASSERT_TRUE(handlers_->Stats(stats_request, &stats).ok());
+  EXPECT_EQ(stats.collections(0).document_count(), 4u * 40);
+}
+
+}  // namespace
+}  // namespace neardup::server

@@ -1,0 +1,110 @@
+#include "server/src/proto_convert.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "neardup/core/minhash.h"
+#include "neardup/core/simhash.h"
+
+namespace neardup::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ConfigFromProto, EmptyMeansTxtfpDefaults) {
+  auto config = ConfigFromProto({});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->minhash_tokenizer, "shingle-k=5/word-uax29");
+  EXPECT_EQ(config->num_perm, 128);
+  EXPECT_EQ(config->threshold, 0.8);
+  EXPECT_EQ(config->lsh, (LshParams{8, 16}));
+  auto hasher = MinHasher::Create(MinHashConfigOf(*config));
+  ASSERT_TRUE(hasher.ok());
+  // txtfp's default MinHash config hash.
+  EXPECT_EQ(hasher->config_hash(), 0x1ffc8214c1e9e9dbULL);
+  auto simhasher = SimHasher::Create(SimHashConfigOf(*config));
+  EXPECT_EQ(simhasher->config_hash(), 0xcd2b56b620c8dd97ULL);
+}
+
+TEST(ConfigFromProto, MapsEveryField) {
+  v1::FingerprintConfig proto;
+  proto.mutable_canonicalizer()->set_normalization(
+      v1::CanonicalizerOptions::NORMALIZATION_NFC);
+  proto.mutable_canonicalizer()->set_keep_bidi_controls(true);
+  proto.mutable_canonicalizer()->set_confusable_skeleton(true);
+  proto.set_tokenizer("grapheme");
+  proto.set_shingle_k(3);
+  proto.set_num_perm(64);
+  proto.set_seed(7);
+  proto.set_hash_family(v1::HASH_FAMILY_MURMUR3);
+  proto.set_threshold(0.7);
+  proto.set_bands(16);
+  proto.set_rows(4);
+  proto.set_verify_bits(64);
+  proto.set_simhash(true);
+  proto.set_simhash_weighting(v1::SIMHASH_WEIGHTING_UNIFORM);
+  proto.set_simhash_max_distance(5);
+  proto.set_store_text(true);
+  auto config = ConfigFromProto(proto);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->canonicalizer.normalization, Normalization::kNfc);
+  EXPECT_FALSE(config->canonicalizer.strip_bidi);
+  EXPECT_TRUE(config->canonicalizer.strip_format);
+  EXPECT_TRUE(config->canonicalizer.confusable_skeleton);
+  EXPECT_EQ(config->minhash_tokenizer, "shingle-k=3/grapheme-uax29");
+  EXPECT_EQ(config->simhash_tokenizer, "grapheme-uax29");
+  EXPECT_EQ(config->seed, 7u);
+  EXPECT_EQ(config->family, HashFamily::kMurmur3);
+  EXPECT_EQ(config->lsh, (LshParams{16, 4}));
+  EXPECT_EQ(config->verify_bits, 64);
+  EXPECT_EQ(config->simhash_weighting, SimHashWeighting::kUniform);
+  EXPECT_EQ(config->simhash_max_distance, 5);
+  EXPECT_TRUE(config->store_text);
+  // And back: the filled-in proto converts to the same config.
+  auto again = ConfigFromProto(ConfigToProto(*config));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *config);
+}
+
+TEST(ConfigFromProto, ShingleOneMeansPlainTokens) {
+  v1::FingerprintConfig proto;
+  proto.set_shingle_k(1);
+  proto.set_tokenizer("cjk");
+  auto config = ConfigFromProto(proto);
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->minhash_tokenizer, "cjk-icu");
+  EXPECT_EQ(ConfigToProto(*config).shingle_k(), 1u);
+}
+
+TEST(ConfigFromProto, ErrorsNameTheField) {
+  v1::FingerprintConfig proto;
+  proto.set_tokenizer("sentencepiece");
+  EXPECT_THAT(ConfigFromProto(proto).status().message(),
+              HasSubstr("config.tokenizer"));
+  proto = {};
+  proto.set_shingle_k(65);
+  EXPECT_THAT(ConfigFromProto(proto).status().message(),
+              HasSubstr("shingle_k"));
+  proto = {};
+  proto.set_bands(7);
+  proto.set_rows(7);
+  EXPECT_THAT(ConfigFromProto(proto).status().message(), HasSubstr("7 x 7"));
+  proto = {};
+  proto.set_threshold(1.5);
+  EXPECT_EQ(ConfigFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(MetadataFromProto, SortsByKey) {
+  google::protobuf::Map<std::string, std::string> map;
+  map["z"] = "1";
+  map["a"] = "2";
+  map["m"] = "3";
+  const storage::Metadata metadata = MetadataFromProto(map);
+  ASSERT_EQ(metadata.size(), 3u);
+  EXPECT_EQ(metadata[0].first, "a");
+  EXPECT_EQ(metadata[2].first, "z");
+}
+
+}  // namespace
+}  // namespace neardup::server

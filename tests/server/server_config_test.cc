@@ -1,0 +1,84 @@
+#include "server/src/server_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "tests/support/temp_dir.h"
+
+namespace neardup::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+ParsedCommandLine Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "neardupd");
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  return ParseCommandLine(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(ServerConfig, DefaultsAreValid) {
+  ServerConfig config;
+  EXPECT_TRUE(ValidateServerConfig(config).ok());
+  const ParsedCommandLine parsed = Parse({});
+  ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
+  EXPECT_EQ(std::get<ServerConfig>(parsed).listen_address, "127.0.0.1:50051");
+}
+
+TEST(ServerConfig, FlagBeatsEnvironmentBeatsFile) {
+  neardup::testing::TempDir temp;
+  const std::string file =
+      temp.Write("neardupd.yaml",
+                 "data-dir: /from/file\nshards: 8\nsync-writes: true\n"
+                 "listen: 127.0.0.1:1111\n");
+  setenv("NEARDUPD_SHARDS", "16", 1);
+  setenv("NEARDUPD_LISTEN", "127.0.0.1:2222", 1);
+  const ParsedCommandLine parsed =
+      Parse({"--config", file, "--listen", "127.0.0.1:3333"});
+  unsetenv("NEARDUPD_SHARDS");
+  unsetenv("NEARDUPD_LISTEN");
+  ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
+  const ServerConfig& config = std::get<ServerConfig>(parsed);
+  EXPECT_EQ(config.data_dir, "/from/file");            // file only
+  EXPECT_EQ(config.shards, 16);                        // env over file
+  EXPECT_EQ(config.listen_address, "127.0.0.1:3333");  // flag over all
+  EXPECT_TRUE(config.sync_writes);
+}
+
+TEST(ServerConfig, YamlErrorsNameTheKey) {
+  ServerConfig config;
+  EXPECT_THAT(ApplyYamlConfig("nope: 1\n", config).message(),
+              HasSubstr("unknown config key 'nope'"));
+  EXPECT_THAT(ApplyYamlConfig("shards: many\n", config).message(),
+              HasSubstr("shards"));
+  EXPECT_THAT(ApplyYamlConfig("[1, 2]\n", config).message(),
+              HasSubstr("mapping"));
+  EXPECT_TRUE(ApplyYamlConfig("", config).ok());
+}
+
+TEST(ServerConfig, ValidationRejectsUnusableValues) {
+  ServerConfig config;
+  config.shards = 0;
+  EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("--shards"));
+  config = {};
+  config.max_document_bytes = config.max_message_bytes + 1;
+  EXPECT_THAT(ValidateServerConfig(config).message(),
+              HasSubstr("--max-document-bytes"));
+  config = {};
+  config.default_deadline_seconds = 0;
+  EXPECT_FALSE(ValidateServerConfig(config).ok());
+  const ParsedCommandLine parsed = Parse({"--shards", "0"});
+  ASSERT_TRUE(std::holds_alternative<int>(parsed));
+  EXPECT_NE(std::get<int>(parsed), 0);
+}
+
+TEST(ServerConfig, UnknownFlagIsAUsageError) {
+  const ParsedCommandLine parsed = Parse({"--no-such-flag"});
+  ASSERT_TRUE(std::holds_alternative<int>(parsed));
+  EXPECT_NE(std::get<int>(parsed), 0);
+}
+
+}  // namespace
+}  // namespace neardup::server
