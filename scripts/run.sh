@@ -1,18 +1,12 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds Release, and runs neardup on the sample
-# documents. (Once neardupd exists this starts the server instead.)
+# Installs what is missing, builds Release, and starts neardupd in the
+# foreground on its embedded default: a local RocksDB directory
+# (./neardup-data), gRPC on 127.0.0.1:50051, Prometheus metrics on
+# 127.0.0.1:9464. Extra arguments go to neardupd (see neardupd --help).
+# Stop it with Ctrl-C (graceful: in-flight calls finish, RocksDB closes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh Release
-bin=build/release/client/neardup
-a=docs/samples/article_a.txt
-b=docs/samples/article_b.txt
-echo "== canonical form of $a (first 200 bytes)"
-"$bin" canonicalize "$a" | head -c 200; echo
-echo "== MinHash signature (H=128, 5-word shingles), as JSON (first 300 bytes)"
-"$bin" fingerprint "$a" --format json | head -c 300; echo " ..."
-echo "== SimHash"
-"$bin" fingerprint "$a" --algo simhash
-echo "== compare $a $b"
-"$bin" compare "$a" "$b"
+scripts/build.sh Release -DNEARDUP_BUILD_BENCH=OFF
+echo "== starting neardupd; try: build/release/client/neardup health"
+exec build/release/server/neardupd --data-dir ./neardup-data "$@"

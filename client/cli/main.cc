@@ -4,13 +4,15 @@
 
 #include "CLI/CLI.hpp"
 #include "client/cli/commands.h"
+#include "client/cli/server_commands.h"
 
 int main(int argc, char** argv) {
   using namespace neardup::cli;
   CLI::App app{
-      "neardup: canonicalize, fingerprint and compare text for "
-      "near-duplicate detection (txtfp-compatible signatures), and dedup "
-      "datasets"};
+      "neardup: near-duplicate text detection. Offline: canonicalize, "
+      "fingerprint, compare (txtfp-compatible signatures) and dedup datasets. "
+      "Against a neardupd server (--server or $NEARDUP_SERVER): collections, "
+      "ingest, query, get, delete, stats, health."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "neardup 0.1.0");
 
@@ -22,6 +24,8 @@ int main(int argc, char** argv) {
   CLI::App* fingerprint_cmd = AddFingerprintCommand(&app, &fingerprint);
   CLI::App* compare_cmd = AddCompareCommand(&app, &compare);
   CLI::App* dedup_cmd = AddDedupCommand(&app, &dedup);
+  ServerCommands server;
+  const std::vector<CLI::App*> server_cmds = AddServerCommands(&app, &server);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -35,6 +39,10 @@ int main(int argc, char** argv) {
     status = RunCompare(compare, std::cout);
   } else if (dedup_cmd->parsed()) {
     status = RunDedupCommand(dedup, std::cout);
+  } else {
+    for (const CLI::App* cmd : server_cmds) {
+      if (cmd->parsed()) status = RunServerCommand(*cmd, server, std::cout);
+    }
   }
   std::cout.flush();
   if (!status.ok()) {

@@ -286,7 +286,9 @@ absl::Status Store::DropCollection(std::string_view name) {
     return absl::NotFoundError(
         absl::StrCat("collection \"", AbslView(name), "\" not found"));
   }
-  CollectionState& state = *it->second;
+  // Keep the state alive past the erase below: the lock lives in it.
+  const std::shared_ptr<CollectionState> state_owner = it->second;
+  CollectionState& state = *state_owner;
   MutexLock state_lock(&state.mu);
   const uint32_t id = state.record.id;
   const std::string begin = keys::CollectionPrefix(id);

@@ -6,6 +6,7 @@
 
 #include "neardup/client/client.h"
 #include "server/src/server.h"
+#include "tests/support/corpus.h"
 #include "tests/support/net.h"
 #include "tests/support/temp_dir.h"
 
@@ -83,6 +84,72 @@ TEST(NeardupServer, StoreThatCannotOpenStopsTheServerWithTheReason) {
   ASSERT_TRUE(server.ok());
   const absl::Status status = (*server)->Wait();
   EXPECT_FALSE(status.ok());
+}
+
+// The ordered stream reactor: results in request order with per-item
+// errors (BulkUpsert); a failing probe ends BatchQuery after the responses
+// before it.
+TEST(NeardupServer, StreamsKeepOrderAndReportErrors) {
+  neardup::testing::TempDir temp;
+  ServerConfig config = TestConfig(temp.path() + "/db");
+  config.worker_threads = 3;
+  auto server = NeardupServer::Start(config);
+  ASSERT_TRUE(server.ok());
+  client::ClientOptions options = ClientFor(config);
+  options.max_attempts = 50;
+  client::Client client(options);
+  v1::CreateCollectionRequest create;
+  create.set_name("s");
+  ASSERT_TRUE(client.CreateCollection(create).ok());
+
+  constexpr int kItems = 400;
+  int next = 0;
+  std::vector<v1::BulkUpsertResult> results;
+  const absl::Status status = client.BulkUpsert(
+      [&](v1::UpsertRequest* request) {
+        if (next >= kItems) return false;
+        request->set_collection("s");
+        request->set_id(absl::StrCat("d", next));
+        // Every 50th item is empty: it fails alone.
+        request->set_text(
+            next % 50 == 7 ? "" : neardup::testing::GeneratedText(next, 30));
+        ++next;
+        return true;
+      },
+      [&](const v1::BulkUpsertResult& result) { results.push_back(result); });
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(results.size(), size_t{kItems});
+  for (int i = 0; i < kItems; ++i) {
+    EXPECT_EQ(results[i].index(), uint64_t(i));
+    if (i % 50 == 7) {
+      EXPECT_EQ(results[i].code(), int(absl::StatusCode::kInvalidArgument));
+      EXPECT_THAT(results[i].message(), HasSubstr("empty document"));
+    } else {
+      EXPECT_EQ(results[i].code(), 0) << results[i].message();
+      EXPECT_EQ(results[i].response().id(), absl::StrCat("d", i));
+    }
+  }
+
+  grpc::ClientContext context;
+  auto stream = client.stub().BatchQuery(&context);
+  for (int i = 0; i < 30; ++i) {
+    v1::QueryRequest query;
+    query.set_collection(i == 20 ? "absent" : "s");
+    query.set_text(neardup::testing::GeneratedText(i, 30));
+    ASSERT_TRUE(stream->Write(query));
+  }
+  stream->WritesDone();
+  std::vector<v1::QueryResponse> responses;
+  v1::QueryResponse response;
+  while (stream->Read(&response)) responses.push_back(response);
+  const grpc::Status finished = stream->Finish();
+  EXPECT_EQ(finished.error_code(), grpc::StatusCode::NOT_FOUND);
+  ASSERT_EQ(responses.size(), 20u);  // the ones before the failing probe
+  for (int i = 0; i < 20; ++i) {
+    if (i % 50 == 7) continue;
+    ASSERT_GE(responses[i].matches_size(), 1) << i;
+    EXPECT_EQ(responses[i].matches(0).id(), absl::StrCat("d", i));
+  }
 }
 
 TEST(NeardupServer, ListenFailureIsReported) {

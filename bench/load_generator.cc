@@ -1,0 +1,146 @@
+// Drives a running neardupd with N concurrent clients and prints ingest
+// docs/s, query QPS and latency percentiles. Run by hand:
+//   build/release/server/neardupd --data-dir /tmp/nd &
+//   build/release/bench/load_generator --server 127.0.0.1:50051
+//       --docs 100000 --clients 4 --queries 20000
+// Documents are generated English-like texts of about 2 KB (300 words),
+// made before any timing starts; every query is a near copy of a stored
+// document (one word in 40 replaced).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "neardup/client/client.h"
+#include "tests/support/corpus.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string server = "127.0.0.1:50051";
+  std::string collection = "loadgen";
+  int docs = 100000;
+  int clients = 4;
+  int queries = 20000;
+  int words = 300;
+  bool keep = false;
+  CLI::App app{"neardupd load generator"};
+  app.add_option("--server", server)->capture_default_str();
+  app.add_option("--collection", collection)->capture_default_str();
+  app.add_option("--docs", docs, "documents to ingest")->capture_default_str();
+  app.add_option("--clients", clients, "concurrent clients")
+      ->capture_default_str();
+  app.add_option("--queries", queries)->capture_default_str();
+  app.add_option("--words", words, "words per document (~8 bytes each)")
+      ->capture_default_str();
+  app.add_flag("--keep", keep, "reuse an existing collection; skip ingest");
+  CLI11_PARSE(app, argc, argv);
+
+  neardup::client::ClientOptions options;
+  options.target = server;
+  neardup::client::Client admin(options);
+  if (!keep) {
+    (void)admin.DropCollection(collection);
+    neardup::v1::CreateCollectionRequest create;
+    create.set_name(collection);
+    create.mutable_config()->set_threshold(0.8);
+    auto created = admin.CreateCollection(create);
+    if (!created.ok()) {
+      std::fprintf(stderr, "create: %s\n", created.status().ToString().c_str());
+      return 1;
+    }
+  }
+
+  std::printf("generating %d documents of %d words...\n", docs, words);
+  std::vector<std::string> texts(docs);
+  size_t bytes = 0;
+  for (int i = 0; i < docs; ++i) {
+    texts[i] = neardup::testing::GeneratedText(i, words);
+    bytes += texts[i].size();
+  }
+
+  if (!keep) {
+    std::atomic<int> failed{0};
+    const auto start = Clock::now();
+    std::vector<std::thread> threads;
+    for (int c = 0; c < clients; ++c) {
+      threads.emplace_back([&, c] {
+        neardup::client::Client client(options);
+        int next = c;
+        const absl::Status status = client.BulkUpsert(
+            [&](neardup::v1::UpsertRequest* request) {
+              if (next >= docs) return false;
+              request->set_collection(collection);
+              request->set_id(absl::StrCat("d", next));
+              request->set_text(texts[next]);
+              next += clients;
+              return true;
+            },
+            [&](const neardup::v1::BulkUpsertResult& result) {
+              if (result.code() != 0) ++failed;
+            });
+        if (!status.ok()) ++failed;
+      });
+    }
+    for (auto& t : threads) t.join();
+    const double seconds = Seconds(start);
+    std::printf(
+        "ingest: %d docs (%.1f MB) with %d BulkUpsert streams in %.2f s = "
+        "%.0f docs/s, %.1f MB/s, %d failed\n",
+        docs, bytes / 1e6, clients, seconds, docs / seconds,
+        bytes / 1e6 / seconds, failed.load());
+  }
+
+  std::vector<std::string> probes(std::min(queries, docs));
+  for (size_t i = 0; i < probes.size(); ++i) {
+    probes[i] =
+        neardup::testing::NearCopy(texts[(i * 7919) % texts.size()], 40);
+  }
+  std::vector<std::vector<double>> latencies(clients);
+  std::atomic<int> found{0}, errors{0};
+  const auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      neardup::client::Client client(options);
+      neardup::v1::QueryRequest request;
+      request.set_collection(collection);
+      for (int q = c; q < queries; q += clients) {
+        request.set_text(probes[q % probes.size()]);
+        const auto t0 = Clock::now();
+        auto response = client.Query(request);
+        latencies[c].push_back(Seconds(t0) * 1e3);
+        if (!response.ok()) {
+          ++errors;
+        } else if (response->matches_size() > 0) {
+          ++found;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double seconds = Seconds(start);
+  std::vector<double> all;
+  for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  std::printf(
+      "query: %d queries with %d clients in %.2f s = %.0f QPS; latency p50 "
+      "%.2f ms p99 %.2f ms; %d found their source, %d errors\n",
+      queries, clients, seconds, queries / seconds, all[all.size() / 2],
+      all[all.size() * 99 / 100], found.load(), errors.load());
+  return 0;
+}

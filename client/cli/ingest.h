@@ -1,0 +1,18 @@
+#ifndef NEARDUP_CLIENT_CLI_INGEST_H_
+#define NEARDUP_CLIENT_CLI_INGEST_H_
+
+// `neardup ingest`: reads records from files (the dedup readers) and streams
+// them to neardupd with BulkUpsert, with a progress line and a summary.
+
+#include <ostream>
+
+#include "absl/status/status.h"
+#include "client/cli/server_commands.h"
+
+namespace neardup::cli {
+
+absl::Status RunIngest(const ServerCommands& cmd, std::ostream& out);
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_CLIENT_CLI_INGEST_H_

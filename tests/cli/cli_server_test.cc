@@ -1,0 +1,132 @@
+// The `neardup` CLI against a real neardupd on loopback: collections,
+// ingest (JSONL with ids, CSV, dedup-on-write), query, get, delete, stats,
+// health, and their exit codes.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tests/server/server_process.h"
+#include "tests/support/corpus.h"
+#include "tests/support/temp_dir.h"
+
+namespace neardup {
+namespace {
+
+using testing::GeneratedText;
+using ::testing::HasSubstr;
+using testing::NearCopy;
+
+struct Result {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+class CliServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<testing::ServerProcess>(
+        temp_.path() + "/data", temp_.path() + "/neardupd.log");
+    server_->Start();
+    ASSERT_TRUE(server_->WaitServing());
+  }
+
+  Result Run(const std::string& args) {
+    const std::string cmd = absl::StrCat(NEARDUP_BIN, " ", args, " --server ",
+                                         server_->Address(), " 2>&1");
+    FILE* pipe = popen(cmd.c_str(), "r");
+    Result r{-1, ""};
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+      r.out.append(buf.data(), n);
+    }
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+
+  testing::TempDir temp_;
+  std::unique_ptr<testing::ServerProcess> server_;
+};
+
+TEST_F(CliServerTest, CollectionsLifecycle) {
+  Result r = Run("collections create news --threshold 0.5 --store-text");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("bands x rows=32x4"));
+  r = Run("collections create news");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("already exists"));
+  r = Run("collections list --json");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("\"name\":\"news\""));
+  EXPECT_EQ(Run("collections get news").exit_code, 0);
+  EXPECT_EQ(Run("collections drop news").exit_code, 0);
+  r = Run("collections get news");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("no collection named 'news'"));
+  EXPECT_EQ(Run("health").exit_code, 0);
+}
+
+TEST_F(CliServerTest, IngestQueryGetDelete) {
+  ASSERT_EQ(
+      Run("collections create docs --threshold 0.5 --store-text").exit_code, 0);
+  std::string jsonl;
+  for (int i = 0; i < 50; ++i) {
+    absl::StrAppend(&jsonl, "{\"id\":\"doc", i, "\",\"text\":\"",
+                    GeneratedText(i), "\"}\n");
+  }
+  const std::string file = temp_.Write("docs.jsonl", jsonl);
+  Result r = Run("ingest " + file + " -c docs --id-field id");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("50 written"));
+
+  // A CSV with a quoted newline, refused as near-copies by dedup-on-write.
+  const std::string csv = temp_.Write(
+      "copies.csv",
+      absl::StrCat("id,body\ncopy1,\"", NearCopy(GeneratedText(1)),
+                   "\"\nfresh,\"", GeneratedText(999), "\nsecond line\"\n"));
+  r = Run("ingest " + csv +
+          " -c docs --field body --id-field id "
+          "--insert-only-below 0.5");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("1 written, 1 refused"));
+
+  const std::string probe =
+      temp_.Write("probe.txt", NearCopy(GeneratedText(7)));
+  r = Run("query " + probe + " -c docs");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("doc7  exact="));
+  r = Run("query -c docs --text \"" + GeneratedText(7) + "\" --json");
+  EXPECT_THAT(r.out, HasSubstr("\"id\":\"doc7\""));
+
+  r = Run("get -c docs doc3");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(GeneratedText(3)));
+  EXPECT_EQ(Run("delete -c docs doc3").exit_code, 0);
+  EXPECT_EQ(Run("get -c docs doc3").exit_code, 1);
+  r = Run("stats -c docs");
+  EXPECT_THAT(r.out, HasSubstr("docs: 50 documents"));
+}
+
+TEST_F(CliServerTest, IngestErrorsNameFileAndLine) {
+  ASSERT_EQ(Run("collections create c").exit_code, 0);
+  const std::string bad = temp_.Write(
+      "bad.jsonl", "{\"text\":\"" + GeneratedText(1) + "\"}\n{broken\n");
+  Result r = Run("ingest " + bad + " -c c");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("bad.jsonl:2"));
+  r = Run("ingest " + bad + " -c c --skip-invalid");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("1 invalid records skipped"));
+  r = Run("ingest " + bad + " -c missing");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("missing"));
+}
+
+}  // namespace
+}  // namespace neardup
