@@ -158,10 +158,10 @@ class DocumentSource {
 
 }  // namespace
 
-absl::Status RunIngest(const ServerCommands& cmd, std::ostream& out) {
+absl::Status RunIngest(const ServerCommands& cmd,
+                       const client::ClientOptions& options,
+                       std::ostream& out) {
   ASSIGN_OR_RETURN(dedup::Format format, dedup::ParseFormatName(cmd.format));
-  client::ClientOptions options;
-  options.target = cmd.server.server;
   client::Client client(options);
   // Fail fast, with a clear message, before reading anything.
   RETURN_IF_ERROR(client.GetCollection(cmd.collection).status());

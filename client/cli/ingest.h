@@ -8,10 +8,12 @@
 
 #include "absl/status/status.h"
 #include "client/cli/server_commands.h"
+#include "neardup/client/client.h"
 
 namespace neardup::cli {
 
-absl::Status RunIngest(const ServerCommands& cmd, std::ostream& out);
+absl::Status RunIngest(const ServerCommands& cmd,
+                       const client::ClientOptions& options, std::ostream& out);
 
 }  // namespace neardup::cli
 

@@ -17,11 +17,14 @@
 namespace neardup::cli {
 namespace {
 
-client::ClientOptions OptionsOf(const ServerFlags& flags) {
+absl::StatusOr<client::ClientOptions> OptionsOf(const ServerFlags& flags) {
   client::ClientOptions options;
   options.target = flags.server;
   options.timeout = std::chrono::milliseconds(
       static_cast<int64_t>(flags.timeout_seconds * 1000));
+  options.token = flags.token;
+  RETURN_IF_ERROR(client::LoadTlsFiles(flags.tls_ca, flags.tls_cert,
+                                       flags.tls_key, options));
   return options;
 }
 
@@ -33,6 +36,14 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
                   "seconds per call (UNAVAILABLE is retried with backoff)")
       ->capture_default_str();
   app->add_flag("--json", flags->json, "print JSON instead of text");
+  app->add_option("--tls-ca", flags->tls_ca,
+                  "PEM CA that signed the server's certificate (turns on TLS)")
+      ->envname("NEARDUP_TLS_CA");
+  app->add_option("--tls-cert", flags->tls_cert,
+                  "PEM client certificate, for servers that require mTLS");
+  app->add_option("--tls-key", flags->tls_key, "PEM key of --tls-cert");
+  app->add_option("--token", flags->token, "bearer token")
+      ->envname("NEARDUP_TOKEN");
 }
 
 absl::Status PrintJson(const google::protobuf::Message& message,
@@ -97,7 +108,8 @@ absl::StatusOr<v1::FingerprintConfig> ConfigOf(
 }
 
 absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
-  client::Client client(OptionsOf(cmd.server));
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
   v1::QueryRequest request;
   request.set_collection(cmd.collection);
   if (!cmd.text.empty()) {
@@ -137,7 +149,8 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
 }
 
 absl::Status RunStats(const ServerCommands& cmd, std::ostream& out) {
-  client::Client client(OptionsOf(cmd.server));
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
   ASSIGN_OR_RETURN(v1::StatsResponse stats, client.Stats(cmd.collection));
   if (cmd.server.json) return PrintJson(stats, out);
   for (const v1::CollectionStats& c : stats.collections()) {
@@ -266,7 +279,8 @@ absl::Status RunServerCommand(const CLI::App& which, const ServerCommands& cmd,
   const std::string name = which.get_name();
   const std::string parent =
       which.get_parent() ? which.get_parent()->get_name() : "";
-  client::Client client(OptionsOf(cmd.server));
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
   if (parent == "collections") {
     if (name == "create") {
       v1::CreateCollectionRequest request;
@@ -298,7 +312,7 @@ absl::Status RunServerCommand(const CLI::App& which, const ServerCommands& cmd,
     if (!cmd.server.json) out << "dropped " << cmd.collection_name << "\n";
     return absl::OkStatus();
   }
-  if (name == "ingest") return RunIngest(cmd, out);
+  if (name == "ingest") return RunIngest(cmd, options, out);
   if (name == "query") return RunQuery(cmd, out);
   if (name == "stats") return RunStats(cmd, out);
   if (name == "get") {

@@ -19,6 +19,10 @@ struct ServerFlags {
   std::string server = "127.0.0.1:50051";  // or $NEARDUP_SERVER
   double timeout_seconds = 30;
   bool json = false;
+  std::string tls_ca;    // PEM CA file: connect with TLS
+  std::string tls_cert;  // client certificate (mTLS)
+  std::string tls_key;
+  std::string token;  // or $NEARDUP_TOKEN
 };
 
 struct CollectionConfigFlags {

@@ -1,6 +1,8 @@
 #include "neardup/client/client.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace neardup::client {
@@ -11,14 +13,53 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
                       status.error_message());
 }
 
+absl::Status LoadTlsFiles(const std::string& ca_path,
+                          const std::string& cert_path,
+                          const std::string& key_path, ClientOptions& options) {
+  auto read = [](const std::string& path, std::string* out) -> absl::Status {
+    if (path.empty()) return absl::OkStatus();
+    std::ifstream file(path);
+    if (!file) return absl::NotFoundError("cannot read " + path);
+    std::stringstream text;
+    text << file.rdbuf();
+    *out = text.str();
+    return absl::OkStatus();
+  };
+  if (absl::Status s = read(ca_path, &options.tls_ca_pem); !s.ok()) return s;
+  if (absl::Status s = read(cert_path, &options.tls_cert_pem); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = read(key_path, &options.tls_key_pem); !s.ok()) return s;
+  options.tls = options.tls || !ca_path.empty() || !cert_path.empty();
+  return absl::OkStatus();
+}
+
 Client::Client(const ClientOptions& options) : options_(options) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
-  channel_ = grpc::CreateCustomChannel(
-      options.target, grpc::InsecureChannelCredentials(), args);
+  // One connection per Client: the server's per-client limits see each
+  // Client on its own instead of pooled with others in this process.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (options.tls) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tls_ca_pem;
+    ssl.pem_cert_chain = options.tls_cert_pem;
+    ssl.pem_private_key = options.tls_key_pem;
+    credentials = grpc::SslCredentials(ssl);
+  } else {
+    credentials = grpc::InsecureChannelCredentials();
+  }
+  channel_ = grpc::CreateCustomChannel(options.target, credentials, args);
   stub_ = v1::NearDup::NewStub(channel_);
   health_ = grpc::health::v1::Health::NewStub(channel_);
+}
+
+void Client::AddToken(grpc::ClientContext* context) const {
+  if (!options_.token.empty()) {
+    context->AddMetadata("authorization", "Bearer " + options_.token);
+  }
 }
 
 template <typename Call>
@@ -28,6 +69,7 @@ grpc::Status Client::WithRetries(Call call) {
   for (int attempt = 1;; ++attempt) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + options_.timeout);
+    AddToken(&context);
     status = call(&context);
     if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
         attempt >= options_.max_attempts) {
@@ -168,6 +210,7 @@ absl::Status Client::BulkUpsert(
     const std::function<bool(v1::UpsertRequest*)>& next,
     const std::function<void(const v1::BulkUpsertResult&)>& on_result) {
   grpc::ClientContext context;  // no deadline: a stream can run for hours
+  AddToken(&context);
   auto stream = stub_->BulkUpsert(&context);
   // Write on a second thread so that results are read while we send;
   // otherwise both sides could stall on full flow-control windows.

@@ -286,6 +286,8 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
   response->set_store_pending_compaction_bytes(
       store.estimated_pending_compaction_bytes);
   response->set_store_memtable_bytes(store.memtable_bytes);
+  response->set_disk_available_bytes(store.disk_available_bytes);
+  response->set_disk_capacity_bytes(store.disk_capacity_bytes);
   return absl::OkStatus();
 }
 

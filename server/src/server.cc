@@ -1,10 +1,13 @@
 #include "server/src/server.h"
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "neardup/core/absl_compat.h"
 #include "prometheus/exposer.h"
 #include "spdlog/spdlog.h"
 
@@ -18,6 +21,49 @@ void SetHealth(grpc::Server* server, bool serving) {
   if (health == nullptr) return;
   health->SetServingStatus(serving);  // "" and every service
   health->SetServingStatus(kServiceName, serving);
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                     std::string_view what) {
+  std::ifstream file(path);
+  if (!file) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read ", AbslView(what), " ", path));
+  }
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
+    const ServerConfig& config) {
+  if (config.tls_cert.empty()) {
+    spdlog::warn(
+        "serving gRPC WITHOUT TLS (--plaintext): use only on "
+        "loopback or a trusted network");
+    return grpc::InsecureServerCredentials();
+  }
+  grpc::SslServerCredentialsOptions options(
+      config.tls_client_ca.empty()
+          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  auto key = ReadFile(config.tls_key, "--tls-key");
+  if (!key.ok()) return key.status();
+  auto cert = ReadFile(config.tls_cert, "--tls-cert");
+  if (!cert.ok()) return cert.status();
+  pair.private_key = *std::move(key);
+  pair.cert_chain = *std::move(cert);
+  options.pem_key_cert_pairs.push_back(std::move(pair));
+  if (!config.tls_client_ca.empty()) {
+    auto ca = ReadFile(config.tls_client_ca, "--tls-client-ca");
+    if (!ca.ok()) return ca.status();
+    options.pem_root_certs = *std::move(ca);
+  }
+  spdlog::info("TLS on{}", config.tls_client_ca.empty()
+                               ? ""
+                               : ", client certificates required (mTLS)");
+  return grpc::SslServerCredentials(options);
 }
 
 }  // namespace
@@ -34,6 +80,20 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   server->pool_ = std::make_unique<WorkerPool>(
       workers, static_cast<size_t>(config.max_queued_requests));
   ServiceOptions options;
+  if (!config.auth_tokens.empty()) {
+    auto auth = TokenAuthenticator::FromFile(config.auth_tokens);
+    if (!auth.ok()) return auth.status();
+    spdlog::info("authentication on: {} tokens from {}", auth->size(),
+                 config.auth_tokens);
+    options.auth = std::make_shared<TokenAuthenticator>(*std::move(auth));
+  } else {
+    spdlog::warn(
+        "authentication off: every caller may read and write "
+        "(give --auth-tokens to require tokens)");
+  }
+  options.max_concurrent_streams = config.max_concurrent_streams;
+  options.max_stream_items = config.max_stream_items;
+  options.max_calls_per_client = config.max_calls_per_client;
   options.limits.max_document_bytes = config.max_document_bytes;
   options.limits.sync_writes = config.sync_writes;
   options.default_deadline_seconds = config.default_deadline_seconds;
@@ -43,8 +103,9 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen_address,
-                           grpc::InsecureServerCredentials(),
+  auto credentials = ServerCredentials(config);
+  if (!credentials.ok()) return credentials.status();
+  builder.AddListeningPort(config.listen_address, *credentials,
                            &server->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));

@@ -56,6 +56,20 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("block-cache-bytes", c.block_cache_bytes,
         "RocksDB block cache (also bounds memtables)");
   visit("log-level", c.log_level, "trace|debug|info|warn|error|off");
+  visit("tls-cert", c.tls_cert, "PEM server certificate (chain) for TLS");
+  visit("tls-key", c.tls_key, "PEM private key of --tls-cert");
+  visit("tls-client-ca", c.tls_client_ca,
+        "PEM CA bundle: require client certificates signed by it (mTLS)");
+  visit("plaintext", c.plaintext,
+        "serve gRPC without TLS (only for loopback or a trusted network)");
+  visit("auth-tokens", c.auth_tokens,
+        "YAML file of SHA-256-hashed bearer tokens and their scopes; empty: "
+        "no authentication");
+  visit("max-concurrent-streams", c.max_concurrent_streams,
+        "BulkUpsert/BatchQuery streams open at once");
+  visit("max-stream-items", c.max_stream_items, "items one stream may carry");
+  visit("max-calls-per-client", c.max_calls_per_client,
+        "calls one connection may have queued or running");
 }
 
 template <typename T>
@@ -132,6 +146,28 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   }
   if (!(c.default_deadline_seconds > 0)) {
     return absl::InvalidArgumentError("--default-deadline must be > 0");
+  }
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
+  }
+  if (!c.tls_client_ca.empty() && c.tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-client-ca (mTLS) needs --tls-cert and --tls-key");
+  }
+  if (c.tls_cert.empty() && !c.plaintext) {
+    return absl::InvalidArgumentError(
+        "no TLS configured: give --tls-cert and --tls-key, or --plaintext to "
+        "serve without TLS on a trusted network");
+  }
+  if (!c.tls_cert.empty() && c.plaintext) {
+    return absl::InvalidArgumentError(
+        "--plaintext contradicts --tls-cert; choose one");
+  }
+  if (c.max_concurrent_streams < 1 || c.max_calls_per_client < 1 ||
+      c.max_stream_items < 1) {
+    return absl::InvalidArgumentError(
+        "--max-concurrent-streams, --max-stream-items and "
+        "--max-calls-per-client must be >= 1");
   }
   return absl::OkStatus();
 }

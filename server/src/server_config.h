@@ -29,6 +29,16 @@ struct ServerConfig {
   bool sync_writes = false;              // fsync every write
   size_t block_cache_bytes = size_t{256} << 20;
   std::string log_level = "info";
+  // Security: TLS (and mTLS with a client CA), or plaintext when asked for.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  bool plaintext = false;
+  std::string auth_tokens;  // YAML file of hashed tokens; empty: no auth
+  // Limits that keep one client from taking the server.
+  int max_concurrent_streams = 64;
+  uint64_t max_stream_items = 10'000'000;
+  int max_calls_per_client = 256;
   // Not a flag: lets in-process tests observe NOT_SERVING while starting.
   std::chrono::milliseconds open_delay_for_tests{0};
 };

@@ -40,16 +40,49 @@ grpc::Status NearDupService::Availability(bool needs_db) const {
   return grpc::Status::OK;
 }
 
+absl::StatusOr<const TokenEntry*> NearDupService::Authenticate(
+    grpc::CallbackServerContext* context) const {
+  if (options_.auth == nullptr) return nullptr;
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find("authorization");
+  const std::string_view header =
+      it == metadata.end()
+          ? std::string_view()
+          : std::string_view(it->second.data(), it->second.size());
+  return options_.auth->Authenticate(header);
+}
+
 template <typename Work>
 grpc::ServerUnaryReactor* NearDupService::Dispatch(
     Method method, grpc::CallbackServerContext* context, bool needs_db,
-    Work work) {
+    Access access, std::string_view collection, Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const Clock::time_point start = Clock::now();
-  if (grpc::Status status = Availability(needs_db); !status.ok()) {
+  auto refuse = [&](const grpc::Status& status) {
     metrics_->RecordRpc(method, status.error_code(), SecondsSince(start));
     reactor->Finish(status);
     return reactor;
+  };
+  if (grpc::Status status = Availability(needs_db); !status.ok()) {
+    return refuse(status);
+  }
+  auto token = Authenticate(context);
+  if (!token.ok()) return refuse(ToGrpcStatus(token.status()));
+  if (*token != nullptr) {
+    absl::Status allowed =
+        TokenAuthenticator::Authorize(**token, access, collection);
+    if (!allowed.ok()) return refuse(ToGrpcStatus(allowed));
+  }
+  // Fairness key: the token's name when authentication is on, else the
+  // connection.
+  std::string peer = *token != nullptr ? absl::StrCat("token:", (*token)->name)
+                                       : context->peer();
+  if (!client_slots_.TryAcquire(peer, options_.max_calls_per_client)) {
+    return refuse(grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("this client already has ", options_.max_calls_per_client,
+                     " calls in flight; wait for answers before sending "
+                     "more")));
   }
   // The caller's deadline, or the server's default for calls without one.
   const auto client_deadline = context->deadline();
@@ -58,7 +91,7 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
       std::chrono::duration_cast<std::chrono::system_clock::duration>(
           std::chrono::duration<double>(options_.default_deadline_seconds));
   const auto deadline = std::min(client_deadline, default_deadline);
-  auto task = [this, method, context, reactor, start, deadline, work] {
+  auto task = [this, method, context, reactor, start, deadline, work, peer] {
     grpc::Status status;
     if (context->IsCancelled()) {
       status = grpc::Status(grpc::StatusCode::CANCELLED, "call cancelled");
@@ -71,9 +104,11 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
       status = ToGrpcStatus(work(handlers));
     }
     metrics_->RecordRpc(method, status.error_code(), SecondsSince(start));
+    client_slots_.Release(peer);
     reactor->Finish(status);
   };
   if (!pool_->TrySubmit(std::move(task))) {
+    client_slots_.Release(peer);
     const grpc::Status busy(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
         absl::StrCat("server busy: ", pool_->queued(),
@@ -88,8 +123,8 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
 grpc::ServerUnaryReactor* NearDupService::CreateCollection(
     grpc::CallbackServerContext* context,
     const v1::CreateCollectionRequest* request, v1::Collection* response) {
-  return Dispatch(Method::kCreateCollection, context, true,
-                  [request, response](Handlers* h) {
+  return Dispatch(Method::kCreateCollection, context, true, Access::kAdmin,
+                  request->name(), [request, response](Handlers* h) {
                     return h->CreateCollection(*request, response);
                   });
 }
@@ -97,8 +132,8 @@ grpc::ServerUnaryReactor* NearDupService::CreateCollection(
 grpc::ServerUnaryReactor* NearDupService::GetCollection(
     grpc::CallbackServerContext* context,
     const v1::GetCollectionRequest* request, v1::Collection* response) {
-  return Dispatch(Method::kGetCollection, context, true,
-                  [request, response](Handlers* h) {
+  return Dispatch(Method::kGetCollection, context, true, Access::kRead,
+                  request->name(), [request, response](Handlers* h) {
                     return h->GetCollection(*request, response);
                   });
 }
@@ -107,7 +142,7 @@ grpc::ServerUnaryReactor* NearDupService::ListCollections(
     grpc::CallbackServerContext* context,
     const v1::ListCollectionsRequest* request,
     v1::ListCollectionsResponse* response) {
-  return Dispatch(Method::kListCollections, context, true,
+  return Dispatch(Method::kListCollections, context, true, Access::kRead, "*",
                   [request, response](Handlers* h) {
                     return h->ListCollections(*request, response);
                   });
@@ -117,8 +152,8 @@ grpc::ServerUnaryReactor* NearDupService::DropCollection(
     grpc::CallbackServerContext* context,
     const v1::DropCollectionRequest* request,
     v1::DropCollectionResponse* response) {
-  return Dispatch(Method::kDropCollection, context, true,
-                  [request, response](Handlers* h) {
+  return Dispatch(Method::kDropCollection, context, true, Access::kAdmin,
+                  request->name(), [request, response](Handlers* h) {
                     return h->DropCollection(*request, response);
                   });
 }
@@ -126,8 +161,8 @@ grpc::ServerUnaryReactor* NearDupService::DropCollection(
 grpc::ServerUnaryReactor* NearDupService::Upsert(
     grpc::CallbackServerContext* context, const v1::UpsertRequest* request,
     v1::UpsertResponse* response) {
-  return Dispatch(Method::kUpsert, context, true,
-                  [request, response](Handlers* h) {
+  return Dispatch(Method::kUpsert, context, true, Access::kWrite,
+                  request->collection(), [request, response](Handlers* h) {
                     return h->Upsert(*request, response);
                   });
 }
@@ -136,15 +171,15 @@ grpc::ServerUnaryReactor* NearDupService::Get(
     grpc::CallbackServerContext* context, const v1::GetRequest* request,
     v1::Document* response) {
   return Dispatch(
-      Method::kGet, context, true,
+      Method::kGet, context, true, Access::kRead, request->collection(),
       [request, response](Handlers* h) { return h->Get(*request, response); });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Delete(
     grpc::CallbackServerContext* context, const v1::DeleteRequest* request,
     v1::DeleteResponse* response) {
-  return Dispatch(Method::kDelete, context, true,
-                  [request, response](Handlers* h) {
+  return Dispatch(Method::kDelete, context, true, Access::kWrite,
+                  request->collection(), [request, response](Handlers* h) {
                     return h->Delete(*request, response);
                   });
 }
@@ -152,7 +187,8 @@ grpc::ServerUnaryReactor* NearDupService::Delete(
 grpc::ServerUnaryReactor* NearDupService::Query(
     grpc::CallbackServerContext* context, const v1::QueryRequest* request,
     v1::QueryResponse* response) {
-  return Dispatch(Method::kQuery, context, true,
+  return Dispatch(Method::kQuery, context, true, Access::kRead,
+                  request->collection(),
                   [this, request, response](Handlers* h) {
                     IndexQueryStats stats;
                     absl::Status status = h->Query(*request, response, &stats);
@@ -164,7 +200,7 @@ grpc::ServerUnaryReactor* NearDupService::Query(
 grpc::ServerUnaryReactor* NearDupService::Fingerprint(
     grpc::CallbackServerContext* context, const v1::FingerprintRequest* request,
     v1::FingerprintResponse* response) {
-  return Dispatch(Method::kFingerprint, context, false,
+  return Dispatch(Method::kFingerprint, context, false, Access::kAny, "",
                   [this, request, response](Handlers*) {
                     return Handlers::Fingerprint(*request, response,
                                                  options_.limits);
@@ -174,16 +210,19 @@ grpc::ServerUnaryReactor* NearDupService::Fingerprint(
 grpc::ServerUnaryReactor* NearDupService::Compare(
     grpc::CallbackServerContext* context, const v1::CompareRequest* request,
     v1::CompareResponse* response) {
-  return Dispatch(
-      Method::kCompare, context, false, [this, request, response](Handlers*) {
-        return Handlers::Compare(*request, response, options_.limits);
-      });
+  return Dispatch(Method::kCompare, context, false, Access::kAny, "",
+                  [this, request, response](Handlers*) {
+                    return Handlers::Compare(*request, response,
+                                             options_.limits);
+                  });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Stats(
     grpc::CallbackServerContext* context, const v1::StatsRequest* request,
     v1::StatsResponse* response) {
-  return Dispatch(Method::kStats, context, true,
+  return Dispatch(Method::kStats, context, true, Access::kRead,
+                  request->collection().empty() ? std::string_view("*")
+                                                : request->collection(),
                   [request, response](Handlers* h) {
                     return h->Stats(*request, response);
                   });
@@ -201,10 +240,41 @@ class RefusedStream : public grpc::ServerBidiReactor<Request, Response> {
 
 }  // namespace
 
+grpc::Status NearDupService::AdmitStream(grpc::CallbackServerContext* context,
+                                         const TokenEntry** token) {
+  if (grpc::Status status = Availability(true); !status.ok()) return status;
+  auto authenticated = Authenticate(context);
+  if (!authenticated.ok()) return ToGrpcStatus(authenticated.status());
+  *token = *authenticated;
+  if (++active_streams_ > options_.max_concurrent_streams) {
+    --active_streams_;
+    return grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("the server already runs ",
+                     options_.max_concurrent_streams,
+                     " streams (--max-concurrent-streams); retry later"));
+  }
+  return grpc::Status::OK;
+}
+
+namespace {
+
+// Ends a stream that ran past --max-stream-items.
+grpc::Status TooManyItems(uint64_t limit) {
+  return grpc::Status(
+      grpc::StatusCode::RESOURCE_EXHAUSTED,
+      absl::StrCat("a stream may carry at most ", limit,
+                   " items (--max-stream-items); open a new stream for the "
+                   "rest"));
+}
+
+}  // namespace
+
 grpc::ServerBidiReactor<v1::UpsertRequest, v1::BulkUpsertResult>*
-NearDupService::BulkUpsert(grpc::CallbackServerContext*) {
+NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
   const Clock::time_point start = Clock::now();
-  if (grpc::Status status = Availability(true); !status.ok()) {
+  const TokenEntry* token = nullptr;
+  if (grpc::Status status = AdmitStream(context, &token); !status.ok()) {
     metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(), 0);
     return new RefusedStream<v1::UpsertRequest, v1::BulkUpsertResult>(status);
   }
@@ -212,10 +282,17 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext*) {
   // Each item's error goes in its result; the stream itself goes on.
   return new OrderedStreamReactor<v1::UpsertRequest, v1::BulkUpsertResult>(
       pool_, options_.stream_window,
-      [this, handlers](uint64_t index, const v1::UpsertRequest& request,
-                       v1::BulkUpsertResult* result) {
-        const absl::Status status =
-            handlers->Upsert(request, result->mutable_response());
+      [this, handlers, token](uint64_t index, const v1::UpsertRequest& request,
+                              v1::BulkUpsertResult* result) {
+        if (index >= options_.max_stream_items) {
+          return TooManyItems(options_.max_stream_items);
+        }
+        absl::Status status = token == nullptr ? absl::OkStatus()
+                                               : TokenAuthenticator::Authorize(
+                                                     *token, Access::kWrite,
+                                                     request.collection());
+        if (status.ok())
+          status = handlers->Upsert(request, result->mutable_response());
         result->set_index(index);
         result->set_code(static_cast<int32_t>(status.code()));
         if (!status.ok()) {
@@ -227,6 +304,7 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext*) {
         return grpc::Status::OK;
       },
       [this, start](const grpc::Status& status) {
+        ReleaseStream();
         metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(),
                             SecondsSince(start));
       },
@@ -234,25 +312,35 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext*) {
 }
 
 grpc::ServerBidiReactor<v1::QueryRequest, v1::QueryResponse>*
-NearDupService::BatchQuery(grpc::CallbackServerContext*) {
+NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
   const Clock::time_point start = Clock::now();
-  if (grpc::Status status = Availability(true); !status.ok()) {
+  const TokenEntry* token = nullptr;
+  if (grpc::Status status = AdmitStream(context, &token); !status.ok()) {
     metrics_->RecordRpc(Method::kBatchQuery, status.error_code(), 0);
     return new RefusedStream<v1::QueryRequest, v1::QueryResponse>(status);
   }
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
+  // A failing probe ends the stream with its status.
   return new OrderedStreamReactor<v1::QueryRequest, v1::QueryResponse>(
       pool_, options_.stream_window,
-      [this, handlers](uint64_t, const v1::QueryRequest& request,
-                       v1::QueryResponse* response) {
+      [this, handlers, token](uint64_t index, const v1::QueryRequest& request,
+                              v1::QueryResponse* response) {
+        if (index >= options_.max_stream_items) {
+          return TooManyItems(options_.max_stream_items);
+        }
+        absl::Status status =
+            token == nullptr ? absl::OkStatus()
+                             : TokenAuthenticator::Authorize(
+                                   *token, Access::kRead, request.collection());
         IndexQueryStats stats;
-        const absl::Status status = handlers->Query(request, response, &stats);
+        if (status.ok()) status = handlers->Query(request, response, &stats);
         if (status.ok()) metrics_->RecordQuery(stats);
         metrics_->RecordStreamItem(
             Method::kBatchQuery, static_cast<grpc::StatusCode>(status.code()));
         return ToGrpcStatus(status);
       },
       [this, start](const grpc::Status& status) {
+        ReleaseStream();
         metrics_->RecordRpc(Method::kBatchQuery, status.error_code(),
                             SecondsSince(start));
       },

@@ -11,6 +11,8 @@
 #include "grpcpp/grpcpp.h"
 #include "neardup/storage/database.h"
 #include "neardup/v1/neardup.grpc.pb.h"
+#include "server/src/auth.h"
+#include "server/src/client_slots.h"
 #include "server/src/handlers.h"
 #include "server/src/metrics.h"
 #include "server/src/worker_pool.h"
@@ -21,6 +23,14 @@ struct ServiceOptions {
   HandlerLimits limits;
   double default_deadline_seconds = 30;
   size_t stream_window = 64;  // stream items processed ahead of writing
+  // Null: no authentication (every call allowed).
+  std::shared_ptr<const TokenAuthenticator> auth;
+  int max_concurrent_streams = 64;
+  uint64_t max_stream_items = 10'000'000;
+  // Calls one client (token, or connection without auth) may have queued or
+  // running; more are refused so that one flooding client cannot fill the
+  // queue for everyone.
+  int max_calls_per_client = 256;
 };
 
 class NearDupService final : public v1::NearDup::CallbackService {
@@ -82,7 +92,16 @@ class NearDupService final : public v1::NearDup::CallbackService {
   template <typename Work>
   grpc::ServerUnaryReactor* Dispatch(Method method,
                                      grpc::CallbackServerContext* context,
-                                     bool needs_db, Work work);
+                                     bool needs_db, Access access,
+                                     std::string_view collection, Work work);
+  // The caller's token (null when authentication is off), or why not.
+  absl::StatusOr<const TokenEntry*> Authenticate(
+      grpc::CallbackServerContext* context) const;
+  // Admission of a stream: availability, token, stream count. On success
+  // the caller owns one stream slot (released by ReleaseStream).
+  grpc::Status AdmitStream(grpc::CallbackServerContext* context,
+                           const TokenEntry** token);
+  void ReleaseStream() { --active_streams_; }
   // UNAVAILABLE while starting or stopping; OK otherwise.
   grpc::Status Availability(bool needs_db) const;
 
@@ -90,6 +109,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
   WorkerPool* const pool_;
   ServerMetrics* const metrics_;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> active_streams_{0};
+  ClientSlots client_slots_;
   std::atomic<Handlers*> handlers_{nullptr};
   std::unique_ptr<Handlers> owned_handlers_;
 };

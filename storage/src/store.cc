@@ -3,6 +3,8 @@
 
 #include "neardup/storage/store.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -335,6 +337,14 @@ absl::Status Store::Checkpoint(const std::string& dir) {
 }
 
 StoreStats Store::Stats() const {
+  struct {
+    uint64_t available = 0;
+    uint64_t capacity = 0;
+  } disk;
+  if (struct statvfs fs; statvfs(dir_.c_str(), &fs) == 0) {
+    disk.available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+    disk.capacity = static_cast<uint64_t>(fs.f_blocks) * fs.f_frsize;
+  }
   auto property = [&](const std::string& name) {
     uint64_t value = 0;
     return db_->GetAggregatedIntProperty(name, &value) ? value : 0;
@@ -347,6 +357,8 @@ StoreStats Store::Stats() const {
       .memtable_bytes = property(rocksdb::DB::Properties::kSizeAllMemTables),
       .block_cache_usage_bytes = block_cache_->GetUsage(),
       .block_cache_capacity_bytes = block_cache_->GetCapacity(),
+      .disk_available_bytes = disk.available,
+      .disk_capacity_bytes = disk.capacity,
   };
 }
 

@@ -60,6 +60,7 @@ class PythonClientTest(unittest.TestCase):
         cls.log = open(os.path.join(cls.tmp.name, "neardupd.log"), "w")
         cls.server = subprocess.Popen(
             [NEARDUPD, f"--listen={cls.address}", "--metrics-listen=off",
+             "--plaintext",
              f"--data-dir={cls.tmp.name}/data"],
             stdout=cls.log, stderr=cls.log)
         cls.channel = grpc.insecure_channel(cls.address)

@@ -330,6 +330,8 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   EXPECT_GE(samples["neardup_query_candidates_count"], 1);
   EXPECT_TRUE(samples.count("neardup_store_live_sst_bytes"));
   EXPECT_TRUE(samples.count("neardup_store_pending_compaction_bytes"));
+  EXPECT_GT(samples["neardup_data_dir_available_bytes"], 0);
+  EXPECT_GT(samples["neardup_data_dir_capacity_bytes"], 0);
   EXPECT_TRUE(samples.count(
       "neardup_rpc_duration_seconds_bucket{method=\"Query\",le=\"+Inf\"}"));
 }

@@ -19,10 +19,12 @@ ParsedCommandLine Parse(std::vector<std::string> args) {
   return ParseCommandLine(static_cast<int>(argv.size()), argv.data());
 }
 
-TEST(ServerConfig, DefaultsAreValid) {
+TEST(ServerConfig, DefaultsAreValidOnceTransportIsChosen) {
   ServerConfig config;
+  EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("--plaintext"));
+  config.plaintext = true;
   EXPECT_TRUE(ValidateServerConfig(config).ok());
-  const ParsedCommandLine parsed = Parse({});
+  const ParsedCommandLine parsed = Parse({"--plaintext"});
   ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
   EXPECT_EQ(std::get<ServerConfig>(parsed).listen_address, "127.0.0.1:50051");
 }
@@ -36,7 +38,7 @@ TEST(ServerConfig, FlagBeatsEnvironmentBeatsFile) {
   setenv("NEARDUPD_SHARDS", "16", 1);
   setenv("NEARDUPD_LISTEN", "127.0.0.1:2222", 1);
   const ParsedCommandLine parsed =
-      Parse({"--config", file, "--listen", "127.0.0.1:3333"});
+      Parse({"--config", file, "--listen", "127.0.0.1:3333", "--plaintext"});
   unsetenv("NEARDUPD_SHARDS");
   unsetenv("NEARDUPD_LISTEN");
   ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
@@ -60,18 +62,35 @@ TEST(ServerConfig, YamlErrorsNameTheKey) {
 
 TEST(ServerConfig, ValidationRejectsUnusableValues) {
   ServerConfig config;
+  config.plaintext = true;
   config.shards = 0;
   EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("--shards"));
   config = {};
+  config.plaintext = true;
   config.max_document_bytes = config.max_message_bytes + 1;
   EXPECT_THAT(ValidateServerConfig(config).message(),
               HasSubstr("--max-document-bytes"));
   config = {};
+  config.plaintext = true;
   config.default_deadline_seconds = 0;
   EXPECT_FALSE(ValidateServerConfig(config).ok());
-  const ParsedCommandLine parsed = Parse({"--shards", "0"});
+  const ParsedCommandLine parsed = Parse({"--shards", "0", "--plaintext"});
   ASSERT_TRUE(std::holds_alternative<int>(parsed));
   EXPECT_NE(std::get<int>(parsed), 0);
+}
+
+TEST(ServerConfig, TlsSettingsMustBeConsistent) {
+  ServerConfig config;
+  config.tls_cert = "cert.pem";
+  EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("go together"));
+  config.tls_key = "key.pem";
+  EXPECT_TRUE(ValidateServerConfig(config).ok());
+  config.plaintext = true;
+  EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("contradicts"));
+  config = {};
+  config.plaintext = true;
+  config.tls_client_ca = "ca.pem";
+  EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("mTLS"));
 }
 
 TEST(ServerConfig, UnknownFlagIsAUsageError) {

@@ -24,11 +24,14 @@ namespace neardup::testing {
 
 class ServerProcess {
  public:
+  // `plaintext`: pass --plaintext (tests that set up TLS pass false).
   ServerProcess(std::string data_dir, std::string log_path,
-                std::vector<std::string> extra_flags = {})
+                std::vector<std::string> extra_flags = {},
+                bool plaintext = true)
       : data_dir_(std::move(data_dir)),
         log_path_(std::move(log_path)),
-        extra_flags_(std::move(extra_flags)) {}
+        extra_flags_(std::move(extra_flags)),
+        plaintext_(plaintext) {}
   ~ServerProcess() {
     if (pid_ > 0) {
       kill(pid_, SIGKILL);
@@ -47,6 +50,7 @@ class ServerProcess {
         "--data-dir=" + data_dir_,
         "--block-cache-bytes=16777216",
         "--log-level=info"};
+    if (plaintext_) args.push_back("--plaintext");
     args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
     pid_ = fork();
     if (pid_ == 0) {
@@ -65,11 +69,7 @@ class ServerProcess {
   bool WaitServing(std::chrono::seconds timeout = std::chrono::seconds(30)) {
     // Wait for the port first: a gRPC channel that found it closed backs off
     // for a second or more before trying again.
-    const auto port_deadline = std::chrono::steady_clock::now() + timeout;
-    while (!PortOpen(grpc_port_)) {
-      if (std::chrono::steady_clock::now() > port_deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    if (!WaitForPort(grpc_port_, timeout)) return false;
     client::ClientOptions options;
     options.target = Address();
     options.timeout = std::chrono::milliseconds(500);
@@ -97,12 +97,14 @@ class ServerProcess {
 
   std::string Address() const { return absl::StrCat("127.0.0.1:", grpc_port_); }
   int metrics_port() const { return metrics_port_; }
+  int grpc_port() const { return grpc_port_; }
   pid_t pid() const { return pid_; }
 
  private:
   const std::string data_dir_;
   const std::string log_path_;
   const std::vector<std::string> extra_flags_;
+  const bool plaintext_;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
   pid_t pid_ = -1;

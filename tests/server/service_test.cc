@@ -23,6 +23,7 @@ ServerConfig TestConfig(const std::string& dir) {
   config.metrics_address = "";
   config.data_dir = dir;
   config.block_cache_bytes = size_t{16} << 20;
+  config.plaintext = true;
   return config;
 }
 

@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
@@ -38,6 +40,17 @@ inline bool PortOpen(int port) {
       connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   close(fd);
   return open;
+}
+
+// Polls until something listens on `port`.
+inline bool WaitForPort(
+    int port, std::chrono::seconds timeout = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!PortOpen(port)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 // GET http://127.0.0.1:port/path; returns the body ("" on failure).

@@ -25,7 +25,20 @@ struct ClientOptions {
   std::chrono::milliseconds initial_backoff{100};
   std::chrono::milliseconds max_backoff{2000};
   int max_message_bytes = 64 << 20;
+  // TLS: set `tls` (server verified against tls_ca_pem, or the system roots
+  // when empty); tls_cert_pem/tls_key_pem present a client certificate.
+  bool tls = false;
+  std::string tls_ca_pem;
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
+  // Sent as "authorization: Bearer <token>" on every call; empty: none.
+  std::string token;
 };
+
+// Reads PEM files into `options` and turns TLS on. Empty paths are skipped.
+absl::Status LoadTlsFiles(const std::string& ca_path,
+                          const std::string& cert_path,
+                          const std::string& key_path, ClientOptions& options);
 
 // Maps a gRPC status to absl::Status (same codes, same message).
 absl::Status FromGrpcStatus(const grpc::Status& status);
@@ -65,6 +78,7 @@ class Client {
  private:
   template <typename Call>
   grpc::Status WithRetries(Call call);
+  void AddToken(grpc::ClientContext* context) const;
 
   const ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;

@@ -40,6 +40,9 @@ struct StoreStats {
   uint64_t memtable_bytes = 0;  // active, unflushed and pinned memtables
   uint64_t block_cache_usage_bytes = 0;  // includes charged memtables
   uint64_t block_cache_capacity_bytes = 0;
+  // The filesystem holding the store (statvfs; 0 when unknown).
+  uint64_t disk_available_bytes = 0;
+  uint64_t disk_capacity_bytes = 0;
 };
 
 // Thread-safe. Errors are absl::Status; RocksDB failures map to UNAVAILABLE

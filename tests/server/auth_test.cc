@@ -1,0 +1,85 @@
+#include "server/src/auth.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace neardup::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Sha256Hex, KnownVector) {
+  EXPECT_EQ(Sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TokenAuthenticator Make() {
+  auto auth = TokenAuthenticator::FromYaml(absl::StrCat(
+      "tokens:\n  - {name: a, sha256: ", Sha256Hex("token-a"),
+      ", scopes: [admin]}\n  - {name: w, sha256: ", Sha256Hex("token-w"),
+      ", scopes: [\"write:news\"]}\n  - {name: r, sha256: ",
+      Sha256Hex("token-r"), ", scopes: [\"read:*\"]}\n"));
+  EXPECT_TRUE(auth.ok()) << auth.status();
+  return *std::move(auth);
+}
+
+TEST(TokenAuthenticator, AuthenticatesBearerTokens) {
+  const TokenAuthenticator auth = Make();
+  auto w = auth.Authenticate("Bearer token-w");
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ((*w)->name, "w");
+  for (std::string_view bad : {"", "token-w", "Bearer ", "Bearer token-x",
+                               "bearer token-w", "Basic dG9rZW4tdw=="}) {
+    auto result = auth.Authenticate(bad);
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kUnauthenticated)
+        << bad;
+  }
+}
+
+TEST(TokenAuthenticator, ScopeMatrix) {
+  const TokenAuthenticator auth = Make();
+  const TokenEntry& admin = **auth.Authenticate("Bearer token-a");
+  const TokenEntry& writer = **auth.Authenticate("Bearer token-w");
+  const TokenEntry& reader = **auth.Authenticate("Bearer token-r");
+  auto ok = [](const TokenEntry& t, Access a, std::string_view c) {
+    return TokenAuthenticator::Authorize(t, a, c).ok();
+  };
+  EXPECT_TRUE(ok(admin, Access::kAdmin, "x"));
+  EXPECT_TRUE(ok(admin, Access::kWrite, "x"));
+  EXPECT_TRUE(ok(writer, Access::kWrite, "news"));
+  EXPECT_FALSE(ok(writer, Access::kWrite, "other"));
+  EXPECT_FALSE(ok(writer, Access::kRead, "news"));  // write is not read
+  EXPECT_FALSE(ok(writer, Access::kAdmin, "news"));
+  EXPECT_TRUE(ok(writer, Access::kAny, ""));
+  EXPECT_TRUE(ok(reader, Access::kRead, "anything"));
+  EXPECT_TRUE(ok(reader, Access::kRead, "*"));
+  EXPECT_FALSE(ok(reader, Access::kWrite, "news"));
+  const absl::Status denied =
+      TokenAuthenticator::Authorize(writer, Access::kWrite, "other");
+  EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(denied.message(), HasSubstr("write:other"));
+}
+
+TEST(TokenAuthenticator, FileErrorsAreClear) {
+  EXPECT_THAT(TokenAuthenticator::FromYaml("nope: 1").status().message(),
+              HasSubstr("tokens:"));
+  EXPECT_THAT(TokenAuthenticator::FromYaml(
+                  "tokens:\n  - {name: x, sha256: abc, scopes: [admin]}\n")
+                  .status()
+                  .message(),
+              HasSubstr("64 hex digits"));
+  EXPECT_THAT(TokenAuthenticator::FromYaml(
+                  absl::StrCat("tokens:\n  - {name: x, sha256: ",
+                               Sha256Hex("t"), ", scopes: [root]}\n"))
+                  .status()
+                  .message(),
+              HasSubstr("unknown scope 'root'"));
+  EXPECT_EQ(
+      TokenAuthenticator::FromFile("/nonexistent/tokens.yaml").status().code(),
+      absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace neardup::server

@@ -1,0 +1,357 @@
+// TLS, mTLS, token authentication and limits, against the real neardupd.
+// Certificates come from a CA made with openssl at test time.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "tests/server/server_process.h"
+#include "tests/support/corpus.h"
+#include "tests/support/net.h"
+#include "tests/support/temp_dir.h"
+
+namespace neardup {
+namespace {
+
+using testing::GeneratedText;
+using ::testing::HasSubstr;
+using testing::ServerProcess;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A CA, a server certificate for 127.0.0.1/localhost and a client
+// certificate, all signed by the CA.
+class TestPki {
+ public:
+  explicit TestPki(const std::string& dir) : dir_(dir) {
+    Run("openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem "
+        "-days 1 -subj /CN=neardup-test-ca");
+    Issue("server", "subjectAltName=IP:127.0.0.1,DNS:localhost");
+    Run("openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca.key "
+        "-out other-ca.pem -days 1 -subj /CN=unrelated-ca");
+    Issue("client", "extendedKeyUsage=clientAuth");
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+ private:
+  void Issue(const std::string& name, const std::string& extension) {
+    Run(absl::StrCat("openssl req -newkey rsa:2048 -nodes -keyout ", name,
+                     ".key -out ", name, ".csr -subj /CN=", name));
+    std::ofstream(Path(name + ".ext")) << extension << "\n";
+    Run(absl::StrCat("openssl x509 -req -in ", name,
+                     ".csr -CA ca.pem -CAkey ca.key -CAcreateserial -out ",
+                     name, ".pem -days 1 -extfile ", name, ".ext"));
+  }
+  void Run(const std::string& command) {
+    const std::string full =
+        absl::StrCat("cd ", dir_, " && ", command, " >/dev/null 2>&1");
+    ASSERT_EQ(std::system(full.c_str()), 0) << command;
+  }
+  std::string dir_;
+};
+
+client::ClientOptions Options(const ServerProcess& server) {
+  client::ClientOptions options;
+  options.target = server.Address();
+  options.max_attempts = 1;
+  options.timeout = std::chrono::milliseconds(5000);
+  return options;
+}
+
+TEST(Security, TlsAndMutualTls) {
+  neardup::testing::TempDir temp;
+  TestPki pki(temp.path());
+  {
+    ServerProcess server(temp.path() + "/data", temp.path() + "/tls.log",
+                         {"--tls-cert=" + pki.Path("server.pem"),
+                          "--tls-key=" + pki.Path("server.key")},
+                         /*plaintext=*/false);
+    server.Start();
+    ASSERT_TRUE(neardup::testing::WaitForPort(server.grpc_port()));
+    client::ClientOptions tls = Options(server);
+    tls.tls = true;
+    tls.tls_ca_pem = ReadAll(pki.Path("ca.pem"));
+    client::Client good(tls);
+    auto health = good.Health();
+    ASSERT_TRUE(health.ok()) << health.status();
+    for (int i = 0; i < 100 && !good.ListCollections().ok(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(good.ListCollections().ok());
+    client::Client plaintext(Options(server));
+    EXPECT_EQ(plaintext.ListCollections().status().code(),
+              absl::StatusCode::kUnavailable);
+    client::ClientOptions wrong_ca = tls;
+    wrong_ca.tls_ca_pem = ReadAll(pki.Path("other-ca.pem"));
+    EXPECT_FALSE(client::Client(wrong_ca).ListCollections().ok());
+  }
+  ServerProcess mtls(temp.path() + "/data2", temp.path() + "/mtls.log",
+                     {"--tls-cert=" + pki.Path("server.pem"),
+                      "--tls-key=" + pki.Path("server.key"),
+                      "--tls-client-ca=" + pki.Path("ca.pem")},
+                     /*plaintext=*/false);
+  mtls.Start();
+  ASSERT_TRUE(neardup::testing::WaitForPort(mtls.grpc_port()));
+  client::ClientOptions no_cert = Options(mtls);
+  no_cert.tls = true;
+  no_cert.tls_ca_pem = ReadAll(pki.Path("ca.pem"));
+  EXPECT_FALSE(client::Client(no_cert).Health().ok());
+  client::ClientOptions with_cert = no_cert;
+  with_cert.tls_cert_pem = ReadAll(pki.Path("client.pem"));
+  with_cert.tls_key_pem = ReadAll(pki.Path("client.key"));
+  auto health = client::Client(with_cert).Health();
+  EXPECT_TRUE(health.ok()) << health.status();
+}
+
+TEST(Security, ServerRefusesToStartWithoutTlsOrPlaintext) {
+  neardup::testing::TempDir temp;
+  const std::string cmd =
+      absl::StrCat(NEARDUPD_BINARY, " --data-dir ", temp.path(), "/d 2>&1");
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+  const int status = pclose(pipe);
+  EXPECT_NE(WEXITSTATUS(status), 0);
+  EXPECT_THAT(out, HasSubstr("--plaintext"));
+}
+
+constexpr const char* kAdminToken = "admin-secret-token-1";
+constexpr const char* kWriterToken = "writer-secret-token-2";
+constexpr const char* kReaderToken = "reader-secret-token-3";
+
+class AuthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string tokens = temp_.Write(
+        "tokens.yaml",
+        absl::StrCat("tokens:\n"
+                     "  - {name: ops, sha256: ",
+                     Hash(kAdminToken),
+                     ", scopes: [admin]}\n"
+                     "  - {name: ingest, sha256: ",
+                     Hash(kWriterToken),
+                     ", scopes: [\"write:news\", \"read:news\"]}\n"
+                     "  - {name: search, sha256: ",
+                     Hash(kReaderToken), ", scopes: [\"read:*\"]}\n"));
+    server_ = std::make_unique<ServerProcess>(
+        temp_.path() + "/data", temp_.path() + "/auth.log",
+        std::vector<std::string>{"--auth-tokens=" + tokens});
+    server_->Start();
+    ASSERT_TRUE(server_->WaitServing());
+    ASSERT_TRUE(As(kAdminToken).CreateCollection(Named("news")).ok());
+    ASSERT_TRUE(As(kAdminToken).CreateCollection(Named("other")).ok());
+  }
+
+  static std::string Hash(const std::string& token) {
+    // The same digest `printf %s "$TOKEN" | sha256sum` prints.
+    const std::string cmd =
+        absl::StrCat("printf %s '", token, "' | sha256sum | cut -c1-64");
+    FILE* pipe = popen(cmd.c_str(), "r");
+    char out[65] = {};
+    fread(out, 1, 64, pipe);
+    pclose(pipe);
+    return out;
+  }
+  static v1::CreateCollectionRequest Named(const std::string& name) {
+    v1::CreateCollectionRequest request;
+    request.set_name(name);
+    return request;
+  }
+  client::Client As(const std::string& token) {
+    client::ClientOptions options = Options(*server_);
+    options.token = token;
+    return client::Client(options);
+  }
+  static v1::UpsertRequest Doc(const std::string& collection, int n) {
+    v1::UpsertRequest request;
+    request.set_collection(collection);
+    request.set_id(absl::StrCat("d", n));
+    request.set_text(GeneratedText(n, 30));
+    return request;
+  }
+
+  neardup::testing::TempDir temp_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+TEST_F(AuthTest, EveryOutcome) {
+  // Missing, unknown and malformed tokens: UNAUTHENTICATED.
+  EXPECT_EQ(As("").ListCollections().status().code(),
+            absl::StatusCode::kUnauthenticated);
+  auto unknown = As("guess").ListCollections();
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("invalid token"));
+
+  // Valid tokens without the scope: PERMISSION_DENIED, naming the scope.
+  auto denied = As(kWriterToken).CreateCollection(Named("x"));
+  EXPECT_EQ(denied.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(denied.status().message(), HasSubstr("admin"));
+  EXPECT_TRUE(As(kWriterToken).Upsert(Doc("news", 1)).ok());
+  auto other = As(kWriterToken).Upsert(Doc("other", 1));
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(other.status().message(), HasSubstr("write:other"));
+  EXPECT_EQ(As(kReaderToken).Upsert(Doc("news", 2)).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  v1::QueryRequest query;
+  query.set_collection("news");
+  query.set_text(GeneratedText(1, 30));
+  auto found = As(kReaderToken).Query(query);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->matches_size(), 1);
+  EXPECT_TRUE(As(kWriterToken).Query(query).ok());
+  query.set_collection("other");
+  EXPECT_EQ(As(kWriterToken).Query(query).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(As(kReaderToken).ListCollections().ok());
+  EXPECT_EQ(As(kWriterToken).ListCollections().status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(As(kWriterToken).Compare(v1::CompareRequest()).status().code() ==
+              absl::StatusCode::kInvalidArgument);  // allowed, then bad input
+
+  // Streams: the token is checked at the start, scopes per item.
+  int n = 0;
+  std::vector<int> codes;
+  ASSERT_TRUE(
+      As(kWriterToken)
+          .BulkUpsert(
+              [&](v1::UpsertRequest* request) {
+                if (n >= 4) return false;
+                *request = Doc(n % 2 ? "other" : "news", 10 + n);
+                ++n;
+                return true;
+              },
+              [&](const v1::BulkUpsertResult& r) { codes.push_back(r.code()); })
+          .ok());
+  EXPECT_EQ(codes, (std::vector<int>{0, 7, 0, 7}));
+  n = 0;
+  const absl::Status refused = As("").BulkUpsert(
+      [&](v1::UpsertRequest* request) {
+        if (n++ >= 1) return false;
+        *request = Doc("news", 99);
+        return true;
+      },
+      [](const v1::BulkUpsertResult&) {});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnauthenticated);
+
+  // Health and metrics need no token; tokens never reach the log.
+  EXPECT_TRUE(As("").Health().ok());
+  EXPECT_THAT(neardup::testing::HttpGet(server_->metrics_port(), "/metrics"),
+              HasSubstr("neardup_rpcs_total"));
+  const std::string log = ReadAll(temp_.path() + "/auth.log");
+  EXPECT_THAT(log, HasSubstr("authentication on: 3 tokens"));
+  for (const char* token : {kAdminToken, kWriterToken, kReaderToken}) {
+    EXPECT_THAT(log, ::testing::Not(HasSubstr(token)));
+  }
+}
+
+TEST(Limits, FloodFromOneClientDoesNotStarveAnother) {
+  neardup::testing::TempDir temp;
+  ServerProcess server(
+      temp.path() + "/data", temp.path() + "/flood.log",
+      {"--workers=1", "--max-calls-per-client=4", "--max-queued-requests=64"});
+  server.Start();
+  ASSERT_TRUE(server.WaitServing());
+  client::Client admin(Options(server));
+  v1::CreateCollectionRequest create;
+  create.set_name("f");
+  ASSERT_TRUE(admin.CreateCollection(create).ok());
+  for (int i = 0; i < 20; ++i) {
+    v1::UpsertRequest doc;
+    doc.set_collection("f");
+    doc.set_id(absl::StrCat(i));
+    doc.set_text(GeneratedText(i, 200));
+    ASSERT_TRUE(admin.Upsert(doc).ok());
+  }
+  v1::QueryRequest query;
+  query.set_collection("f");
+  query.set_text(GeneratedText(3, 200));
+
+  // One channel (one connection) with 16 threads querying flat out.
+  client::Client flooder(Options(server));
+  std::atomic<bool> stop{false};
+  std::atomic<int> flood_ok{0}, flood_refused{0};
+  std::vector<std::thread> flood;
+  for (int t = 0; t < 16; ++t) {
+    flood.emplace_back([&] {
+      while (!stop) {
+        auto r = flooder.Query(query);
+        if (r.ok()) {
+          ++flood_ok;
+        } else if (r.status().code() == absl::StatusCode::kResourceExhausted) {
+          ++flood_refused;
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  client::Client victim(Options(server));
+  int victim_ok = 0;
+  for (int i = 0; i < 30; ++i) victim_ok += victim.Query(query).ok();
+  stop = true;
+  for (auto& t : flood) t.join();
+  EXPECT_EQ(victim_ok, 30);
+  EXPECT_GT(flood_ok.load(), 0);
+  EXPECT_GT(flood_refused.load(), 0);  // the per-client limit did engage
+}
+
+TEST(Limits, StreamsAndItemsAreBounded) {
+  neardup::testing::TempDir temp;
+  ServerProcess server(temp.path() + "/data", temp.path() + "/streams.log",
+                       {"--max-concurrent-streams=2", "--max-stream-items=5"});
+  server.Start();
+  ASSERT_TRUE(server.WaitServing());
+  client::Client client(Options(server));
+  v1::CreateCollectionRequest create;
+  create.set_name("s");
+  ASSERT_TRUE(client.CreateCollection(create).ok());
+
+  int n = 0;
+  int answered = 0;
+  const absl::Status too_many = client.BulkUpsert(
+      [&](v1::UpsertRequest* request) {
+        if (n >= 10) return false;
+        request->set_collection("s");
+        request->set_id(absl::StrCat(n));
+        request->set_text(GeneratedText(n++, 30));
+        return true;
+      },
+      [&](const v1::BulkUpsertResult& r) { answered += r.code() == 0; });
+  EXPECT_EQ(too_many.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(too_many.message(), HasSubstr("--max-stream-items"));
+  EXPECT_EQ(answered, 5);
+
+  grpc::ClientContext c1, c2, c3;
+  auto s1 = client.stub().BulkUpsert(&c1);
+  auto s2 = client.stub().BulkUpsert(&c2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto s3 = client.stub().BulkUpsert(&c3);
+  s3->WritesDone();
+  const grpc::Status third = s3->Finish();
+  EXPECT_EQ(third.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(third.error_message(), HasSubstr("--max-concurrent-streams"));
+  s1->WritesDone();
+  s2->WritesDone();
+  EXPECT_TRUE(s1->Finish().ok());
+  EXPECT_TRUE(s2->Finish().ok());
+  // Slots are given back: a new stream is admitted.
+  grpc::ClientContext c4;
+  auto s4 = client.stub().BulkUpsert(&c4);
+  s4->WritesDone();
+  EXPECT_TRUE(s4->Finish().ok());
+}
+
+}  // namespace
+}  // namespace neardup
