@@ -21,6 +21,9 @@ PACKAGES=(
   libdivsufsort-dev
   # tests
   libgtest-dev libgmock-dev
+  # deploy/ checks (tests/deploy): yamllint, promtool and a real Prometheus,
+  # docker-compose config (needs no container engine)
+  yamllint prometheus docker-compose
 )
 
 missing=()
