@@ -23,6 +23,7 @@ absl::StatusOr<client::ClientOptions> OptionsOf(const ServerFlags& flags) {
   options.timeout = std::chrono::milliseconds(
       static_cast<int64_t>(flags.timeout_seconds * 1000));
   options.token = flags.token;
+  options.tls_server_name = flags.tls_server_name;
   RETURN_IF_ERROR(client::LoadTlsFiles(flags.tls_ca, flags.tls_cert,
                                        flags.tls_key, options));
   return options;
@@ -42,6 +43,9 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
   app->add_option("--tls-cert", flags->tls_cert,
                   "PEM client certificate, for servers that require mTLS");
   app->add_option("--tls-key", flags->tls_key, "PEM key of --tls-cert");
+  app->add_option("--tls-server-name", flags->tls_server_name,
+                  "check the server certificate against this name instead "
+                  "of the --server host");
   app->add_option("--token", flags->token, "bearer token")
       ->envname("NEARDUP_TOKEN");
 }

@@ -22,6 +22,7 @@ struct ServerFlags {
   std::string tls_ca;    // PEM CA file: connect with TLS
   std::string tls_cert;  // client certificate (mTLS)
   std::string tls_key;
+  std::string tls_server_name;
   std::string token;  // or $NEARDUP_TOKEN
 };
 

@@ -41,6 +41,9 @@ Client::Client(const ClientOptions& options) : options_(options) {
   // One connection per Client: the server's per-client limits see each
   // Client on its own instead of pooled with others in this process.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (!options.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options.tls_server_name);
+  }
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (options.tls) {
     grpc::SslCredentialsOptions ssl;

@@ -92,6 +92,12 @@ TEST(Security, TlsAndMutualTls) {
     client::Client plaintext(Options(server));
     EXPECT_EQ(plaintext.ListCollections().status().code(),
               absl::StatusCode::kUnavailable);
+    // Connecting by IP, checking the certificate against its DNS name.
+    client::ClientOptions by_name = tls;
+    by_name.tls_server_name = "localhost";
+    EXPECT_TRUE(client::Client(by_name).ListCollections().ok());
+    by_name.tls_server_name = "elsewhere.example";
+    EXPECT_FALSE(client::Client(by_name).ListCollections().ok());
     client::ClientOptions wrong_ca = tls;
     wrong_ca.tls_ca_pem = ReadAll(pki.Path("other-ca.pem"));
     EXPECT_FALSE(client::Client(wrong_ca).ListCollections().ok());

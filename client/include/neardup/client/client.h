@@ -31,6 +31,9 @@ struct ClientOptions {
   std::string tls_ca_pem;
   std::string tls_cert_pem;
   std::string tls_key_pem;
+  // Name to check the server certificate against instead of the target's
+  // host (e.g. "localhost" when probing a pod by its IP).
+  std::string tls_server_name;
   // Sent as "authorization: Bearer <token>" on every call; empty: none.
   std::string token;
 };
