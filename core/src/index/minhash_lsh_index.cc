@@ -6,6 +6,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "index/bitset.h"
+#include "index/shard_work.h"
 #include "index/slot_store.h"
 #include "neardup/core/index/key_chains.h"
 #include "neardup/core/status_macros.h"
@@ -123,11 +124,8 @@ absl::Status MinHashLshIndex::BulkInsert(
     }
   }
   const size_t num_shards = shards_.size();
-  // Input positions per shard, in input order (a repeated id: last wins).
-  std::vector<std::vector<uint32_t>> by_shard(num_shards);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    by_shard[ids[i] % num_shards].push_back(static_cast<uint32_t>(i));
-  }
+  // In input order within a shard: a repeated id, last wins.
+  const auto by_shard = index_internal::PositionsByShard(ids, num_shards);
   auto fill_shard = [&](size_t s) {
     Shard& shard = *shards_[s];
     const std::vector<uint32_t>& positions = by_shard[s];
@@ -146,16 +144,7 @@ absl::Status MinHashLshIndex::BulkInsert(
       shard.InsertLocked(ids[i] / num_shards, tags.data(), signatures[i]);
     }
   };
-  const size_t workers =
-      std::clamp<size_t>(threads < 1 ? 1 : threads, 1, num_shards);
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      for (size_t s = w; s < num_shards; s += workers) fill_shard(s);
-    });
-  }
-  for (size_t s = 0; s < num_shards; s += workers) fill_shard(s);
-  for (std::thread& t : pool) t.join();
+  index_internal::ForEachShardInParallel(num_shards, threads, fill_shard);
   return absl::OkStatus();
 }
 

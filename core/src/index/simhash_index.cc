@@ -7,6 +7,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "index/bitset.h"
+#include "index/shard_work.h"
 #include "neardup/core/index/key_chains.h"
 #include "neardup/core/status_macros.h"
 #include "neardup/core/sync.h"
@@ -157,10 +158,7 @@ absl::Status SimHashIndex::BulkInsert(std::span<const uint32_t> ids,
     }
   }
   const size_t num_shards = shards_.size();
-  std::vector<std::vector<uint32_t>> by_shard(num_shards);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    by_shard[ids[i] % num_shards].push_back(static_cast<uint32_t>(i));
-  }
+  const auto by_shard = index_internal::PositionsByShard(ids, num_shards);
   auto fill_shard = [&](size_t s) {
     const std::vector<uint32_t>& positions = by_shard[s];
     if (positions.empty()) return;
@@ -178,16 +176,7 @@ absl::Status SimHashIndex::BulkInsert(std::span<const uint32_t> ids,
       shard.InsertLocked(ids[i] / num_shards, simhashes[i], masks_);
     }
   };
-  const size_t workers =
-      std::clamp<size_t>(threads < 1 ? 1 : threads, 1, num_shards);
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      for (size_t s = w; s < num_shards; s += workers) fill_shard(s);
-    });
-  }
-  for (size_t s = 0; s < num_shards; s += workers) fill_shard(s);
-  for (std::thread& t : pool) t.join();
+  index_internal::ForEachShardInParallel(num_shards, threads, fill_shard);
   return absl::OkStatus();
 }
 
