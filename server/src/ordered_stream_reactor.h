@@ -34,40 +34,48 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   // Polled before each read: when true, the stream ends with UNAVAILABLE
   // once the requests already read are answered (graceful shutdown).
   using ShouldStop = std::function<bool()>;
+  // True for requests cheap enough to process on gRPC's thread, which saves
+  // two thread hand-offs per item; the rest go to the worker pool.
+  using RunInline = std::function<bool(const Request&)>;
 
   // Starts reading at once.
   OrderedStreamReactor(WorkerPool* pool, size_t window, Handler handler,
-                       OnFinish on_finish, ShouldStop should_stop)
+                       OnFinish on_finish, ShouldStop should_stop,
+                       RunInline run_inline)
       : pool_(pool),
         window_(window),
         handler_(std::move(handler)),
         on_finish_(std::move(on_finish)),
-        should_stop_(std::move(should_stop)) {
+        should_stop_(std::move(should_stop)),
+        run_inline_(std::move(run_inline)) {
     MutexLock lock(&mu_);
     StartReadLocked();
   }
 
   void OnReadDone(bool ok) override {
     MutexLock lock(&mu_);
-    reading_ = false;
     if (!ok) {  // the client half-closed, or the call is gone
+      reading_ = false;
       reads_done_ = true;
       MaybeFinishLocked();
       return;
     }
+    // reading_ stays true until the next read is issued below, so that
+    // OnWriteDone (on another thread) does not start a second read.
     auto request = std::make_shared<Request>(std::move(request_));
     request_.Clear();
     const uint64_t index = next_read_index_++;
     ++in_flight_;
     ++running_tasks_;
     auto task = [this, index, request] { Process(index, *request); };
-    if (!pool_->TrySubmit(task)) {
-      // The pool is saturated: work on this gRPC thread instead, which
-      // slows this stream's reading down (backpressure) but fails nothing.
+    if ((run_inline_ && run_inline_(*request)) || !pool_->TrySubmit(task)) {
+      // Cheap, or the pool is saturated: work on this gRPC thread, which
+      // also slows this stream's reading down (backpressure).
       mu_.Unlock();
       task();
       mu_.Lock();
     }
+    reading_ = false;
     if (!reads_done_ && !finished_) StartReadLocked();
   }
 
@@ -185,6 +193,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   const Handler handler_;
   const OnFinish on_finish_;
   const ShouldStop should_stop_;
+  const RunInline run_inline_;
 
   Mutex mu_;
   Request request_ ABSL_GUARDED_BY(mu_);  // the read buffer

@@ -93,7 +93,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
   grpc::ServerUnaryReactor* Dispatch(Method method,
                                      grpc::CallbackServerContext* context,
                                      bool needs_db, Access access,
-                                     std::string_view collection, Work work);
+                                     std::string_view collection,
+                                     size_t request_bytes, Work work);
   // The caller's token (null when authentication is off), or why not.
   absl::StatusOr<const TokenEntry*> Authenticate(
       grpc::CallbackServerContext* context) const;

@@ -285,15 +285,20 @@ TEST(Limits, FloodFromOneClientDoesNotStarveAnother) {
   query.set_collection("f");
   query.set_text(GeneratedText(3, 200));
 
-  // One channel (one connection) with 16 threads querying flat out.
+  // One channel (one connection) with 16 threads writing flat out (writes
+  // always go through the worker pool).
   client::Client flooder(Options(server));
   std::atomic<bool> stop{false};
-  std::atomic<int> flood_ok{0}, flood_refused{0};
+  std::atomic<int> flood_ok{0}, flood_refused{0}, next_id{1000};
   std::vector<std::thread> flood;
   for (int t = 0; t < 16; ++t) {
     flood.emplace_back([&] {
+      v1::UpsertRequest doc;
+      doc.set_collection("f");
+      doc.set_text(GeneratedText(7, 200));
       while (!stop) {
-        auto r = flooder.Query(query);
+        doc.set_id(absl::StrCat(next_id++));
+        auto r = flooder.Upsert(doc);
         if (r.ok()) {
           ++flood_ok;
         } else if (r.status().code() == absl::StatusCode::kResourceExhausted) {
@@ -305,7 +310,14 @@ TEST(Limits, FloodFromOneClientDoesNotStarveAnother) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   client::Client victim(Options(server));
   int victim_ok = 0;
-  for (int i = 0; i < 30; ++i) victim_ok += victim.Query(query).ok();
+  for (int i = 0; i < 30; ++i) {
+    v1::UpsertRequest doc;
+    doc.set_collection("f");
+    doc.set_id(absl::StrCat("victim", i));
+    doc.set_text(GeneratedText(500 + i, 200));
+    victim_ok += victim.Upsert(doc).ok();
+    victim_ok += victim.Query(query).ok() ? 0 : -100;
+  }
   stop = true;
   for (auto& t : flood) t.join();
   EXPECT_EQ(victim_ok, 30);

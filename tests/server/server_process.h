@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,9 +42,11 @@ class ServerProcess {
   }
 
   // Starts neardupd on fresh ports (the same ports again on a restart).
+  // Starts neardupd. The first start lets the kernel pick both ports (no
+  // race with other tests picking "free" ports) and reads them from the
+  // log; a restart reuses them.
   void Start() {
-    if (grpc_port_ == 0) grpc_port_ = FreePort();
-    if (metrics_port_ == 0) metrics_port_ = FreePort();
+    const size_t log_offset = LogSize();
     std::vector<std::string> args = {
         NEARDUPD_BINARY,
         "--listen=" + Address(),
@@ -63,6 +67,7 @@ class ServerProcess {
       execv(argv[0], argv.data());
       _exit(127);
     }
+    if (grpc_port_ == 0) ReadPortsFromLog(log_offset);
   }
 
   // Polls grpc.health.v1 until SERVING; false after `timeout`.
@@ -93,6 +98,32 @@ class ServerProcess {
     waitpid(pid_, &status, 0);
     pid_ = -1;
     return status;
+  }
+
+  size_t LogSize() const {
+    std::ifstream in(log_path_, std::ios::ate | std::ios::binary);
+    return in ? static_cast<size_t>(in.tellg()) : 0;
+  }
+
+  // Waits (up to 30 s) for "listening for gRPC on port N, metrics on port M"
+  // past `offset` in the log.
+  void ReadPortsFromLog(size_t offset) {
+    constexpr std::string_view kMarker = "listening for gRPC on port ";
+    for (int i = 0; i < 3000; ++i) {
+      std::ifstream in(log_path_, std::ios::binary);
+      in.seekg(static_cast<std::streamoff>(offset));
+      std::string line;
+      while (std::getline(in, line)) {
+        const size_t at = line.find(kMarker);
+        if (at == std::string::npos) continue;
+        if (std::sscanf(line.c_str() + at + kMarker.size(),
+                        "%d, metrics on port %d", &grpc_port_,
+                        &metrics_port_) == 2) {
+          return;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
 
   std::string Address() const { return absl::StrCat("127.0.0.1:", grpc_port_); }

@@ -18,8 +18,7 @@ using ::testing::HasSubstr;
 
 ServerConfig TestConfig(const std::string& dir) {
   ServerConfig config;
-  config.listen_address =
-      absl::StrCat("127.0.0.1:", neardup::testing::FreePort());
+  config.listen_address = "127.0.0.1:0";  // the kernel picks
   config.metrics_address = "";
   config.data_dir = dir;
   config.block_cache_bytes = size_t{16} << 20;
@@ -27,9 +26,9 @@ ServerConfig TestConfig(const std::string& dir) {
   return config;
 }
 
-client::ClientOptions ClientFor(const ServerConfig& config) {
+client::ClientOptions ClientFor(const NeardupServer& server) {
   client::ClientOptions options;
-  options.target = config.listen_address;
+  options.target = absl::StrCat("127.0.0.1:", server.grpc_port());
   options.max_attempts = 1;  // see UNAVAILABLE instead of retrying it
   return options;
 }
@@ -40,7 +39,7 @@ TEST(NeardupServer, NotServingWhileRebuildingThenServing) {
   config.open_delay_for_tests = std::chrono::milliseconds(1500);
   auto server = NeardupServer::Start(config);
   ASSERT_TRUE(server.ok()) << server.status();
-  client::Client client(ClientFor(config));
+  client::Client client(ClientFor(**server));
   auto health = client.Health();
   ASSERT_TRUE(health.ok()) << health.status();
   EXPECT_EQ(*health, HealthCheckResponse::NOT_SERVING);
@@ -70,7 +69,7 @@ TEST(NeardupServer, ClientRetriesUnavailableUntilServing) {
   config.open_delay_for_tests = std::chrono::milliseconds(300);
   auto server = NeardupServer::Start(config);
   ASSERT_TRUE(server.ok());
-  client::ClientOptions options = ClientFor(config);
+  client::ClientOptions options = ClientFor(**server);
   options.max_attempts = 20;
   options.initial_backoff = std::chrono::milliseconds(50);
   client::Client client(options);
@@ -96,7 +95,7 @@ TEST(NeardupServer, StreamsKeepOrderAndReportErrors) {
   config.worker_threads = 3;
   auto server = NeardupServer::Start(config);
   ASSERT_TRUE(server.ok());
-  client::ClientOptions options = ClientFor(config);
+  client::ClientOptions options = ClientFor(**server);
   options.max_attempts = 50;
   client::Client client(options);
   v1::CreateCollectionRequest create;
