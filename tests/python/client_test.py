@@ -27,11 +27,15 @@ def free_port():
 
 
 def generate_stubs(out_dir):
+    plugin = "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"
     subprocess.run(
         ["protoc", "-I", PROTO_DIR, "--python_out", out_dir,
-         "--grpc_python_out", out_dir,
-         "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin",
-         "neardup/v1/neardup.proto"],
+         "--grpc_python_out", out_dir, plugin, "neardup/v1/neardup.proto"],
+        check=True)
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protos")
+    subprocess.run(
+        ["protoc", "-I", here, "--python_out", out_dir, "--grpc_python_out",
+         out_dir, plugin, "reflection_client.proto"],
         check=True)
     sys.path.insert(0, out_dir)
 
@@ -123,6 +127,21 @@ class PythonClientTest(unittest.TestCase):
         with self.assertRaises(grpc.RpcError) as caught:
             self.stub.GetCollection(pb.GetCollectionRequest(name="absent"))
         self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
+
+    def test_server_reflection_lists_the_service(self):
+        import reflection_client_pb2 as rpb
+        import reflection_client_pb2_grpc as rgrpc
+        stub = rgrpc.ServerReflectionStub(self.channel)
+        responses = list(stub.ServerReflectionInfo(iter([
+            rpb.ServerReflectionRequest(list_services="*"),
+            rpb.ServerReflectionRequest(
+                file_containing_symbol="neardup.v1.NearDup")])))
+        names = [s.name for s in
+                 responses[0].list_services_response.service]
+        self.assertIn("neardup.v1.NearDup", names)
+        self.assertIn("grpc.health.v1.Health", names)
+        self.assertGreater(len(responses[1].file_descriptor_response
+                               .file_descriptor_proto), 0)
 
     def test_fingerprint_is_txtfp_compatible(self):
         response = self.stub.Fingerprint(pb.FingerprintRequest(
