@@ -1,7 +1,8 @@
 // Store figures: ingest through the Database, on-disk bytes per document,
 // and the rebuild rate of the in-memory indexes when reopening, on 1 and 2
 // threads. Run by hand:
-//   build/release/bench/storage_rebuild [docs=1000000] [dir]
+//   build/release/bench/storage_rebuild [docs=1000000] [dir] [reopen-only]
+// With "reopen-only", an existing store in `dir` is only reopened.
 // Signatures are synthetic (random MinHash slots stamped with the
 // collection's config hash): rebuild never looks at text, and this keeps
 // the ingest phase from dominating the run.
@@ -50,8 +51,9 @@ int main(int argc, char** argv) {
       argc > 2 ? argv[2]
                : (std::filesystem::temp_directory_path() / "neardup-rebuild")
                      .string();
-  std::filesystem::remove_all(dir);
-  {
+  const bool reopen_only = argc > 3 && std::string(argv[3]) == "reopen-only";
+  if (!reopen_only) std::filesystem::remove_all(dir);
+  if (!reopen_only) {
     auto db = Database::Open(dir);
     Check(db.status());
     CollectionConfig config;
@@ -74,8 +76,7 @@ int main(int argc, char** argv) {
         "%llu docs in %.1f s = %.0f docs/s\n",
         static_cast<unsigned long long>(docs), seconds, docs / seconds);
   }
-  std::printf("on disk: %.0f bytes/doc (%s)\n",
-              double(DirectoryBytes(dir)) / docs, dir.c_str());
+  uint64_t stored = docs;
   for (int threads : {1, 2}) {
     DatabaseOptions options;
     options.rebuild_threads = threads;
@@ -85,11 +86,15 @@ int main(int argc, char** argv) {
     const double seconds = Seconds(start);
     const auto& report = (*db)->rebuild_reports().at(0);
     auto collection = (*db)->GetCollection("bench");
+    stored = report.documents;
     std::printf(
         "reopen with %d rebuild thread(s): %.2f s to open, index rebuilt at "
         "%.0f docs/s, index %.0f bytes/doc\n",
         threads, seconds, report.docs_per_second(),
-        double((*collection)->index_bytes()) / docs);
+        double((*collection)->index_bytes()) / stored);
   }
+  std::printf("on disk: %.0f bytes/doc for %llu documents (%s)\n",
+              double(DirectoryBytes(dir)) / stored,
+              static_cast<unsigned long long>(stored), dir.c_str());
   return 0;
 }

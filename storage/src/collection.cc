@@ -146,6 +146,9 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
   std::vector<MinHashSignature> minhashes;
   std::vector<uint64_t> simhashes;
   uint64_t loaded = 0;
+  ASSIGN_OR_RETURN(const uint32_t id_bound, store_->InternalIdBound(record_));
+  minhash_index_->Reserve(id_bound);
+  if (simhash_index_) simhash_index_->Reserve(id_bound);
   auto flush = [&]() -> absl::Status {
     RETURN_IF_ERROR(minhash_index_->BulkInsert(ids, minhashes, threads));
     if (simhash_index_) {

@@ -181,6 +181,14 @@ absl::StatusOr<PutResult> Store::PutDocument(const CollectionRecord& collection,
   return result;
 }
 
+absl::StatusOr<uint32_t> Store::InternalIdBound(
+    const CollectionRecord& collection) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  MutexLock lock(&state->mu);
+  return state->next_doc_id;
+}
+
 absl::StatusOr<StoredDocument> Store::GetDocument(
     const CollectionRecord& collection, std::string_view external_id) const {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,

@@ -97,17 +97,23 @@ void KeyChains::Rehash(size_t capacity) {
 }
 
 void KeyChains::Reserve(size_t keys, size_t rows) {
-  if (rows > 0) {
-    const size_t wanted = std::max(rows, tags_.size());
+  if (rows > tags_.capacity()) {
+    const size_t wanted =
+        std::max(rows, tags_.capacity() + tags_.capacity() / 2);
     tags_.reserve(wanted);
     next_.reserve(wanted);
-    if (rows > tags_.size()) {
-      tags_.resize(rows, 0);
-      next_.resize(rows, kNoRow);
-    }
+  }
+  if (rows > tags_.size()) {
+    tags_.resize(rows, 0);
+    next_.resize(rows, kNoRow);
   }
   const size_t capacity = static_cast<size_t>(keys / kMaxLoad) + 1;
-  if (capacity > heads_.size()) Rehash(std::max(kMinCapacity, capacity));
+  if (capacity > heads_.size()) {
+    // Grow by at least half: callers that reserve batch by batch would
+    // otherwise rehash the whole table for every batch.
+    Rehash(
+        std::max({kMinCapacity, capacity, heads_.size() + heads_.size() / 2}));
+  }
 }
 
 size_t KeyChains::MemoryBytes() const {

@@ -148,6 +148,15 @@ absl::Status MinHashLshIndex::BulkInsert(
   return absl::OkStatus();
 }
 
+void MinHashLshIndex::Reserve(uint32_t id_bound) {
+  const size_t rows = id_bound / shards_.size() + 1;
+  for (const auto& shard : shards_) {
+    WriterLock lock(&shard->mu);
+    shard->slots.ReserveRows(rows);
+    for (KeyChains& table : shard->tables) table.Reserve(rows, rows);
+  }
+}
+
 bool MinHashLshIndex::Remove(uint32_t id) {
   Shard& shard = *shards_[id % shards_.size()];
   const uint32_t row = id / shards_.size();

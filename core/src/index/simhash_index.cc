@@ -180,6 +180,15 @@ absl::Status SimHashIndex::BulkInsert(std::span<const uint32_t> ids,
   return absl::OkStatus();
 }
 
+void SimHashIndex::Reserve(uint32_t id_bound) {
+  const size_t rows = id_bound / shards_.size() + 1;
+  for (const auto& shard : shards_) {
+    WriterLock lock(&shard->mu);
+    shard->hashes.reserve(rows);
+    for (KeyChains& table : shard->tables) table.Reserve(rows, rows);
+  }
+}
+
 bool SimHashIndex::Remove(uint32_t id) {
   Shard& shard = *shards_[id % shards_.size()];
   const uint32_t row = id / shards_.size();

@@ -103,17 +103,28 @@ int SlotStore::CountEqual(uint32_t row, const SlotProbe& probe) const {
   }
 }
 
+namespace {
+// Exact the first time (one bulk load); by half at least afterwards, so that
+// batch-by-batch reservations do not copy the array every time.
+template <typename T>
+void ReserveGrowing(std::vector<T>& v, size_t size) {
+  if (size > v.capacity()) {
+    v.reserve(std::max(size, v.capacity() + v.capacity() / 2));
+  }
+}
+}  // namespace
+
 void SlotStore::ReserveRows(size_t rows) {
   const size_t size = rows * num_perm_;
   switch (bits_) {
     case 16:
-      s16_.reserve(size);
+      ReserveGrowing(s16_, size);
       break;
     case 32:
-      s32_.reserve(size);
+      ReserveGrowing(s32_, size);
       break;
     default:
-      s64_.reserve(size);
+      ReserveGrowing(s64_, size);
       break;
   }
 }

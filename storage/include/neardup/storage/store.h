@@ -110,6 +110,10 @@ class Store {
   // Scans the collection's id entries: O(documents).
   absl::StatusOr<uint64_t> CountDocuments(
       const CollectionRecord& collection) const;
+  // One past the highest internal id handed out so far: an O(1) upper bound
+  // of the document count, for sizing indexes before a rebuild.
+  absl::StatusOr<uint32_t> InternalIdBound(
+      const CollectionRecord& collection) const;
 
   // Writes a consistent, openable copy of the store into `dir`, which must
   // not exist yet (hard links where possible). Restore: Open(dir).

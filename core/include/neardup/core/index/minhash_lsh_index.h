@@ -58,6 +58,9 @@ class MinHashLshIndex {
   absl::Status BulkInsert(std::span<const uint32_t> ids,
                           std::span<const MinHashSignature> signatures,
                           int threads);
+  // Sizes every shard for ids below `id_bound`, so that loading that many
+  // documents never rehashes (the rebuild at start calls this once).
+  void Reserve(uint32_t id_bound);
   // Returns false when `id` was not present.
   bool Remove(uint32_t id);
   bool Contains(uint32_t id) const;

@@ -55,6 +55,8 @@ class SimHashIndex {
   absl::Status Insert(uint32_t id, uint64_t simhash);
   absl::Status BulkInsert(std::span<const uint32_t> ids,
                           std::span<const uint64_t> simhashes, int threads);
+  // Sizes every shard for ids below `id_bound` (see MinHashLshIndex).
+  void Reserve(uint32_t id_bound);
   bool Remove(uint32_t id);
   bool Contains(uint32_t id) const;
   std::optional<uint64_t> Get(uint32_t id) const;
