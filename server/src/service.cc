@@ -343,9 +343,9 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
                             SecondsSince(start));
       },
       [this] { return stopping_.load(); },
-      [](const v1::UpsertRequest& request) {
-        return !request.sync() && request.ByteSizeLong() <= kInlineRequestBytes;
-      });
+      // Writes go to the pool: items of one stream then fingerprint in
+      // parallel while another item holds the collection's write lock.
+      [](const v1::UpsertRequest&) { return false; });
 }
 
 grpc::ServerBidiReactor<v1::QueryRequest, v1::QueryResponse>*
