@@ -62,11 +62,22 @@ absl::StatusOr<DocumentWrite> Collection::PrepareWrite(
   return doc;
 }
 
+struct Collection::PendingPut {
+  const DocumentWrite* doc;
+  bool sync;
+  absl::StatusOr<PutResult> result = absl::UnknownError("not written");
+  bool done = false;
+};
+
+// Up to this many queued puts go into one RocksDB batch.
+constexpr size_t kMaxGroupCommit = 256;
+
 absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
                                                  const UpsertOptions& options) {
   UpsertOutcome outcome;
-  MutexLock lock(&write_mu_);
   if (options.insert_only_below) {
+    // Check-then-insert must be atomic: this path holds the write lock.
+    MutexLock lock(&write_mu_);
     ASSIGN_OR_RETURN(
         std::vector<ScoredId> matches,
         minhash_index_->Query(doc.minhash, *options.insert_only_below));
@@ -85,17 +96,76 @@ absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
       outcome.blocking = std::move(matches);
       return outcome;
     }
-  }
-  ASSIGN_OR_RETURN(outcome.put,
-                   store_->PutDocument(record_, doc, options.write));
-  // The store accepted the signatures, so the indexes will too.
-  RETURN_IF_ERROR(minhash_index_->Insert(outcome.put.internal_id, doc.minhash));
-  if (simhash_index_) {
+    ASSIGN_OR_RETURN(outcome.put,
+                     store_->PutDocument(record_, doc, options.write));
     RETURN_IF_ERROR(
-        simhash_index_->Insert(outcome.put.internal_id, *doc.simhash));
+        minhash_index_->Insert(outcome.put.internal_id, doc.minhash));
+    if (simhash_index_) {
+      RETURN_IF_ERROR(
+          simhash_index_->Insert(outcome.put.internal_id, *doc.simhash));
+    }
+    outcome.written = true;
+    return outcome;
   }
+
+  PendingPut mine{&doc, options.write.sync};
+  bool lead = false;
+  {
+    std::unique_lock<Mutex> lock(queue_mu_);
+    [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      queue_.push_back(&mine);
+      queue_cv_.wait(lock, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        return mine.done || !leader_active_;
+      });
+      if (!mine.done) leader_active_ = lead = true;
+    }();
+  }
+  if (lead) LeadGroupCommit();
+  ASSIGN_OR_RETURN(outcome.put, std::move(mine.result));
   outcome.written = true;
   return outcome;
+}
+
+void Collection::LeadGroupCommit() {
+  while (true) {
+    std::vector<PendingPut*> round;
+    {
+      MutexLock lock(&queue_mu_);
+      if (queue_.empty()) {
+        leader_active_ = false;
+        queue_cv_.notify_all();  // a newcomer may lead now
+        return;
+      }
+      const size_t take = std::min(queue_.size(), kMaxGroupCommit);
+      round.assign(queue_.begin(), queue_.begin() + take);
+      queue_.erase(queue_.begin(), queue_.begin() + take);
+    }
+    std::vector<const DocumentWrite*> docs;
+    bool sync = false;
+    for (PendingPut* put : round) {
+      docs.push_back(put->doc);
+      sync = sync || put->sync;
+    }
+    {
+      MutexLock lock(&write_mu_);
+      auto results = store_->PutDocuments(record_, docs, WriteOptions{sync});
+      for (size_t i = 0; i < round.size(); ++i) {
+        PendingPut& put = *round[i];
+        put.result = results.ok() ? std::move((*results)[i]) : results.status();
+        if (!put.result.ok()) continue;
+        // The store accepted the signatures, so the indexes will too.
+        const uint32_t id = put.result->internal_id;
+        absl::Status indexed = minhash_index_->Insert(id, put.doc->minhash);
+        if (indexed.ok() && simhash_index_) {
+          indexed = simhash_index_->Insert(id, *put.doc->simhash);
+        }
+        if (!indexed.ok()) put.result = indexed;
+      }
+    }
+    MutexLock lock(&queue_mu_);
+    for (PendingPut* put : round) put->done = true;
+    queue_cv_.notify_all();
+  }
 }
 
 absl::Status Collection::Delete(std::string_view external_id,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -112,15 +113,23 @@ absl::StatusOr<std::string> GetRequired(
 absl::StatusOr<PutResult> Store::PutDocument(const CollectionRecord& collection,
                                              const DocumentWrite& doc,
                                              const WriteOptions& options) {
+  const DocumentWrite* one[] = {&doc};
+  ASSIGN_OR_RETURN(std::vector<absl::StatusOr<PutResult>> results,
+                   PutDocuments(collection, one, options));
+  return std::move(results.front());
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
+    const CollectionRecord& collection,
+    std::span<const DocumentWrite* const> docs, const WriteOptions& options) {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
   // Check against the stored record, not the caller's copy of it.
   const CollectionRecord& stored = state->record;
-  RETURN_IF_ERROR(ValidateDocumentWrite(stored, doc));
-  ASSIGN_OR_RETURN(Metadata metadata, SortedMetadata(doc.metadata));
   const uint32_t collection_id = stored.id;
-  const std::string id_key = keys::IdKey(collection_id, doc.external_id);
   const int64_t now = absl::ToUnixMicros(absl::Now());
+  std::vector<absl::StatusOr<PutResult>> results(docs.size(),
+                                                 absl::UnknownError(""));
 
   MutexLock lock(&state->mu);
   if (state->dropped) {
@@ -128,57 +137,88 @@ absl::StatusOr<PutResult> Store::PutDocument(const CollectionRecord& collection,
         absl::StrCat("collection \"", stored.name, "\" was dropped"));
   }
   rocksdb::WriteBatch batch;
-  PutResult result;
-  int64_t created_unix_micros = now;
-  std::string value;
-  const rocksdb::Status found = db_->Get(
-      rocksdb::ReadOptions(), handle(ColumnFamily::kIds), id_key, &value);
-  if (found.ok()) {
-    ASSIGN_OR_RETURN(result.internal_id, DecodeInternalId(value));
-    result.replaced = true;
-    ASSIGN_OR_RETURN(
-        const std::string old_bytes,
-        GetRequired(*db_, rocksdb::ReadOptions(), handle(ColumnFamily::kDocs),
-                    keys::DocKey(collection_id, result.internal_id), stored,
-                    result.internal_id));
-    ASSIGN_OR_RETURN(const DocumentRecord old, DecodeDocumentRecord(old_bytes));
-    created_unix_micros = old.created_unix_micros;
-  } else if (found.IsNotFound()) {
-    if (state->next_doc_id >= keys::kInternalIdLimit) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "collection \"", stored.name, "\" has used up its internal ids"));
+  const uint32_t first_new_id = state->next_doc_id;
+  uint32_t next_id = first_new_id;
+  // Ids given out earlier in this batch, which RocksDB cannot see yet.
+  absl::flat_hash_map<std::string, std::pair<uint32_t, int64_t>> batch_ids;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const DocumentWrite& doc = *docs[i];
+    if (absl::Status valid = ValidateDocumentWrite(stored, doc); !valid.ok()) {
+      results[i] = valid;
+      continue;
     }
-    result.internal_id = state->next_doc_id;
-    batch.Put(handle(ColumnFamily::kIds), id_key,
-              keys::EncodeU32LittleEndian(result.internal_id));
-    batch.Put(handle(ColumnFamily::kMeta), keys::NextDocIdKey(collection_id),
-              keys::EncodeU32LittleEndian(result.internal_id + 1));
-  } else {
-    return FromRocksDb(found, "look up external id");
+    auto metadata = SortedMetadata(doc.metadata);
+    if (!metadata.ok()) {
+      results[i] = metadata.status();
+      continue;
+    }
+    const std::string id_key = keys::IdKey(collection_id, doc.external_id);
+    PutResult result;
+    int64_t created_unix_micros = now;
+    if (auto it = batch_ids.find(doc.external_id); it != batch_ids.end()) {
+      result = {it->second.first, true};
+      created_unix_micros = it->second.second;
+    } else {
+      std::string value;
+      const rocksdb::Status found = db_->Get(
+          rocksdb::ReadOptions(), handle(ColumnFamily::kIds), id_key, &value);
+      if (found.ok()) {
+        auto internal_id = DecodeInternalId(value);
+        if (!internal_id.ok()) return internal_id.status();
+        result = {*internal_id, true};
+        ASSIGN_OR_RETURN(
+            const std::string old_bytes,
+            GetRequired(*db_, rocksdb::ReadOptions(),
+                        handle(ColumnFamily::kDocs),
+                        keys::DocKey(collection_id, result.internal_id), stored,
+                        result.internal_id));
+        ASSIGN_OR_RETURN(const DocumentRecord old,
+                         DecodeDocumentRecord(old_bytes));
+        created_unix_micros = old.created_unix_micros;
+      } else if (found.IsNotFound()) {
+        if (next_id >= keys::kInternalIdLimit) {
+          results[i] = absl::ResourceExhaustedError(absl::StrCat(
+              "collection \"", stored.name, "\" has used up its internal ids"));
+          continue;
+        }
+        result = {next_id++, false};
+        batch.Put(handle(ColumnFamily::kIds), id_key,
+                  keys::EncodeU32LittleEndian(result.internal_id));
+      } else {
+        return FromRocksDb(found, "look up external id");
+      }
+      batch_ids[doc.external_id] = {result.internal_id, created_unix_micros};
+    }
+    const std::string doc_key = keys::DocKey(collection_id, result.internal_id);
+    const DocumentRecord record{
+        .external_id = doc.external_id,
+        .metadata = *std::move(metadata),
+        .text = stored.config.store_text ? doc.text : std::nullopt,
+        .created_unix_micros = created_unix_micros,
+        .updated_unix_micros = std::max(now, created_unix_micros),
+    };
+    batch.Put(handle(ColumnFamily::kDocs), doc_key,
+              EncodeDocumentRecord(record));
+    batch.Put(handle(ColumnFamily::kMinHash), doc_key,
+              EncodeMinHashValue(stored.minhash_config_hash, doc.minhash));
+    if (stored.config.simhash_enabled) {
+      batch.Put(handle(ColumnFamily::kSimHash), doc_key,
+                EncodeSimHashValue({.config_hash = stored.simhash_config_hash,
+                                    .value = *doc.simhash}));
+    }
+    results[i] = result;
   }
-
-  const std::string doc_key = keys::DocKey(collection_id, result.internal_id);
-  const DocumentRecord record{
-      .external_id = doc.external_id,
-      .metadata = std::move(metadata),
-      .text = stored.config.store_text ? doc.text : std::nullopt,
-      .created_unix_micros = created_unix_micros,
-      .updated_unix_micros = std::max(now, created_unix_micros),
-  };
-  batch.Put(handle(ColumnFamily::kDocs), doc_key, EncodeDocumentRecord(record));
-  batch.Put(handle(ColumnFamily::kMinHash), doc_key,
-            EncodeMinHashValue(stored.minhash_config_hash, doc.minhash));
-  if (stored.config.simhash_enabled) {
-    batch.Put(handle(ColumnFamily::kSimHash), doc_key,
-              EncodeSimHashValue({.config_hash = stored.simhash_config_hash,
-                                  .value = *doc.simhash}));
+  if (batch.Count() == 0) return results;
+  if (next_id != first_new_id) {
+    batch.Put(handle(ColumnFamily::kMeta), keys::NextDocIdKey(collection_id),
+              keys::EncodeU32LittleEndian(next_id));
   }
   rocksdb::WriteOptions write_options;
   write_options.sync = options.sync;
   RETURN_IF_ERROR(
-      FromRocksDb(db_->Write(write_options, &batch), "put document"));
-  if (!result.replaced) ++state->next_doc_id;
-  return result;
+      FromRocksDb(db_->Write(write_options, &batch), "put documents"));
+  state->next_doc_id = next_id;
+  return results;
 }
 
 absl::StatusOr<uint32_t> Store::InternalIdBound(

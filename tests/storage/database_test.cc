@@ -172,6 +172,64 @@ TEST_F(DatabaseTest, ConcurrentNearDuplicateUpsertsAdmitExactlyOne) {
   }
 }
 
+// Plain upserts are group-committed: many writers, overlapping ids.
+TEST_F(DatabaseTest, ConcurrentUpsertsAllLandOnceEach) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 150; ++i) {
+        // Ids 0..299: every id is written by two threads.
+        const int n = (t % 2) * 150 + i;
+        auto write = docs->PrepareWrite(absl::StrCat("d", n), Text(n), {});
+        if (!write.ok() || !docs->Upsert(*write).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(docs->num_documents(), 300u);
+  ASSERT_OK_AND_ASSIGN(uint64_t stored,
+                       db->store().CountDocuments(docs->record()));
+  EXPECT_EQ(stored, 300u);
+  for (int n = 0; n < 300; n += 37) {
+    ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(n)));
+    ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, 1.0));
+    ASSERT_THAT(found, SizeIs(1)) << n;
+    EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
+              absl::StrCat("d", n));
+  }
+}
+
+TEST_F(DatabaseTest, PutDocumentsGivesEachDocumentItsOwnResult) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  ASSERT_OK_AND_ASSIGN(auto a, docs->PrepareWrite("a", Text(1), {}));
+  ASSERT_OK_AND_ASSIGN(auto a_again, docs->PrepareWrite("a", Text(2), {}));
+  ASSERT_OK_AND_ASSIGN(auto bad, docs->PrepareWrite("bad", Text(3), {}));
+  bad.minhash_config_hash ^= 1;
+  ASSERT_OK_AND_ASSIGN(auto b, docs->PrepareWrite("b", Text(4), {}));
+  const DocumentWrite* batch[] = {&a, &bad, &a_again, &b};
+  ASSERT_OK_AND_ASSIGN(auto results,
+                       db->store().PutDocuments(docs->record(), batch));
+  ASSERT_THAT(results, SizeIs(4));
+  ASSERT_TRUE(results[0].ok());
+  EXPECT_EQ(results[1].status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(results[2].ok());
+  EXPECT_TRUE(results[2]->replaced);  // the same id earlier in the batch
+  EXPECT_EQ(results[2]->internal_id, results[0]->internal_id);
+  ASSERT_TRUE(results[3].ok());
+  EXPECT_NE(results[3]->internal_id, results[0]->internal_id);
+  ASSERT_OK_AND_ASSIGN(auto stored, docs->Get("a"));
+  EXPECT_EQ(stored.minhash, a_again.minhash);  // the later put wins
+  EXPECT_EQ(docs->Get("bad").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(uint32_t bound,
+                       db->store().InternalIdBound(docs->record()));
+  EXPECT_EQ(bound, 2u);
+}
+
 TEST_F(DatabaseTest, CheckpointRestoresIntoAWorkingDatabase) {
   const std::string backup = temp_.path() + "/backup";
   {

@@ -6,6 +6,7 @@
 // indexes after, under the collection's write lock, so the indexes never
 // hold a document the store does not.
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -96,9 +97,20 @@ class Collection {
   const CollectionRecord record_;
   const MinHasher minhasher_;
   const std::optional<SimHasher> simhasher_;
+  // A put waiting to be written by the current group-commit leader.
+  struct PendingPut;
+  // Writes queued puts as one RocksDB batch per round until none are left.
+  void LeadGroupCommit();
+
   // Serialises writes so the store and the indexes change together and
   // dedup-on-write admits one of two racing near-duplicates.
   Mutex write_mu_;
+  // Group commit: concurrent plain upserts queue here; one of them (the
+  // leader) writes everything queued in one batch while the others wait.
+  Mutex queue_mu_;
+  std::condition_variable_any queue_cv_;
+  std::vector<PendingPut*> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool leader_active_ ABSL_GUARDED_BY(queue_mu_) = false;
   std::unique_ptr<MinHashLshIndex> minhash_index_;
   std::unique_ptr<SimHashIndex> simhash_index_;
 };

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,14 @@ class Store {
   absl::StatusOr<PutResult> PutDocument(const CollectionRecord& collection,
                                         const DocumentWrite& doc,
                                         const WriteOptions& options = {});
+  // PutDocument for many documents in one atomic batch (one WAL write).
+  // Each document gets its own result (a later put of the same id in the
+  // batch wins); the outer status fails only when the batch could not be
+  // written, and then nothing was.
+  absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> PutDocuments(
+      const CollectionRecord& collection,
+      std::span<const DocumentWrite* const> docs,
+      const WriteOptions& options = {});
   // NOT_FOUND when absent; INVALID_ARGUMENT for an empty or over-long id.
   // Reads one consistent snapshot.
   absl::StatusOr<StoredDocument> GetDocument(
