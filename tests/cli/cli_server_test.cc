@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "tests/server/server_process.h"
 #include "tests/support/corpus.h"
+#include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
 namespace neardup {
@@ -21,10 +22,7 @@ using testing::GeneratedText;
 using ::testing::HasSubstr;
 using testing::NearCopy;
 
-struct Result {
-  int exit_code;
-  std::string out;  // stdout and stderr together
-};
+using Result = testing::CommandResult;
 
 class CliServerTest : public ::testing::Test {
  protected:
@@ -36,18 +34,8 @@ class CliServerTest : public ::testing::Test {
   }
 
   Result Run(const std::string& args) {
-    const std::string cmd = absl::StrCat(NEARDUP_BIN, " ", args, " --server ",
-                                         server_->Address(), " 2>&1");
-    FILE* pipe = popen(cmd.c_str(), "r");
-    Result r{-1, ""};
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-      r.out.append(buf.data(), n);
-    }
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return testing::RunCommand(
+        absl::StrCat(NEARDUP_BIN, " ", args, " --server ", server_->Address()));
   }
 
   testing::TempDir temp_;

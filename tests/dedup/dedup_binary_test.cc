@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -21,23 +22,10 @@ namespace {
 using ::neardup::testing::TempDir;
 using ::testing::HasSubstr;
 
-struct Result {
-  int exit_code;
-  std::string out;  // stdout and stderr together
-};
+using Result = ::neardup::testing::CommandResult;
 
 Result RunNeardup(const std::string& args) {
-  const std::string cmd = std::string(NEARDUP_BIN) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Result r{-1, ""};
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-    r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return ::neardup::testing::RunCommand(std::string(NEARDUP_BIN) + " " + args);
 }
 
 std::string ReadFile(const std::string& path) {
