@@ -1,6 +1,7 @@
 #include "internal/token_hashing.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "internal/inline_hash.h"
@@ -25,64 +26,73 @@ namespace {
 template <Hash128 (*kHash)(std::string_view, uint64_t)>
 void HashAll(const Tokenizer& tokenizer, uint64_t seed,
              std::string_view canonical, std::vector<Hash128>* out) {
+  // Batch when the tokens are views (shingles never are: skip the attempt).
+  thread_local std::vector<std::string_view> tokens;
+  tokens.clear();
+  if (!tokenizer.shingle_spec() &&
+      tokenizer.CollectTokenViews(canonical, &tokens)) {
+    const size_t first = out->size();
+    out->resize(first + tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      (*out)[first + i] = kHash(tokens[i], seed);
+    }
+    return;
+  }
   tokenizer.ForEachToken(canonical, [&](std::string_view token) {
     out->push_back(kHash(token, seed));
   });
 }
 
 // Shingles over an inner tokenizer whose tokens are views into `canonical`:
-// collect the inner tokens once, then hash each window directly. A window
-// whose tokens are separated by single spaces is hashed in place; others are
-// joined into a buffer. Same tokens, same order as ShingleTokenizer. Returns
-// false (having added nothing) if the inner tokens are not views.
+// collect the inner tokens, join them all with single spaces once, then hash
+// each window of k tokens in place in that buffer. Same bytes, same order as
+// ShingleTokenizer. Returns false (having added nothing) if the inner tokens
+// are not views.
 template <Hash128 (*kHash)(std::string_view, uint64_t)>
 bool HashShingles(const Tokenizer& inner, size_t k, uint64_t seed,
                   std::string_view canonical, std::vector<Hash128>* out) {
   thread_local std::vector<std::string_view> tokens;
+  thread_local std::vector<size_t> starts;  // of token i in `joined`
   thread_local std::string joined;
   tokens.clear();
-  const char* text_end = canonical.data() + canonical.size();
-  bool all_views = true;
-  inner.ForEachToken(canonical, [&](std::string_view token) {
-    all_views &= token.data() >= canonical.data() &&
-                 token.data() + token.size() <= text_end;
-    tokens.push_back(token);
-  });
-  if (!all_views) {  // a custom inner tokenizer with transient tokens
-    tokens.clear();
-    return false;
-  }
+  if (!inner.CollectTokenViews(canonical, &tokens)) return false;
   const size_t n = tokens.size();
   if (n == 0) return true;
+
+  // Copy maximal runs of tokens already separated by one space at once.
+  joined.resize(canonical.size() + n);  // tokens + one space per gap fit
+  starts.resize(n);
+  char* const dst = joined.data();
+  size_t written = 0;
+  const char* run_begin = tokens[0].data();
+  const char* run_end = run_begin + tokens[0].size();
+  starts[0] = 0;
+  for (size_t i = 1; i < n; ++i) {
+    const std::string_view token = tokens[i];
+    if (token.data() == run_end + 1 && *run_end == ' ') {
+      starts[i] = written + static_cast<size_t>(token.data() - run_begin);
+    } else {
+      const size_t run_size = static_cast<size_t>(run_end - run_begin);
+      std::memcpy(dst + written, run_begin, run_size);
+      written += run_size;
+      dst[written++] = ' ';
+      run_begin = token.data();
+      starts[i] = written;
+    }
+    run_end = token.data() + token.size();
+  }
+  std::memcpy(dst + written, run_begin,
+              static_cast<size_t>(run_end - run_begin));
+
   const size_t windows = n >= k ? n - k + 1 : 1;
   const size_t width = n >= k ? k : n;
-  // good_run = consecutive single-space gaps ending before token i.
-  size_t good_run = 0;
-  auto single_space_gap = [&](size_t i) {  // between tokens i-1 and i
-    const char* prev_end = tokens[i - 1].data() + tokens[i - 1].size();
-    return tokens[i].data() == prev_end + 1 && prev_end < text_end &&
-           *prev_end == ' ';
-  };
-  for (size_t i = 1; i < width; ++i) {
-    good_run = single_space_gap(i) ? good_run + 1 : 0;
-  }
+  const size_t first = out->size();
+  out->resize(first + windows);
+  Hash128* const hashes = out->data() + first;
   for (size_t w = 0; w < windows; ++w) {
     const size_t last = w + width - 1;
-    if (w > 0) good_run = single_space_gap(last) ? good_run + 1 : 0;
-    const std::string_view first_token = tokens[w];
-    if (good_run >= width - 1) {
-      const char* end = tokens[last].data() + tokens[last].size();
-      out->push_back(
-          kHash(std::string_view(first_token.data(), end - first_token.data()),
-                seed));
-      continue;
-    }
-    joined.clear();
-    for (size_t j = w; j <= last; ++j) {
-      if (j > w) joined.push_back(' ');
-      joined.append(tokens[j]);
-    }
-    out->push_back(kHash(joined, seed));
+    const size_t end = starts[last] + tokens[last].size();
+    hashes[w] = kHash(std::string_view(dst + starts[w], end - starts[w]), seed);
   }
   return true;
 }

@@ -5,6 +5,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "internal/ascii_words.h"
 #include "internal/unicode_props.h"
 #include "internal/utf8.h"
 #include "internal/word_segmenter.h"
@@ -23,6 +24,14 @@ class WordTokenizer final : public Tokenizer {
   std::string Name() const override { return "word-uax29"; }
   void ForEachToken(std::string_view text, TokenSink sink) const override {
     internal::ForEachWord(text, sink);
+  }
+  bool CollectTokenViews(std::string_view text,
+                         std::vector<std::string_view>* out) const override {
+    if (!internal::IsAscii(text)) {
+      return Tokenizer::CollectTokenViews(text, out);
+    }
+    internal::AppendAsciiWords(text, out);
+    return true;
   }
 };
 
@@ -159,6 +168,21 @@ class ShingleTokenizer final : public Tokenizer {
 };
 
 }  // namespace
+
+bool Tokenizer::CollectTokenViews(std::string_view text,
+                                  std::vector<std::string_view>* out) const {
+  const size_t old_size = out->size();
+  const char* const text_end = text.data() + text.size();
+  bool all_views = true;
+  ForEachToken(text, [&](std::string_view token) {
+    all_views &=
+        token.data() >= text.data() && token.data() + token.size() <= text_end;
+    out->push_back(token);
+  });
+  if (!all_views)
+    out->resize(old_size);  // transient tokens: views would dangle
+  return all_views;
+}
 
 std::unique_ptr<Tokenizer> MakeWordTokenizer() {
   return std::make_unique<WordTokenizer>();

@@ -1,10 +1,10 @@
 #include "internal/word_segmenter.h"
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "internal/ascii_words.h"
 #include "internal/unicode_props.h"
 #include "internal/utf8.h"
 
@@ -176,80 +176,8 @@ void ForEachWordGeneral(std::string_view text, TokenSink sink) {
   emit(n);
 }
 
-namespace {
-
-// ASCII classes: only these matter for ASCII (no Extend/Format/Hebrew).
-enum AsciiClass : uint8_t {
-  kAOther,
-  kALetter,  // A-Z a-z
-  kADigit,   // 0-9
-  kAUnder,   // _ (ExtendNumLet)
-  kAPeriod,  // . (MidNumLet)
-  kAQuote,   // ' (Single_Quote)
-  kAColon,   // : (MidLetter)
-  kAComma,   // , ; (MidNum)
-};
-
-constexpr std::array<uint8_t, 128> MakeAsciiTable() {
-  std::array<uint8_t, 128> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = kALetter;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kALetter;
-  for (int c = '0'; c <= '9'; ++c) t[c] = kADigit;
-  t['_'] = kAUnder;
-  t['.'] = kAPeriod;
-  t['\''] = kAQuote;
-  t[':'] = kAColon;
-  t[','] = kAComma;
-  t[';'] = kAComma;
-  return t;
-}
-constexpr std::array<uint8_t, 128> kAscii = MakeAsciiTable();
-
-inline uint8_t Cls(std::string_view s, size_t i) {
-  return kAscii[static_cast<unsigned char>(s[i]) & 0x7F];
-}
-inline bool IsWordChar(uint8_t c) {
-  return c == kALetter || c == kADigit || c == kAUnder;
-}
-
-}  // namespace
-
-void ForEachWordAscii(std::string_view s, TokenSink sink) {
-  const size_t n = s.size();
-  size_t i = 0;
-  while (i < n) {
-    uint8_t c = Cls(s, i);
-    if (!IsWordChar(c)) {  // non-word characters form alnum-free segments
-      ++i;
-      continue;
-    }
-    const size_t start = i;
-    bool alnum = false;
-    while (true) {
-      while (i < n && IsWordChar(c = Cls(s, i))) {
-        alnum |= c != kAUnder;
-        ++i;
-      }
-      // WB6/7 (letter mid letter) and WB11/12 (digit mid digit).
-      if (i + 1 < n) {
-        const uint8_t mid = Cls(s, i);
-        const uint8_t before = Cls(s, i - 1);
-        const uint8_t after = Cls(s, i + 1);
-        const bool letters =
-            before == kALetter && after == kALetter &&
-            (mid == kAPeriod || mid == kAQuote || mid == kAColon);
-        const bool digits =
-            before == kADigit && after == kADigit &&
-            (mid == kAPeriod || mid == kAQuote || mid == kAComma);
-        if (letters || digits) {
-          ++i;
-          continue;
-        }
-      }
-      break;
-    }
-    if (alnum) sink(s.substr(start, i - start));
-  }
+void ForEachWordAscii(std::string_view text, TokenSink sink) {
+  ForEachAsciiWord(text, sink);
 }
 
 void ForEachWord(std::string_view text, TokenSink sink) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 namespace neardup {
 namespace {
@@ -169,13 +170,30 @@ TEST(MinHasher, FusedShinglingMatchesTheTokenizer) {
       "a b",
       "single",
       "naïve café ünïcode wörds, and more wörds here",
+      "",
+      "  leading and trailing  ",
   };
+  // Long generated texts: runs of single-space gaps broken by punctuation
+  // and newlines, crossing the word scanner's 64-byte chunks.
+  std::vector<std::string> all(std::begin(texts), std::end(texts));
+  std::mt19937 rng(31);
+  constexpr std::string_view kGaps[] = {" ", " ", " ", ", ", "\n", "  ", ". "};
+  for (int t = 0; t < 20; ++t) {
+    std::string text;
+    const int words = std::uniform_int_distribution<int>(1, 120)(rng);
+    for (int w = 0; w < words; ++w) {
+      text +=
+          "w" + std::to_string(std::uniform_int_distribution<int>(0, 30)(rng));
+      text += kGaps[std::uniform_int_distribution<size_t>(0, 6)(rng)];
+    }
+    all.push_back(text);
+  }
   for (int k : {1, 2, 3, 5}) {
     MinHashConfig config;
     config.tokenizer = "shingle-k=" + std::to_string(k) + "/word-uax29";
     auto hasher = MinHasher::Create(config);
     ASSERT_TRUE(hasher.ok());
-    for (const std::string& text : texts) {
+    for (const std::string& text : all) {
       auto canonical = hasher->canonicalizer().Canonicalize(text);
       ASSERT_TRUE(canonical.ok());
       std::vector<Hash128> expected;

@@ -342,5 +342,28 @@ TEST(MakeTokenizer, RejectsBadNames) {
   }
 }
 
+// --- CollectTokenViews -----------------------------------------------------
+
+TEST(CollectTokenViews, WordTokenizerAsciiAndUnicodeMatchForEachToken) {
+  const auto words = MakeWordTokenizer();
+  for (std::string_view text : {"plain ascii, words: a.b 1,000",
+                                "caf\u00E9 na\u00EFve \u00FCber", ""}) {
+    std::vector<std::string_view> views = {"before"};
+    ASSERT_TRUE(words->CollectTokenViews(text, &views)) << text;
+    Tokens expected = {"before"};
+    for (const std::string& t : TokensOf(*words, text)) expected.push_back(t);
+    EXPECT_EQ(Tokens(views.begin(), views.end()), expected) << text;
+  }
+}
+
+TEST(CollectTokenViews, ShingleTokensAreNotViews) {
+  // Multi-token shingles are joined in a buffer, so they cannot be views:
+  // the call refuses and leaves the vector as it was.
+  const auto shingles = MakeShingleTokenizer(2, MakeWordTokenizer());
+  std::vector<std::string_view> views = {"kept"};
+  EXPECT_FALSE(shingles->CollectTokenViews("one, two three", &views));
+  EXPECT_EQ(views, std::vector<std::string_view>{"kept"});
+}
+
 }  // namespace
 }  // namespace neardup

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -26,6 +27,12 @@ class Tokenizer {
   // the call. Input should be valid UTF-8; invalid bytes are treated as
   // U+FFFD, never as undefined behaviour.
   virtual void ForEachToken(std::string_view text, TokenSink sink) const = 0;
+
+  // Appends every token to `*out` as a view into `text` and returns true; or
+  // returns false, leaving `*out` as it was, when this tokenizer's tokens are
+  // not views into `text`. Lets fingerprinting batch the tokens of one text.
+  virtual bool CollectTokenViews(std::string_view text,
+                                 std::vector<std::string_view>* out) const;
 
   // Shingle tokenizers describe themselves so fingerprinting can fuse
   // shingling with hashing (same tokens, fewer indirections).
