@@ -16,6 +16,7 @@ std::string_view WithoutTerminator(std::string_view s) {
 }
 
 constexpr uint64_t kMaxDocs = 0xFFFFFFFFull;  // ids are 32-bit
+constexpr size_t kTypicalRecordSlack = 64 << 10;
 
 }  // namespace
 
@@ -76,6 +77,9 @@ absl::StatusOr<bool> BatchReader::Fill(size_t max_records, size_t max_bytes,
   if (!started_) RETURN_IF_ERROR(Start());
   batch->bytes.clear();
   batch->records.clear();
+  // Most batches end just past max_bytes: size the buffer once so that it
+  // is neither regrown (copied) nor re-faulted batch after batch.
+  batch->bytes.reserve(max_bytes + kTypicalRecordSlack + ExtractPadding());
   while (batch->records.size() < max_records &&
          batch->bytes.size() < max_bytes && current_ < files_.size()) {
     RawRecord raw;

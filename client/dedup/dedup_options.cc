@@ -9,8 +9,10 @@ absl::Status ValidateOptions(const DedupOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("--threshold must be in (0, 1), got ", o.threshold));
   }
-  if (o.stream && !o.inputs.empty()) {
-    return absl::InvalidArgumentError("--stream reads standard input only");
+  if (o.stream &&
+      !(o.inputs.empty() || (o.inputs.size() == 1 && o.inputs[0] == "-"))) {
+    return absl::InvalidArgumentError(
+        "--stream reads standard input only (give no input, or -)");
   }
   if (!o.stream && o.output.empty()) {
     return absl::InvalidArgumentError("missing -o OUTPUT (or use --stream)");

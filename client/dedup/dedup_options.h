@@ -46,7 +46,7 @@ struct DedupOptions {
 
   int threads = 0;  // fingerprint workers; 0 = hardware threads
   size_t batch_records = 2048;
-  size_t batch_bytes = 4 << 20;
+  size_t batch_bytes = 1 << 20;
 
   bool skip_invalid = false;  // count and drop malformed records
   bool drop_empty = false;    // drop documents with no tokens

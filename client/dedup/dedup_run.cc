@@ -146,7 +146,12 @@ class InOrderStage {
         absl::InternalError("no finder for this algorithm");
     switch (options_.algorithm) {
       case Algorithm::kMinHashLsh:
-        finder = MakeMinHashFinder(options_);
+        // Sized only from a known input size: a pipe's guess could
+        // reserve far more memory than the run needs.
+        finder = MakeMinHashFinder(
+            options_, reader_->total_size_hint() > 0 || options_.expected_docs
+                          ? ExpectedDocs(first)
+                          : 0);
         break;
       case Algorithm::kSimHash:
         finder = MakeSimHashFinder(options_, ExpectedDocs(first));

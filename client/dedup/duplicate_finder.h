@@ -48,8 +48,10 @@ class DuplicateFinder {
 absl::StatusOr<LshParams> ChooseBanding(double threshold, int num_perm,
                                         Verify verify, int bands);
 
+// `reserve_docs` > 0 sizes the index for that many kept documents up front
+// (no rehashing while it fills); 0 lets it grow.
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeMinHashFinder(
-    const DedupOptions& options);
+    const DedupOptions& options, uint64_t reserve_docs);
 // `expected_docs` pre-sizes the index (see the workaround inside).
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeSimHashFinder(
     const DedupOptions& options, uint64_t expected_docs);

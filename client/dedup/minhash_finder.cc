@@ -1,5 +1,6 @@
 // minhash-lsh: a MinHash LSH index of the kept documents.
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -89,7 +90,7 @@ class MinHashFinder : public DuplicateFinder {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeMinHashFinder(
-    const DedupOptions& options) {
+    const DedupOptions& options, uint64_t reserve_docs) {
   MinHashIndexOptions index_options;
   ASSIGN_OR_RETURN(index_options.lsh,
                    ChooseBanding(options.threshold, options.minhash.num_perm,
@@ -98,6 +99,10 @@ absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeMinHashFinder(
   index_options.shards = 1;
   ASSIGN_OR_RETURN(std::unique_ptr<MinHashLshIndex> index,
                    MinHashLshIndex::Create(index_options));
+  if (reserve_docs > 0) {
+    index->Reserve(static_cast<uint32_t>(
+        std::min<uint64_t>(reserve_docs, MinHashLshIndex::kMaxId)));
+  }
   return std::make_unique<MinHashFinder>(std::move(index), options.verify,
                                          options.threshold);
 }

@@ -57,30 +57,35 @@ RecordReader::~RecordReader() {
 }
 
 absl::Status RecordReader::ReadMore() {
+  char* data = buffer_.data();
   if (begin_ > 0) {  // drop returned bytes so the buffer stays small
-    buffer_.erase(0, begin_);
+    std::memmove(data, data + begin_, size_ - begin_);
+    size_ -= begin_;
     scan_ -= begin_;
     begin_ = 0;
   }
-  const size_t old_size = buffer_.size();
-  buffer_.resize(old_size + kReadChunk);
+  // The buffer only grows (a record longer than it), so its bytes are
+  // zero-filled once, not on every read.
+  if (buffer_.size() - size_ < kReadChunk) {
+    buffer_.resize(size_ + kReadChunk);
+    data = buffer_.data();
+  }
   ssize_t n;
   do {
-    n = ::read(fd_, buffer_.data() + old_size, kReadChunk);
+    n = ::read(fd_, data + size_, buffer_.size() - size_);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
-    buffer_.resize(old_size);
     return absl::DataLossError(
         absl::StrCat("cannot read ", name_, ": ", std::strerror(errno)));
   }
-  buffer_.resize(old_size + static_cast<size_t>(n));
+  size_ += static_cast<size_t>(n);
   if (n == 0) eof_ = true;
   return absl::OkStatus();
 }
 
 size_t RecordReader::FindRecordEnd() {
   const char* data = buffer_.data();
-  const size_t size = buffer_.size();
+  const size_t size = size_;
   if (whole_file_) {
     scan_ = size;
     return std::string::npos;
@@ -138,10 +143,12 @@ size_t RecordReader::FindRecordEnd() {
 
 absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
   while (true) {
-    if (at_file_start_ && (buffer_.size() - begin_ >= 3 || eof_)) {
+    if (at_file_start_ && (size_ - begin_ >= 3 || eof_)) {
       at_file_start_ = false;
       // A whole file is copied as it is, byte order mark included.
-      if (!whole_file_ && buffer_.compare(begin_, 3, "\xEF\xBB\xBF") == 0) {
+      if (!whole_file_ &&
+          std::string_view(buffer_.data() + begin_, size_ - begin_)
+                  .substr(0, 3) == "\xEF\xBB\xBF") {
         begin_ += 3;
         scan_ = std::max(scan_, begin_);
         bytes_consumed_ += 3;
@@ -155,16 +162,21 @@ absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
         continue;
       }
       // An empty file is still one (empty) document in whole-file mode.
-      if (begin_ == buffer_.size() && !(whole_file_ && !returned_whole_)) {
+      if (begin_ == size_ && !(whole_file_ && !returned_whole_)) {
         return false;
       }
       returned_whole_ = true;
-      end = buffer_.size();  // last record without a terminator
+      end = size_;  // last record without a terminator
       csv_state_ = CsvState::kFieldStart;
     }
     const std::string_view bytes(buffer_.data() + begin_, end - begin_);
     const uint64_t start_line = line_;
-    line_ += std::count(bytes.begin(), bytes.end(), '\n');
+    // Outside CSV quotes and whole files a record ends at its first '\n'.
+    if (IsCsvLike(format_) || whole_file_) {
+      line_ += std::count(bytes.begin(), bytes.end(), '\n');
+    } else {
+      line_ += !bytes.empty() && bytes.back() == '\n';
+    }
     begin_ = end;
     scan_ = end;
     bytes_consumed_ += bytes.size();

@@ -58,7 +58,8 @@ class RecordReader {
   char delimiter_;
   uint64_t size_hint_;
   bool whole_file_;
-  std::string buffer_;
+  std::string buffer_;  // bytes [0, size_) hold data; the rest is free room
+  size_t size_ = 0;
   size_t begin_ = 0;  // start of the unreturned bytes in buffer_
   size_t scan_ = 0;   // where FindRecordEnd resumes
   CsvState csv_state_ = CsvState::kFieldStart;

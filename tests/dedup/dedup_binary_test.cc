@@ -81,6 +81,24 @@ TEST(DedupBinary, UnknownAlgorithmIsRejected) {
   EXPECT_THAT(r.out, HasSubstr("--algorithm must be"));
 }
 
+TEST(DedupBinary, StreamTakesDashOrNothingButNotAFile) {
+  TempDir dir;
+  const std::string in =
+      dir.Write("in.jsonl",
+                "{\"text\":\"the same words here\"}\n{\"text\":\"The same "
+                "words, here\"}\n");
+  for (const char* input : {"", " -"}) {
+    const Result r =
+        RunNeardup("dedup" + std::string(input) + " --stream < " + in);
+    EXPECT_EQ(r.exit_code, 0) << input << ": " << r.out;
+    EXPECT_THAT(r.out, HasSubstr("{\"text\":\"the same words here\"}"));
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("The same words")));
+  }
+  const Result r = RunNeardup("dedup " + in + " --stream");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("--stream reads standard input only"));
+}
+
 // Reads from `fd` until `want` newlines arrived or 10 s passed.
 std::string ReadLines(int fd, int want) {
   std::string got;

@@ -73,6 +73,27 @@ TEST(RecordReader, RecordsLongerThanOneReadChunk) {
   EXPECT_EQ(records[2], (Read{"2,short\n", 4}));
 }
 
+TEST(RecordReader, JsonlRecordsAcrossManyReadsKeepBytesAndLines) {
+  // ~5 MiB of lines of varied length (one longer than a read chunk, blank
+  // lines between some): every record comes back whole, with its line.
+  TempDir dir;
+  std::string file;
+  std::vector<Read> expected;
+  uint64_t line = 1;
+  for (int i = 0; i < 6000; ++i) {
+    const size_t width = i == 2500 ? (3 << 19) : 100 + (i * 7919) % 1500;
+    const std::string record = "{\"i\":" + std::to_string(i) + ",\"t\":\"" +
+                               std::string(width, 'a' + i % 26) + "\"}\n";
+    file += record;
+    expected.push_back({record, line++});
+    if (i % 97 == 0) {
+      file += "\n";
+      ++line;
+    }
+  }
+  EXPECT_EQ(ReadAll(dir.Write("many.jsonl", file), Format::kJsonl), expected);
+}
+
 TEST(RecordReader, WholeFileIsOneRecord) {
   TempDir dir;
   EXPECT_THAT(ReadAll(dir.Write("d.txt", "a\nb\n"), Format::kTxt, true),
