@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
   int queries = 20000;
   int words = 300;
   bool keep = false;
+  std::string query_mode = "unary";
+  int stream_window = 8;
   CLI::App app{"neardupd load generator"};
   app.add_option("--server", server)->capture_default_str();
   app.add_option("--collection", collection)->capture_default_str();
@@ -48,6 +52,15 @@ int main(int argc, char** argv) {
   app.add_option("--words", words, "words per document (~8 bytes each)")
       ->capture_default_str();
   app.add_flag("--keep", keep, "reuse an existing collection; skip ingest");
+  app.add_option("--query-mode", query_mode,
+                 "unary: one Query call at a time per client; stream: each "
+                 "client pipelines its probes on one BatchQuery stream")
+      ->check(CLI::IsMember({"unary", "stream"}))
+      ->capture_default_str();
+  app.add_option("--stream-window", stream_window,
+                 "stream mode: probes a client keeps unanswered at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   neardup::client::ClientOptions options;
@@ -117,6 +130,41 @@ int main(int argc, char** argv) {
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
       neardup::client::Client client(options);
+      if (query_mode == "stream") {
+        // Latency of a probe: from handing it to the stream until its
+        // answer arrives (answers come in probe order).
+        std::vector<Clock::time_point> sent;
+        std::mutex sent_mu;            // the stream's writer and reader threads
+        std::condition_variable room;  // an answer freed a window place
+        int next = c;
+        size_t answered = 0;
+        const absl::Status status = client.BatchQuery(
+            [&](neardup::v1::QueryRequest* request) {
+              if (next >= queries) return false;
+              request->set_collection(collection);
+              request->set_text(probes[next % probes.size()]);
+              next += clients;
+              std::unique_lock<std::mutex> lock(sent_mu);
+              room.wait(lock, [&] {
+                return sent.size() - answered <
+                       static_cast<size_t>(stream_window);
+              });
+              sent.push_back(Clock::now());
+              return true;
+            },
+            [&](const neardup::v1::QueryResponse& response) {
+              Clock::time_point t0;
+              {
+                std::lock_guard<std::mutex> lock(sent_mu);
+                t0 = sent[answered++];
+              }
+              room.notify_one();
+              latencies[c].push_back(Seconds(t0) * 1e3);
+              if (response.matches_size() > 0) ++found;
+            });
+        if (!status.ok()) ++errors;
+        return;
+      }
       neardup::v1::QueryRequest request;
       request.set_collection(collection);
       for (int q = c; q < queries; q += clients) {
@@ -138,9 +186,10 @@ int main(int argc, char** argv) {
   for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());
   std::printf(
-      "query: %d queries with %d clients in %.2f s = %.0f QPS; latency p50 "
-      "%.2f ms p99 %.2f ms; %d found their source, %d errors\n",
-      queries, clients, seconds, queries / seconds, all[all.size() / 2],
-      all[all.size() * 99 / 100], found.load(), errors.load());
+      "query (%s): %d queries with %d clients in %.2f s = %.0f QPS; latency "
+      "p50 %.2f ms p99 %.2f ms; %d found their source, %d errors\n",
+      query_mode.c_str(), queries, clients, seconds, queries / seconds,
+      all[all.size() / 2], all[all.size() * 99 / 100], found.load(),
+      errors.load());
   return 0;
 }

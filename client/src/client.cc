@@ -211,14 +211,59 @@ Client::Health() {
 
 absl::Status Client::BulkUpsert(
     const std::function<bool(v1::UpsertRequest*)>& next,
-    const std::function<void(const v1::BulkUpsertResult&)>& on_result) {
+    const std::function<void(const v1::BulkUpsertResult&)>& on_result,
+    const BulkOptions& bulk) {
   grpc::ClientContext context;  // no deadline: a stream can run for hours
   AddToken(&context);
   auto stream = stub_->BulkUpsert(&context);
   // Write on a second thread so that results are read while we send;
   // otherwise both sides could stall on full flow-control windows.
   std::thread writer([&] {
-    v1::UpsertRequest request;
+    v1::BulkUpsertRequest batch;
+    size_t batch_bytes = 0;
+    auto send = [&] {
+      const bool sent = batch.items_size() == 0 || stream->Write(batch);
+      batch.Clear();
+      batch_bytes = 0;
+      return sent;
+    };
+    v1::UpsertRequest item;
+    while (true) {
+      item.Clear();
+      if (!next(&item)) break;
+      const size_t item_bytes = item.ByteSizeLong();
+      if (batch.items_size() > 0 && batch_bytes + item_bytes > bulk.max_bytes &&
+          !send()) {
+        break;  // the stream failed; Finish says why
+      }
+      *batch.add_items() = std::move(item);
+      batch_bytes += item_bytes;
+      if (static_cast<size_t>(batch.items_size()) >= bulk.max_items &&
+          !send()) {
+        break;
+      }
+    }
+    send();
+    stream->WritesDone();
+  });
+  v1::BulkUpsertResponse response;
+  while (stream->Read(&response)) {
+    for (const v1::BulkUpsertResult& result : response.results()) {
+      on_result(result);
+    }
+  }
+  writer.join();
+  return FromGrpcStatus(stream->Finish());
+}
+
+absl::Status Client::BatchQuery(
+    const std::function<bool(v1::QueryRequest*)>& next,
+    const std::function<void(const v1::QueryResponse&)>& on_response) {
+  grpc::ClientContext context;  // no deadline: a stream can run for hours
+  AddToken(&context);
+  auto stream = stub_->BatchQuery(&context);
+  std::thread writer([&] {  // as in BulkUpsert: send while reading
+    v1::QueryRequest request;
     while (true) {
       request.Clear();
       if (!next(&request)) break;
@@ -226,8 +271,8 @@ absl::Status Client::BulkUpsert(
     }
     stream->WritesDone();
   });
-  v1::BulkUpsertResult result;
-  while (stream->Read(&result)) on_result(result);
+  v1::QueryResponse response;
+  while (stream->Read(&response)) on_response(response);
   writer.join();
   return FromGrpcStatus(stream->Finish());
 }

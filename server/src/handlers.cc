@@ -1,6 +1,8 @@
 #include "server/src/handlers.h"
 
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "neardup/core/absl_compat.h"
@@ -76,24 +78,26 @@ absl::Status Handlers::DropCollection(const v1::DropCollectionRequest& request,
   return db_->DropCollection(request.name());
 }
 
-absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
-                              v1::UpsertResponse* response) {
-  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
+    const v1::UpsertRequest& request) const {
+  PreparedUpsert prepared;
+  ASSIGN_OR_RETURN(prepared.collection, FindCollection(request.collection()));
+  const storage::Collection& collection = *prepared.collection;
   RETURN_IF_ERROR(CheckId(request.id()));
-  storage::DocumentWrite doc;
+  storage::DocumentWrite& doc = prepared.doc;
   switch (request.content_case()) {
     case v1::UpsertRequest::kText: {
       RETURN_IF_ERROR(CheckText("text", request.text(), limits_));
-      auto prepared = collection->PrepareWrite(
+      auto write = collection.PrepareWrite(
           request.id(), request.text(), MetadataFromProto(request.metadata()));
-      RETURN_IF_ERROR(AboutField("text", prepared.status()));
-      doc = *std::move(prepared);
+      RETURN_IF_ERROR(AboutField("text", write.status()));
+      doc = *std::move(write);
       break;
     }
     case v1::UpsertRequest::kSignatures: {
-      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
+      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), collection,
                                           &doc.minhash, &doc.simhash));
-      const auto& record = collection->record();
+      const auto& record = collection.record();
       if (record.config.simhash_enabled && !doc.simhash) {
         return absl::InvalidArgumentError(
             absl::StrCat("collection '", record.name,
@@ -108,29 +112,97 @@ absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
     default:
       return absl::InvalidArgumentError("set either text or signatures");
   }
-  storage::UpsertOptions options;
-  options.write.sync = request.sync() || limits_.sync_writes;
+  prepared.options.write.sync = request.sync() || limits_.sync_writes;
   if (request.has_insert_only_below()) {
     const double t = request.insert_only_below();
     if (!(t > 0 && t <= 1)) {
       return absl::InvalidArgumentError(
           absl::StrCat("insert_only_below must be in (0, 1], got ", t));
     }
-    options.insert_only_below = t;
+    prepared.options.insert_only_below = t;
   }
-  ASSIGN_OR_RETURN(storage::UpsertOutcome outcome,
-                   collection->Upsert(doc, options));
+  return prepared;
+}
+
+void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
+                               const storage::Collection& collection,
+                               const storage::UpsertOutcome& outcome,
+                               v1::UpsertResponse* response) {
   response->set_id(request.id());
   response->set_written(outcome.written);
   response->set_replaced(outcome.written && outcome.put.replaced);
   for (const ScoredId& match : outcome.blocking) {
-    auto stored = collection->GetByInternalId(match.id);
+    auto stored = collection.GetByInternalId(match.id);
     if (!stored.ok()) continue;  // deleted meanwhile
     v1::Match* out = response->add_blocking();
     out->set_id(stored->external_id);
     out->set_similarity(match.score);
   }
+}
+
+absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
+                              v1::UpsertResponse* response) {
+  ASSIGN_OR_RETURN(PreparedUpsert prepared, PrepareUpsert(request));
+  ASSIGN_OR_RETURN(storage::UpsertOutcome outcome,
+                   prepared.collection->Upsert(prepared.doc, prepared.options));
+  DescribeOutcome(request, *prepared.collection, outcome, response);
   return absl::OkStatus();
+}
+
+void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
+                           std::span<absl::Status> statuses,
+                           std::span<v1::UpsertResponse* const> responses) {
+  std::vector<std::optional<PreparedUpsert>> prepared(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    absl::StatusOr<PreparedUpsert> p = PrepareUpsert(*requests[i]);
+    statuses[i] = p.status();
+    if (p.ok()) prepared[i] = *std::move(p);
+  }
+  // Runs of plain upserts into one collection go to UpsertMany together;
+  // anything else ends the run, so the order of effects is the request
+  // order.
+  size_t i = 0;
+  while (i < requests.size()) {
+    if (!prepared[i]) {
+      ++i;
+      continue;
+    }
+    storage::Collection& collection = *prepared[i]->collection;
+    if (prepared[i]->options.insert_only_below) {
+      absl::StatusOr<storage::UpsertOutcome> outcome =
+          collection.Upsert(prepared[i]->doc, prepared[i]->options);
+      statuses[i] = outcome.status();
+      if (outcome.ok()) {
+        DescribeOutcome(*requests[i], collection, *outcome, responses[i]);
+      }
+      ++i;
+      continue;
+    }
+    const bool sync = prepared[i]->options.write.sync;
+    std::vector<size_t> run;
+    std::vector<const storage::DocumentWrite*> docs;
+    for (; i < requests.size(); ++i) {
+      if (!prepared[i]) continue;  // failed validation: nothing to order
+      const PreparedUpsert& p = *prepared[i];
+      if (p.collection.get() != &collection || p.options.insert_only_below ||
+          p.options.write.sync != sync) {
+        break;
+      }
+      run.push_back(i);
+      docs.push_back(&p.doc);
+    }
+    std::vector<absl::StatusOr<storage::PutResult>> results =
+        collection.UpsertMany(docs, storage::WriteOptions{sync});
+    for (size_t r = 0; r < run.size(); ++r) {
+      const size_t at = run[r];
+      statuses[at] = results[r].status();
+      if (!results[r].ok()) continue;
+      storage::UpsertOutcome outcome;
+      outcome.written = true;
+      outcome.put = *results[r];
+      DescribeOutcome(*requests[at], collection, outcome, responses[at]);
+    }
+  }
 }
 
 absl::Status Handlers::Get(const v1::GetRequest& request,

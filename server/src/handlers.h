@@ -6,6 +6,8 @@
 // directly as well as through the server.
 
 #include <cstddef>
+#include <memory>
+#include <span>
 
 #include "absl/status/status.h"
 #include "neardup/core/index/query_stats.h"
@@ -37,6 +39,12 @@ class Handlers {
                               v1::DropCollectionResponse* response);
   absl::Status Upsert(const v1::UpsertRequest& request,
                       v1::UpsertResponse* response);
+  // Upserts `requests` in order, each as Upsert would, with one status and
+  // one response per request. Plain upserts into the same collection share
+  // RocksDB batches; dedup-on-write ones go one at a time.
+  void UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
+                   std::span<absl::Status> statuses,
+                   std::span<v1::UpsertResponse* const> responses);
   absl::Status Get(const v1::GetRequest& request, v1::Document* response);
   absl::Status Delete(const v1::DeleteRequest& request,
                       v1::DeleteResponse* response);
@@ -54,6 +62,20 @@ class Handlers {
                               const HandlerLimits& limits);
 
  private:
+  // A validated, fingerprinted upsert, ready to write.
+  struct PreparedUpsert {
+    std::shared_ptr<storage::Collection> collection;
+    storage::DocumentWrite doc;
+    storage::UpsertOptions options;
+  };
+  absl::StatusOr<PreparedUpsert> PrepareUpsert(
+      const v1::UpsertRequest& request) const;
+  // Fills the response from what the write did.
+  static void DescribeOutcome(const v1::UpsertRequest& request,
+                              const storage::Collection& collection,
+                              const storage::UpsertOutcome& outcome,
+                              v1::UpsertResponse* response);
+
   absl::StatusOr<std::shared_ptr<storage::Collection>> FindCollection(
       std::string_view name) const;
 

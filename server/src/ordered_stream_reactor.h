@@ -27,7 +27,8 @@ namespace neardup::server {
 template <typename Request, typename Response>
 class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
  public:
-  // Called with the request's position in the stream (from 0).
+  // Called with the request's position in the stream (from 0), counted in
+  // items when an ItemCount is given (the position of its first item).
   using Handler =
       std::function<grpc::Status(uint64_t, const Request&, Response*)>;
   using OnFinish = std::function<void(const grpc::Status&)>;
@@ -37,17 +38,20 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   // True for requests cheap enough to process on gRPC's thread, which saves
   // two thread hand-offs per item; the rest go to the worker pool.
   using RunInline = std::function<bool(const Request&)>;
+  // How many items a request carries, for streams of batches.
+  using ItemCount = std::function<uint64_t(const Request&)>;
 
   // Starts reading at once.
   OrderedStreamReactor(WorkerPool* pool, size_t window, Handler handler,
                        OnFinish on_finish, ShouldStop should_stop,
-                       RunInline run_inline)
+                       RunInline run_inline, ItemCount item_count = nullptr)
       : pool_(pool),
         window_(window),
         handler_(std::move(handler)),
         on_finish_(std::move(on_finish)),
         should_stop_(std::move(should_stop)),
-        run_inline_(std::move(run_inline)) {
+        run_inline_(std::move(run_inline)),
+        item_count_(std::move(item_count)) {
     MutexLock lock(&mu_);
     StartReadLocked();
   }
@@ -65,9 +69,13 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
     auto request = std::make_shared<Request>(std::move(request_));
     request_.Clear();
     const uint64_t index = next_read_index_++;
+    const uint64_t position = item_count_ ? next_item_position_ : index;
+    if (item_count_) next_item_position_ += item_count_(*request);
     ++in_flight_;
     ++running_tasks_;
-    auto task = [this, index, request] { Process(index, *request); };
+    auto task = [this, index, position, request] {
+      Process(index, position, *request);
+    };
     if ((run_inline_ && run_inline_(*request)) || !pool_->TrySubmit(task)) {
       // Cheap, or the pool is saturated: work on this gRPC thread, which
       // also slows this stream's reading down (backpressure).
@@ -110,9 +118,9 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   }
 
  private:
-  void Process(uint64_t index, const Request& request) {
+  void Process(uint64_t index, uint64_t position, const Request& request) {
     auto response = std::make_unique<Response>();
-    const grpc::Status status = handler_(index, request, response.get());
+    const grpc::Status status = handler_(position, request, response.get());
     bool delete_now = false;
     {
       MutexLock lock(&mu_);
@@ -194,6 +202,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   const OnFinish on_finish_;
   const ShouldStop should_stop_;
   const RunInline run_inline_;
+  const ItemCount item_count_;
 
   Mutex mu_;
   Request request_ ABSL_GUARDED_BY(mu_);  // the read buffer
@@ -206,6 +215,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   uint64_t failed_index_ ABSL_GUARDED_BY(mu_) = UINT64_MAX;
   grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
   uint64_t next_read_index_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_item_position_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_write_index_ ABSL_GUARDED_BY(mu_) = 0;
   size_t in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // read, not yet written
   size_t running_tasks_ ABSL_GUARDED_BY(mu_) = 0;

@@ -304,37 +304,65 @@ grpc::Status TooManyItems(uint64_t limit) {
 
 }  // namespace
 
-grpc::ServerBidiReactor<v1::UpsertRequest, v1::BulkUpsertResult>*
+grpc::ServerBidiReactor<v1::BulkUpsertRequest, v1::BulkUpsertResponse>*
 NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
+  using Request = v1::BulkUpsertRequest;
+  using Response = v1::BulkUpsertResponse;
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
   if (grpc::Status status = AdmitStream(context, &token); !status.ok()) {
     metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(), 0);
-    return new RefusedStream<v1::UpsertRequest, v1::BulkUpsertResult>(status);
+    return new RefusedStream<Request, Response>(status);
   }
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
   // Each item's error goes in its result; the stream itself goes on.
-  return new OrderedStreamReactor<v1::UpsertRequest, v1::BulkUpsertResult>(
+  return new OrderedStreamReactor<Request, Response>(
       pool_, options_.stream_window,
-      [this, handlers, token](uint64_t index, const v1::UpsertRequest& request,
-                              v1::BulkUpsertResult* result) {
-        if (index >= options_.max_stream_items) {
+      [this, handlers, token](uint64_t first_item, const Request& request,
+                              Response* response) {
+        const size_t n = static_cast<size_t>(request.items_size());
+        if (first_item + n > options_.max_stream_items) {
           return TooManyItems(options_.max_stream_items);
         }
-        absl::Status status = token == nullptr ? absl::OkStatus()
-                                               : TokenAuthenticator::Authorize(
-                                                     *token, Access::kWrite,
-                                                     request.collection());
-        if (status.ok())
-          status = handlers->Upsert(request, result->mutable_response());
-        result->set_index(index);
-        result->set_code(static_cast<int32_t>(status.code()));
-        if (!status.ok()) {
-          result->set_message(std::string(status.message()));
-          result->clear_response();
+        std::vector<const v1::UpsertRequest*> items(n);
+        std::vector<absl::Status> statuses(n);
+        std::vector<v1::UpsertResponse*> outputs(n);
+        std::vector<const v1::UpsertRequest*> allowed;
+        std::vector<v1::UpsertResponse*> allowed_outputs;
+        std::vector<size_t> allowed_at;
+        for (size_t i = 0; i < n; ++i) {
+          v1::BulkUpsertResult* result = response->add_results();
+          result->set_index(first_item + i);
+          outputs[i] = result->mutable_response();
+          items[i] = &request.items(static_cast<int>(i));
+          if (token != nullptr) {
+            statuses[i] = TokenAuthenticator::Authorize(*token, Access::kWrite,
+                                                        items[i]->collection());
+            if (!statuses[i].ok()) continue;
+          }
+          allowed.push_back(items[i]);
+          allowed_outputs.push_back(outputs[i]);
+          allowed_at.push_back(i);
         }
-        metrics_->RecordStreamItem(
-            Method::kBulkUpsert, static_cast<grpc::StatusCode>(status.code()));
+        std::vector<absl::Status> allowed_statuses(allowed.size());
+        handlers->UpsertBatch(allowed,
+                              std::span<absl::Status>(allowed_statuses),
+                              allowed_outputs);
+        for (size_t k = 0; k < allowed_at.size(); ++k) {
+          statuses[allowed_at[k]] = std::move(allowed_statuses[k]);
+        }
+        for (size_t i = 0; i < n; ++i) {
+          v1::BulkUpsertResult* result =
+              response->mutable_results(static_cast<int>(i));
+          result->set_code(static_cast<int32_t>(statuses[i].code()));
+          if (!statuses[i].ok()) {
+            result->set_message(std::string(statuses[i].message()));
+            result->clear_response();
+          }
+          metrics_->RecordStreamItem(
+              Method::kBulkUpsert,
+              static_cast<grpc::StatusCode>(statuses[i].code()));
+        }
         return grpc::Status::OK;
       },
       [this, start](const grpc::Status& status) {
@@ -343,9 +371,12 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
                             SecondsSince(start));
       },
       [this] { return stopping_.load(); },
-      // Writes go to the pool: items of one stream then fingerprint in
-      // parallel while another item holds the collection's write lock.
-      [](const v1::UpsertRequest&) { return false; });
+      // Writes go to the pool: batches of one stream then fingerprint in
+      // parallel while another batch holds the collection's write lock.
+      [](const Request&) { return false; },
+      [](const Request& request) {
+        return static_cast<uint64_t>(request.items_size());
+      });
 }
 
 grpc::ServerBidiReactor<v1::QueryRequest, v1::QueryResponse>*

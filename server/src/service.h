@@ -62,8 +62,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
   grpc::ServerUnaryReactor* Upsert(grpc::CallbackServerContext* context,
                                    const v1::UpsertRequest* request,
                                    v1::UpsertResponse* response) override;
-  grpc::ServerBidiReactor<v1::UpsertRequest, v1::BulkUpsertResult>* BulkUpsert(
-      grpc::CallbackServerContext* context) override;
+  grpc::ServerBidiReactor<v1::BulkUpsertRequest, v1::BulkUpsertResponse>*
+  BulkUpsert(grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* Get(grpc::CallbackServerContext* context,
                                 const v1::GetRequest* request,
                                 v1::Document* response) override;

@@ -108,22 +108,44 @@ absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
     return outcome;
   }
 
-  PendingPut mine{&doc, options.write.sync};
+  const DocumentWrite* const one[] = {&doc};
+  std::vector<absl::StatusOr<PutResult>> results =
+      UpsertMany(one, options.write);
+  ASSIGN_OR_RETURN(outcome.put, std::move(results[0]));
+  outcome.written = true;
+  return outcome;
+}
+
+std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
+    std::span<const DocumentWrite* const> docs, const WriteOptions& options) {
+  std::vector<PendingPut> mine(docs.size());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    mine[i].doc = docs[i];
+    mine[i].sync = options.sync;
+  }
+  // Queued together, in order: rounds take the queue's front, so these
+  // are written in this order (and with no other put between two of them
+  // unless a round boundary falls there; the effect is the same).
+  auto all_done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return std::all_of(mine.begin(), mine.end(),
+                       [](const PendingPut& p) { return p.done; });
+  };
   bool lead = false;
   {
     std::unique_lock<Mutex> lock(queue_mu_);
     [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-      queue_.push_back(&mine);
+      for (PendingPut& put : mine) queue_.push_back(&put);
       queue_cv_.wait(lock, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        return mine.done || !leader_active_;
+        return all_done() || !leader_active_;
       });
-      if (!mine.done) leader_active_ = lead = true;
+      if (!all_done()) leader_active_ = lead = true;
     }();
   }
   if (lead) LeadGroupCommit();
-  ASSIGN_OR_RETURN(outcome.put, std::move(mine.result));
-  outcome.written = true;
-  return outcome;
+  std::vector<absl::StatusOr<PutResult>> results;
+  results.reserve(mine.size());
+  for (PendingPut& put : mine) results.push_back(std::move(put.result));
+  return results;
 }
 
 void Collection::LeadGroupCommit() {

@@ -116,12 +116,19 @@ class PythonClientTest(unittest.TestCase):
 
     def test_bulk_upsert_stream(self):
         self.stub.CreateCollection(pb.CreateCollectionRequest(name="bulk"))
-        requests = (pb.UpsertRequest(collection="bulk", id=f"b{i}",
-                                     text=text(100 + i).encode())
-                    for i in range(50))
-        results = list(self.stub.BulkUpsert(requests))
+        # 50 documents in messages of 20, 20 and 10 items.
+        batches = (pb.BulkUpsertRequest(items=[
+            pb.UpsertRequest(collection="bulk", id=f"b{i}",
+                             text=text(100 + i).encode())
+            for i in range(first, min(first + 20, 50))])
+            for first in range(0, 50, 20))
+        responses = list(self.stub.BulkUpsert(batches))
+        self.assertEqual([len(r.results) for r in responses], [20, 20, 10])
+        results = [r for response in responses for r in response.results]
         self.assertEqual([r.index for r in results], list(range(50)))
         self.assertTrue(all(r.code == 0 for r in results))
+        self.assertEqual([r.response.id for r in results],
+                         [f"b{i}" for i in range(50)])
 
     def test_errors_are_status_codes(self):
         with self.assertRaises(grpc.RpcError) as caught:

@@ -203,6 +203,41 @@ TEST_F(DatabaseTest, ConcurrentUpsertsAllLandOnceEach) {
   }
 }
 
+TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  // 600 writes (more than one group-commit round) of 400 ids: ids 0..199
+  // are written twice, the second time with another text.
+  std::vector<DocumentWrite> writes;
+  for (int i = 0; i < 600; ++i) {
+    ASSERT_OK_AND_ASSIGN(
+        auto write,
+        docs->PrepareWrite(absl::StrCat("d", i % 400), Text(i), {}));
+    writes.push_back(std::move(write));
+  }
+  std::vector<const DocumentWrite*> batch;
+  for (const DocumentWrite& w : writes) batch.push_back(&w);
+  const auto results = docs->UpsertMany(batch, WriteOptions{});
+  ASSERT_THAT(results, SizeIs(600));
+  for (int i = 0; i < 600; ++i) {
+    ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].status();
+    EXPECT_EQ(results[i]->replaced, i >= 400) << i;
+    if (i >= 400) {
+      EXPECT_EQ(results[i]->internal_id, results[i - 400]->internal_id);
+    }
+  }
+  EXPECT_EQ(docs->num_documents(), 400u);
+  for (int i : {0, 199, 200, 399}) {
+    const int last = i < 200 ? i + 400 : i;  // the text written last
+    ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(last)));
+    ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, 1.0));
+    ASSERT_THAT(found, SizeIs(1)) << i;
+    EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
+              absl::StrCat("d", i));
+  }
+  EXPECT_THAT(docs->UpsertMany({}, WriteOptions{}), SizeIs(0));
+}
+
 TEST_F(DatabaseTest, PutDocumentsGivesEachDocumentItsOwnResult) {
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));

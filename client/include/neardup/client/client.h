@@ -69,12 +69,33 @@ class Client {
   // grpc.health.v1 status of the whole server.
   absl::StatusOr<grpc::health::v1::HealthCheckResponse::ServingStatus> Health();
 
+  // How BulkUpsert packs items into stream messages: a message is sent when
+  // it holds max_items items or max_bytes bytes (a bigger single item goes
+  // alone).
+  struct BulkOptions {
+    size_t max_items = 256;
+    size_t max_bytes = size_t{1} << 20;
+  };
   // Streams upserts: `next` fills the next request and returns false when
-  // there are no more; `on_result` sees each result in request order. The
-  // stream's own failure (not an item's) is the returned status.
+  // there are no more; `on_result` sees each item's result in request order.
+  // The stream's own failure (not an item's) is the returned status.
   absl::Status BulkUpsert(
       const std::function<bool(v1::UpsertRequest*)>& next,
-      const std::function<void(const v1::BulkUpsertResult&)>& on_result);
+      const std::function<void(const v1::BulkUpsertResult&)>& on_result,
+      const BulkOptions& bulk);
+  absl::Status BulkUpsert(
+      const std::function<bool(v1::UpsertRequest*)>& next,
+      const std::function<void(const v1::BulkUpsertResult&)>& on_result) {
+    return BulkUpsert(next, on_result, BulkOptions());
+  }
+
+  // Streams queries: `next` fills the next probe and returns false when
+  // there are no more; `on_response` sees each answer in probe order while
+  // later probes are still being sent. A failing probe ends the stream:
+  // its status is returned.
+  absl::Status BatchQuery(
+      const std::function<bool(v1::QueryRequest*)>& next,
+      const std::function<void(const v1::QueryResponse&)>& on_response);
 
   v1::NearDup::Stub& stub() { return *stub_; }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,11 @@ class Collection {
 
   absl::StatusOr<UpsertOutcome> Upsert(const DocumentWrite& doc,
                                        const UpsertOptions& options = {});
+  // Plain upserts (no insert_only_below) of many documents, applied in
+  // order as if one by one, but written in as few RocksDB batches as the
+  // group commit allows. One result per document.
+  std::vector<absl::StatusOr<PutResult>> UpsertMany(
+      std::span<const DocumentWrite* const> docs, const WriteOptions& options);
   // NOT_FOUND when absent.
   absl::Status Delete(std::string_view external_id,
                       const WriteOptions& options = {});
