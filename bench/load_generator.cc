@@ -12,6 +12,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,6 +30,56 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Keeps `slots` unary Query calls in flight with gRPC's callback API: each
+// completion records its latency and starts the next probe.
+void RunAsyncQueries(const neardup::client::ClientOptions& options,
+                     const std::string& collection,
+                     const std::vector<std::string>& probes, int queries,
+                     int slots, std::vector<std::vector<double>>* latencies,
+                     std::atomic<int>* found, std::atomic<int>* errors) {
+  neardup::client::Client client(options);
+  struct Slot {
+    std::unique_ptr<grpc::ClientContext> context;
+    neardup::v1::QueryRequest request;
+    neardup::v1::QueryResponse response;
+    Clock::time_point sent;
+  };
+  std::vector<Slot> all(slots);
+  std::atomic<int> next{0};
+  std::mutex mu;
+  std::condition_variable idle;
+  int running = slots;
+  std::function<void(int)> start = [&](int s) {
+    Slot& slot = all[s];
+    const int q = next++;
+    if (q >= queries) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (--running == 0) idle.notify_one();
+      return;
+    }
+    slot.context = std::make_unique<grpc::ClientContext>();
+    slot.request.set_collection(collection);
+    slot.request.set_text(probes[q % probes.size()]);
+    slot.response.Clear();
+    slot.sent = Clock::now();
+    client.stub().async()->Query(
+        slot.context.get(), &slot.request, &slot.response,
+        [&, s](grpc::Status status) {
+          Slot& done = all[s];
+          (*latencies)[s].push_back(Seconds(done.sent) * 1e3);
+          if (!status.ok()) {
+            ++*errors;
+          } else if (done.response.matches_size() > 0) {
+            ++*found;
+          }
+          start(s);
+        });
+  };
+  for (int s = 0; s < slots; ++s) start(s);
+  std::unique_lock<std::mutex> lock(mu);
+  idle.wait(lock, [&] { return running == 0; });
 }
 
 }  // namespace
@@ -53,9 +105,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--keep", keep, "reuse an existing collection; skip ingest");
   app.add_option("--query-mode", query_mode,
-                 "unary: one Query call at a time per client; stream: each "
+                 "unary: one blocking Query call at a time per client "
+                 "thread; async: --clients Query calls kept in flight by "
+                 "gRPC's callback API (cheaper on the client); stream: each "
                  "client pipelines its probes on one BatchQuery stream")
-      ->check(CLI::IsMember({"unary", "stream"}))
+      ->check(CLI::IsMember({"unary", "async", "stream"}))
       ->capture_default_str();
   app.add_option("--stream-window", stream_window,
                  "stream mode: probes a client keeps unanswered at most")
@@ -127,7 +181,10 @@ int main(int argc, char** argv) {
   std::atomic<int> found{0}, errors{0};
   const auto start = Clock::now();
   std::vector<std::thread> threads;
-  for (int c = 0; c < clients; ++c) {
+  if (query_mode == "async")
+    RunAsyncQueries(options, collection, probes, queries, clients, &latencies,
+                    &found, &errors);
+  for (int c = 0; query_mode != "async" && c < clients; ++c) {
     threads.emplace_back([&, c] {
       neardup::client::Client client(options);
       if (query_mode == "stream") {

@@ -132,7 +132,8 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
   response->set_written(outcome.written);
   response->set_replaced(outcome.written && outcome.put.replaced);
   for (const ScoredId& match : outcome.blocking) {
-    auto stored = collection.GetByInternalId(match.id);
+    auto stored = collection.GetByInternalId(
+        match.id, storage::DocumentParts::kRecordOnly);
     if (!stored.ok()) continue;  // deleted meanwhile
     v1::Match* out = response->add_blocking();
     out->set_id(stored->external_id);
@@ -311,7 +312,8 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
 
   for (const Hit& hit : hits) {
     if (static_cast<size_t>(response->matches_size()) >= top_k) break;
-    auto doc = collection->GetByInternalId(hit.internal_id);
+    auto doc = collection->GetByInternalId(hit.internal_id,
+                                           storage::DocumentParts::kRecordOnly);
     if (absl::IsNotFound(doc.status())) continue;  // deleted meanwhile
     RETURN_IF_ERROR(doc.status());
     if (doc->external_id == request.exclude_id()) continue;

@@ -206,8 +206,8 @@ absl::StatusOr<StoredDocument> Collection::Get(
 }
 
 absl::StatusOr<StoredDocument> Collection::GetByInternalId(
-    uint32_t internal_id) const {
-  return store_->GetDocumentByInternalId(record_, internal_id);
+    uint32_t internal_id, DocumentParts parts) const {
+  return store_->GetDocumentByInternalId(record_, internal_id, parts);
 }
 
 absl::StatusOr<std::vector<ScoredId>> Collection::QueryMinHash(

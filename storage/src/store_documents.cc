@@ -249,9 +249,13 @@ absl::StatusOr<StoredDocument> Store::GetDocument(
 }
 
 absl::StatusOr<StoredDocument> Store::GetDocumentByInternalId(
-    const CollectionRecord& collection, uint32_t internal_id) const {
+    const CollectionRecord& collection, uint32_t internal_id,
+    DocumentParts parts) const {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
+  if (parts == DocumentParts::kRecordOnly) {  // one Get is atomic by itself
+    return ReadDocument(*state, internal_id, rocksdb::ReadOptions(), parts);
+  }
   rocksdb::ManagedSnapshot snapshot(db_.get());
   rocksdb::ReadOptions read_options;
   read_options.snapshot = snapshot.snapshot();
@@ -260,7 +264,7 @@ absl::StatusOr<StoredDocument> Store::GetDocumentByInternalId(
 
 absl::StatusOr<StoredDocument> Store::ReadDocument(
     const CollectionState& state, uint32_t internal_id,
-    const rocksdb::ReadOptions& read_options) const {
+    const rocksdb::ReadOptions& read_options, DocumentParts parts) const {
   const CollectionRecord& collection = state.record;
   const std::string doc_key = keys::DocKey(collection.id, internal_id);
   std::string doc_bytes;
@@ -281,6 +285,7 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
   doc.text = std::move(record.text);
   doc.created_unix_micros = record.created_unix_micros;
   doc.updated_unix_micros = record.updated_unix_micros;
+  if (parts == DocumentParts::kRecordOnly) return doc;
   ASSIGN_OR_RETURN(
       const std::string minhash_bytes,
       GetRequired(*db_, read_options, handle(ColumnFamily::kMinHash), doc_key,

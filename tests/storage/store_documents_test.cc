@@ -72,6 +72,21 @@ TEST_F(StoreDocumentsTest, PutThenGet) {
   ASSERT_OK_AND_ASSIGN(StoredDocument by_id,
                        store_->GetDocumentByInternalId(collection_, 0));
   EXPECT_EQ(by_id, got);
+
+  // The record alone: everything but the signatures.
+  ASSERT_OK_AND_ASSIGN(StoredDocument record,
+                       store_->GetDocumentByInternalId(
+                           collection_, 0, DocumentParts::kRecordOnly));
+  StoredDocument expected = got;
+  expected.minhash = {};
+  expected.simhash.reset();
+  EXPECT_EQ(record, expected);
+  EXPECT_EQ(
+      store_
+          ->GetDocumentByInternalId(collection_, 7, DocumentParts::kRecordOnly)
+          .status()
+          .code(),
+      absl::StatusCode::kNotFound);
 }
 
 TEST_F(StoreDocumentsTest, InternalIdsAreDense) {

@@ -72,7 +72,8 @@ class Collection {
   absl::Status Delete(std::string_view external_id,
                       const WriteOptions& options = {});
   absl::StatusOr<StoredDocument> Get(std::string_view external_id) const;
-  absl::StatusOr<StoredDocument> GetByInternalId(uint32_t internal_id) const;
+  absl::StatusOr<StoredDocument> GetByInternalId(
+      uint32_t internal_id, DocumentParts parts = DocumentParts::kAll) const;
 
   // Matches at or above `threshold`, best first, at most `top_k` (0: all).
   absl::StatusOr<std::vector<ScoredId>> QueryMinHash(

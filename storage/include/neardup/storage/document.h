@@ -33,6 +33,12 @@ struct PutResult {
   bool replaced = false;  // the external id existed; its internal id is kept
 };
 
+// Which parts of a stored document a read fetches.
+enum class DocumentParts {
+  kAll,         // record and signatures
+  kRecordOnly,  // id, metadata, text, times: `minhash`/`simhash` left empty
+};
+
 struct StoredDocument {
   // Dense per-collection id, allocated from 0 and never reused; the index
   // keys its rows by it.

@@ -102,8 +102,11 @@ class Store {
   // Reads one consistent snapshot.
   absl::StatusOr<StoredDocument> GetDocument(
       const CollectionRecord& collection, std::string_view external_id) const;
+  // kRecordOnly reads one key instead of two or three: what a query needs
+  // to name its matches.
   absl::StatusOr<StoredDocument> GetDocumentByInternalId(
-      const CollectionRecord& collection, uint32_t internal_id) const;
+      const CollectionRecord& collection, uint32_t internal_id,
+      DocumentParts parts = DocumentParts::kAll) const;
   // Returns the internal id the document had; NOT_FOUND when absent.
   absl::StatusOr<uint32_t> DeleteDocument(const CollectionRecord& collection,
                                           std::string_view external_id,
@@ -146,7 +149,8 @@ class Store {
       const CollectionRecord& collection) const;
   absl::StatusOr<StoredDocument> ReadDocument(
       const CollectionState& state, uint32_t internal_id,
-      const rocksdb::ReadOptions& read_options) const;
+      const rocksdb::ReadOptions& read_options,
+      DocumentParts parts = DocumentParts::kAll) const;
 
   rocksdb::ColumnFamilyHandle* handle(ColumnFamily cf) const {
     return handles_[static_cast<size_t>(cf)];
