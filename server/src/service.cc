@@ -317,7 +317,7 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
   // Each item's error goes in its result; the stream itself goes on.
   return new OrderedStreamReactor<Request, Response>(
-      pool_, options_.stream_window,
+      pool_, options_.bulk_window,
       [this, handlers, token](uint64_t first_item, const Request& request,
                               Response* response) {
         const size_t n = static_cast<size_t>(request.items_size());

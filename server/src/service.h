@@ -22,7 +22,11 @@ namespace neardup::server {
 struct ServiceOptions {
   HandlerLimits limits;
   double default_deadline_seconds = 30;
-  size_t stream_window = 64;  // stream items processed ahead of writing
+  size_t stream_window = 64;  // BatchQuery probes processed ahead of writing
+  // BulkUpsert messages (batches of up to hundreds of documents) processed
+  // ahead of writing: enough to keep every worker busy, few enough that a
+  // stream holds little memory.
+  size_t bulk_window = 8;
   // Null: no authentication (every call allowed).
   std::shared_ptr<const TokenAuthenticator> auth;
   int max_concurrent_streams = 64;
