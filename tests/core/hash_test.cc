@@ -1,6 +1,9 @@
 #include "neardup/core/hash.h"
 
 #include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <string>
 
 #include "neardup/core/config_hash.h"
 
@@ -35,7 +38,8 @@ TEST(Murmur3, SeedUsesAll64Bits) {
 
 TEST(Xxh3, SeedChangesHash) {
   EXPECT_FALSE(Xxh3Hash128("token", 1) == Xxh3Hash128("token", 2));
-  EXPECT_TRUE(Xxh3Hash128("token", 1) == HashToken(HashFamily::kXxh3, "token", 1));
+  EXPECT_TRUE(Xxh3Hash128("token", 1) ==
+              HashToken(HashFamily::kXxh3, "token", 1));
   EXPECT_TRUE(Murmur3Hash128("token", 1) ==
               HashToken(HashFamily::kMurmur3, "token", 1));
 }
@@ -43,6 +47,24 @@ TEST(Xxh3, SeedChangesHash) {
 TEST(Xxh3, Hash64SeedZeroKnownValue) {
   // XXH3_64bits("") with seed 0, from the xxHash test suite.
   EXPECT_EQ(FormatHex64(Xxh3Hash64("")), "2d06800538d394c2");
+}
+
+// Our inlined XXH3 (its own length dispatch) against the system library's
+// entry point, at every length up to past the 128- and 240-byte cut-overs.
+TEST(Xxh3, MatchesTheLibraryAtEveryLength) {
+  std::string bytes(300, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>((i * 131 + 7) & 0xFF);
+  }
+  for (uint64_t seed : {uint64_t{0}, uint64_t{0x00C0FFEE5EED}, ~uint64_t{0}}) {
+    for (size_t len = 0; len <= bytes.size(); ++len) {
+      const XXH128_hash_t want = XXH3_128bits_withSeed(bytes.data(), len, seed);
+      const Hash128 got =
+          Xxh3Hash128(std::string_view(bytes.data(), len), seed);
+      ASSERT_EQ(got.lo, want.low64) << "len " << len << " seed " << seed;
+      ASSERT_EQ(got.hi, want.high64) << "len " << len << " seed " << seed;
+    }
+  }
 }
 
 TEST(HashFamily, NamesRoundTrip) {

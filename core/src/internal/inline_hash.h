@@ -15,9 +15,21 @@
 
 namespace neardup::internal {
 
+// XXH3_128bits_withSeed, with its dispatch on length done here so that the
+// short cases (every word and shingle) inline into the caller's loop. Same
+// branches, same functions, same bytes as the library's entry point.
 inline Hash128 InlineXxh3(std::string_view bytes, uint64_t seed) {
-  const XXH128_hash_t h =
-      XXH3_128bits_withSeed(bytes.data(), bytes.size(), seed);
+  const auto* input = reinterpret_cast<const xxh_u8*>(bytes.data());
+  const size_t len = bytes.size();
+  XXH128_hash_t h;
+  if (len <= 16) {
+    h = XXH3_len_0to16_128b(input, len, XXH3_kSecret, seed);
+  } else if (len <= 128) {
+    h = XXH3_len_17to128_128b(input, len, XXH3_kSecret, sizeof(XXH3_kSecret),
+                              seed);
+  } else {
+    h = XXH3_128bits_withSeed(bytes.data(), len, seed);
+  }
   return {h.low64, h.high64};
 }
 
