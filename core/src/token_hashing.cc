@@ -59,8 +59,12 @@ bool HashShingles(const Tokenizer& inner, size_t k, uint64_t seed,
   const size_t n = tokens.size();
   if (n == 0) return true;
 
+  // Exactly the joined size: a custom inner tokenizer may yield overlapping
+  // views, so the canonical text's size is no bound.
+  size_t joined_size = n - 1;
+  for (const std::string_view token : tokens) joined_size += token.size();
+  joined.resize(joined_size);
   // Copy maximal runs of tokens already separated by one space at once.
-  joined.resize(canonical.size() + n);  // tokens + one space per gap fit
   starts.resize(n);
   char* const dst = joined.data();
   size_t written = 0;
