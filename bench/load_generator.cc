@@ -202,10 +202,14 @@ int main(int argc, char** argv) {
               request->set_text(probes[next % probes.size()]);
               next += clients;
               std::unique_lock<std::mutex> lock(sent_mu);
-              room.wait(lock, [&] {
-                return sent.size() - answered <
-                       static_cast<size_t>(stream_window);
-              });
+              // No answer for 30 s: the stream has ended (its status comes
+              // back from BatchQuery); stop sending instead of waiting on.
+              if (!room.wait_for(lock, std::chrono::seconds(30), [&] {
+                    return sent.size() - answered <
+                           static_cast<size_t>(stream_window);
+                  })) {
+                return false;
+              }
               sent.push_back(Clock::now());
               return true;
             },

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <future>
@@ -22,6 +23,9 @@ namespace {
 
 // lshbloom with an unknown input size (a pipe) sizes its filters for this.
 constexpr uint64_t kDefaultExpectedDocs = 1'000'000;
+// The MinHash index is reserved for at most this many documents up front
+// (about 100 MB of tables at 32 bands).
+constexpr uint64_t kMaxReservedDocs = uint64_t{1} << 18;
 
 std::string_view AlgorithmName(Algorithm a) {
   switch (a) {
@@ -146,11 +150,13 @@ class InOrderStage {
         absl::InternalError("no finder for this algorithm");
     switch (options_.algorithm) {
       case Algorithm::kMinHashLsh:
-        // Sized only from a known input size: a pipe's guess could
-        // reserve far more memory than the run needs.
+        // Sized up front only from a known input size, and at most for
+        // kMaxReservedDocs: the estimate comes from the first batch's mean
+        // record size, which blank or short leading records can make wildly
+        // high. Past that the index grows as it fills.
         finder = MakeMinHashFinder(
             options_, reader_->total_size_hint() > 0 || options_.expected_docs
-                          ? ExpectedDocs(first)
+                          ? std::min(ExpectedDocs(first), kMaxReservedDocs)
                           : 0);
         break;
       case Algorithm::kSimHash:

@@ -357,8 +357,9 @@ TEST(CollectTokenViews, WordTokenizerAsciiAndUnicodeMatchForEachToken) {
 }
 
 TEST(CollectTokenViews, ShingleTokensAreNotViews) {
-  // Multi-token shingles are joined in a buffer, so they cannot be views:
-  // the call refuses and leaves the vector as it was.
+  // A shingle whose tokens are not separated by exactly one space (here
+  // "one, two") is joined in a buffer, so it is not a view: the call
+  // refuses and leaves the vector as it was.
   const auto shingles = MakeShingleTokenizer(2, MakeWordTokenizer());
   std::vector<std::string_view> views = {"kept"};
   EXPECT_FALSE(shingles->CollectTokenViews("one, two three", &views));
