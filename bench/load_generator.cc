@@ -32,11 +32,21 @@ double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// True when the answer to a probe names the document it was copied from.
+bool FoundSource(const neardup::v1::QueryResponse& response,
+                 const std::string& source_id) {
+  for (const auto& match : response.matches()) {
+    if (match.id() == source_id) return true;
+  }
+  return false;
+}
+
 // Keeps `slots` unary Query calls in flight with gRPC's callback API: each
 // completion records its latency and starts the next probe.
 void RunAsyncQueries(const neardup::client::ClientOptions& options,
                      const std::string& collection,
-                     const std::vector<std::string>& probes, int queries,
+                     const std::vector<std::string>& probes,
+                     const std::vector<std::string>& sources, int queries,
                      int slots, std::vector<std::vector<double>>* latencies,
                      std::atomic<int>* found, std::atomic<int>* errors) {
   neardup::client::Client client(options);
@@ -45,6 +55,7 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
     neardup::v1::QueryRequest request;
     neardup::v1::QueryResponse response;
     Clock::time_point sent;
+    int probe = 0;
   };
   std::vector<Slot> all(slots);
   std::atomic<int> next{0};
@@ -61,7 +72,8 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
     }
     slot.context = std::make_unique<grpc::ClientContext>();
     slot.request.set_collection(collection);
-    slot.request.set_text(probes[q % probes.size()]);
+    slot.probe = static_cast<int>(q % probes.size());
+    slot.request.set_text(probes[slot.probe]);
     slot.response.Clear();
     slot.sent = Clock::now();
     client.stub().async()->Query(
@@ -71,7 +83,7 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
           (*latencies)[s].push_back(Seconds(done.sent) * 1e3);
           if (!status.ok()) {
             ++*errors;
-          } else if (done.response.matches_size() > 0) {
+          } else if (FoundSource(done.response, sources[done.probe])) {
             ++*found;
           }
           start(s);
@@ -173,17 +185,19 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::string> probes(std::min(queries, docs));
+  std::vector<std::string> sources(probes.size());  // id each probe copies
   for (size_t i = 0; i < probes.size(); ++i) {
-    probes[i] =
-        neardup::testing::NearCopy(texts[(i * 7919) % texts.size()], 100);
+    const size_t source = (i * 7919) % texts.size();
+    probes[i] = neardup::testing::NearCopy(texts[source], 100);
+    sources[i] = absl::StrCat("d", source);
   }
   std::vector<std::vector<double>> latencies(clients);
   std::atomic<int> found{0}, errors{0};
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   if (query_mode == "async")
-    RunAsyncQueries(options, collection, probes, queries, clients, &latencies,
-                    &found, &errors);
+    RunAsyncQueries(options, collection, probes, sources, queries, clients,
+                    &latencies, &found, &errors);
   for (int c = 0; query_mode != "async" && c < clients; ++c) {
     threads.emplace_back([&, c] {
       neardup::client::Client client(options);
@@ -191,6 +205,7 @@ int main(int argc, char** argv) {
         // Latency of a probe: from handing it to the stream until its
         // answer arrives (answers come in probe order).
         std::vector<Clock::time_point> sent;
+        std::vector<size_t> sent_probe;
         std::mutex sent_mu;            // the stream's writer and reader threads
         std::condition_variable room;  // an answer freed a window place
         int next = c;
@@ -199,7 +214,8 @@ int main(int argc, char** argv) {
             [&](neardup::v1::QueryRequest* request) {
               if (next >= queries) return false;
               request->set_collection(collection);
-              request->set_text(probes[next % probes.size()]);
+              const size_t probe = next % probes.size();
+              request->set_text(probes[probe]);
               next += clients;
               std::unique_lock<std::mutex> lock(sent_mu);
               // No answer for 30 s: the stream has ended (its status comes
@@ -211,17 +227,20 @@ int main(int argc, char** argv) {
                 return false;
               }
               sent.push_back(Clock::now());
+              sent_probe.push_back(probe);
               return true;
             },
             [&](const neardup::v1::QueryResponse& response) {
               Clock::time_point t0;
+              size_t probe;
               {
                 std::lock_guard<std::mutex> lock(sent_mu);
-                t0 = sent[answered++];
+                t0 = sent[answered];
+                probe = sent_probe[answered++];
               }
               room.notify_one();
               latencies[c].push_back(Seconds(t0) * 1e3);
-              if (response.matches_size() > 0) ++found;
+              if (FoundSource(response, sources[probe])) ++found;
             });
         if (!status.ok()) ++errors;
         return;
@@ -229,13 +248,14 @@ int main(int argc, char** argv) {
       neardup::v1::QueryRequest request;
       request.set_collection(collection);
       for (int q = c; q < queries; q += clients) {
-        request.set_text(probes[q % probes.size()]);
+        const size_t probe = q % probes.size();
+        request.set_text(probes[probe]);
         const auto t0 = Clock::now();
         auto response = client.Query(request);
         latencies[c].push_back(Seconds(t0) * 1e3);
         if (!response.ok()) {
           ++errors;
-        } else if (response->matches_size() > 0) {
+        } else if (FoundSource(*response, sources[probe])) {
           ++found;
         }
       }
