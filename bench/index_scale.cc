@@ -88,7 +88,8 @@ void RunMinHash(size_t n, int threads) {
   std::vector<uint32_t> ids(n);
   for (uint32_t i = 0; i < n; ++i) ids[i] = i;
   const size_t rss_before = ResidentBytes();
-  auto index = *MinHashLshIndex::Create({{16, 8}, 16, Shards()});
+  auto index = *MinHashLshIndex::Create(
+      {.num_perm = 128, .lsh = {16, 8}, .verify_bits = 16, .shards = Shards()});
   auto start = Clock::now();
   if (!index->BulkInsert(ids, sigs, threads).ok()) std::abort();
   const double insert_seconds = Seconds(start);

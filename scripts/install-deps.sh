@@ -6,6 +6,9 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  # llvm-symbolizer: sanitizer reports name their frames, so the TSan
+  # suppressions (matched by function name) can match at all
+  llvm-14
   # core
   libicu-dev libxxhash-dev libabsl-dev
   # storage

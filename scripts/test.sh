@@ -13,11 +13,23 @@ echo "== Release build and tests"
 scripts/build.sh Release -DNEARDUP_BUILD_BENCH=ON
 ctest --test-dir build/release --output-on-failure -j 2
 
+# Sanitizer reports must be symbolized: TSan's suppressions match function
+# names, and an unsymbolized frame matches nothing (a suppressed race in
+# inlined gRPC code then fails the run). Fail loudly instead.
+symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
+if [ ! -x "$symbolizer" ]; then
+  echo "test.sh: $symbolizer is missing (Debian package llvm-14);" \
+    "sanitizer reports would be unsymbolized" >&2
+  exit 1
+fi
+export ASAN_SYMBOLIZER_PATH="$symbolizer"
+
 echo "== Sanitizer build (ASan+UBSan) of core, tests and fuzz smoke"
 CC=clang CXX=clang++ scripts/build.sh Sanitize -DNEARDUP_CORE_ONLY=ON \
   -DNEARDUP_BUILD_FUZZ=ON -DNEARDUP_BUILD_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/sanitize --output-on-failure -j 2
+
 
 echo "== ThreadSanitizer build: concurrent index, storage and server tests"
 # Only the concurrency tests are built here, to keep the suite short.
@@ -31,6 +43,6 @@ other_tests=(storage/storage_database_test server/server_handlers_test
   server/server_service_test)
 ninja -C build/tsan -j "${JOBS:-2}" "${index_tests[@]}" \
   "${other_tests[@]##*/}"
-export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp"
+export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp external_symbolizer_path=$symbolizer"
 ctest --test-dir build/tsan -L index --output-on-failure -j 2
 for t in "${other_tests[@]}"; do build/tsan/tests/"$t"; done

@@ -62,6 +62,7 @@ struct DedupCommand {
   bool skip_invalid = false;
   bool drop_empty = false;
   bool no_progress = false;
+  uint64_t max_record_bytes = uint64_t{64} << 20;
   FingerprintFlags fingerprint;
 };
 CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd);

@@ -57,6 +57,7 @@ absl::StatusOr<dedup::DedupOptions> ToOptions(const DedupCommand& cmd) {
   o.stats_path = cmd.stats;
   o.spans_path = cmd.spans;
   o.progress = !cmd.no_progress;
+  o.max_record_bytes = cmd.max_record_bytes;
   return o;
 }
 
@@ -122,6 +123,10 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                 "Count and drop malformed records instead of stopping");
   sub->add_flag("--drop-empty", cmd->drop_empty,
                 "Drop documents without tokens (kept by default)");
+  sub->add_option("--max-record-bytes", cmd->max_record_bytes,
+                  "Refuse a record (a line, or a file with --doc-per-file) "
+                  "longer than this many bytes instead of buffering it whole")
+      ->capture_default_str();
   sub->add_flag("--no-progress", cmd->no_progress,
                 "No progress line on stderr (shown only on a terminal)");
   AddFingerprintFlags(sub, &cmd->fingerprint, /*with_algo=*/false);

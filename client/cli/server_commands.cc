@@ -23,9 +23,11 @@ absl::StatusOr<client::ClientOptions> OptionsOf(const ServerFlags& flags) {
   options.timeout = std::chrono::milliseconds(
       static_cast<int64_t>(flags.timeout_seconds * 1000));
   options.token = flags.token;
+  options.allow_token_over_plaintext = flags.allow_plaintext_token;
   options.tls_server_name = flags.tls_server_name;
   RETURN_IF_ERROR(client::LoadTlsFiles(flags.tls_ca, flags.tls_cert,
                                        flags.tls_key, options));
+  RETURN_IF_ERROR(client::CheckTokenTransport(options));
   return options;
 }
 
@@ -48,6 +50,9 @@ void AddServerFlags(CLI::App* app, ServerFlags* flags) {
                   "of the --server host");
   app->add_option("--token", flags->token, "bearer token")
       ->envname("NEARDUP_TOKEN");
+  app->add_flag("--allow-plaintext-token", flags->allow_plaintext_token,
+                "send --token without TLS to a non-loopback server (only "
+                "behind a trusted TLS-terminating proxy)");
 }
 
 absl::Status PrintJson(const google::protobuf::Message& message,
@@ -161,6 +166,9 @@ absl::Status RunStats(const ServerCommands& cmd, std::ostream& out) {
     out << c.name() << ": " << c.document_count() << " documents, index "
         << c.index_bytes() << " bytes, bands x rows " << c.bands() << "x"
         << c.rows() << (c.simhash() ? ", simhash" : "") << "\n";
+  }
+  for (const v1::QuarantinedCollection& q : stats.quarantined()) {
+    out << q.name() << ": QUARANTINED (not served): " << q.reason() << "\n";
   }
   out << "store: " << stats.store_live_bytes() << " bytes live, "
       << stats.store_pending_compaction_bytes() << " bytes pending compaction, "

@@ -24,6 +24,7 @@ struct ServerFlags {
   std::string tls_key;
   std::string tls_server_name;
   std::string token;  // or $NEARDUP_TOKEN
+  bool allow_plaintext_token = false;
 };
 
 struct CollectionConfigFlags {

@@ -36,7 +36,8 @@ absl::Status BatchReader::OpenFile(uint32_t index) {
   const InputFile& file = files_[index];
   ASSIGN_OR_RETURN(reader_,
                    RecordReader::Open(file.path, file.format,
-                                      /*whole_file=*/options_.doc_per_file));
+                                      /*whole_file=*/options_.doc_per_file,
+                                      options_.max_record_bytes));
   if (file.format == Format::kJsonl) {
     extractors_[index] = std::make_unique<TextExtractor>(
         TextExtractor::ForJsonl(options_.field));

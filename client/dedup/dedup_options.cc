@@ -41,10 +41,22 @@ absl::Status ValidateOptions(const DedupOptions& o) {
           "documents); --clusters needs minhash-lsh or simhash");
     }
   }
+  if (o.max_record_bytes < 1) {
+    return absl::InvalidArgumentError("--max-record-bytes must be at least 1");
+  }
   if (o.algorithm == Algorithm::kSuffixArray) {
     if (o.stream) {
       return absl::InvalidArgumentError(
           "suffix-array needs the whole corpus; it cannot --stream");
+    }
+    // It reads its input twice (corpus, then output): a pipe would be empty
+    // the second time and the output silently empty.
+    for (const std::string& input : o.inputs) {
+      if (input == "-") {
+        return absl::InvalidArgumentError(
+            "suffix-array reads its input twice, so it cannot read standard "
+            "input (-); save it to a file first");
+      }
     }
     if (o.doc_per_file) {
       return absl::InvalidArgumentError(

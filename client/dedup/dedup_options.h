@@ -23,6 +23,8 @@ enum class Verify {
 // kAuto: from each input's extension.
 enum class Format { kAuto, kJsonl, kCsv, kTsv, kTxt };
 
+inline constexpr uint64_t kDefaultMaxRecordBytes = uint64_t{64} << 20;
+
 struct DedupOptions {
   std::vector<std::string> inputs;  // files; directories with doc_per_file
   std::string output;               // file (directory with doc_per_file)
@@ -54,6 +56,9 @@ struct DedupOptions {
   std::string stats_path;     // JSON object
   std::string spans_path;     // suffix-array: removed spans
   bool progress = true;       // shown only when stderr is a terminal
+  // A longer record is an error, not a buffer that grows with the input
+  // (a newline-free stream would otherwise be read into memory whole).
+  uint64_t max_record_bytes = kDefaultMaxRecordBytes;
 };
 
 // Checks ranges and combinations once, before any input is read.

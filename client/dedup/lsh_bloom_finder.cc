@@ -30,7 +30,7 @@ class LshBloomFinder : public DuplicateFinder {
   absl::StatusOr<std::optional<Match>> FindOrKeep(
       uint32_t /*doc*/, DocFingerprint* fingerprint) override {
     const std::vector<uint64_t>& slots = fingerprint->minhash.slots;
-    if (static_cast<int>(slots.size()) != lsh_.num_perm()) {
+    if (static_cast<int64_t>(slots.size()) != lsh_.slots_used()) {
       return absl::InternalError("signature width does not match the bands");
     }
     keys_.resize(lsh_.bands);

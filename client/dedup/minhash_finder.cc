@@ -92,6 +92,7 @@ class MinHashFinder : public DuplicateFinder {
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeMinHashFinder(
     const DedupOptions& options, uint64_t reserve_docs) {
   MinHashIndexOptions index_options;
+  index_options.num_perm = options.minhash.num_perm;
   ASSIGN_OR_RETURN(index_options.lsh,
                    ChooseBanding(options.threshold, options.minhash.num_perm,
                                  options.verify, options.bands));

@@ -25,10 +25,12 @@ bool IsBlank(std::string_view s) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(
-    const std::string& path, Format format, bool whole_file) {
+    const std::string& path, Format format, bool whole_file,
+    uint64_t max_record_bytes) {
   if (path == "-" || path.empty()) {
-    return std::unique_ptr<RecordReader>(new RecordReader(
-        STDIN_FILENO, false, "<stdin>", format, 0, whole_file));
+    return std::unique_ptr<RecordReader>(
+        new RecordReader(STDIN_FILENO, false, "<stdin>", format, 0, whole_file,
+                         max_record_bytes));
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -38,19 +40,21 @@ absl::StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(
   struct stat st;
   uint64_t size = 0;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = st.st_size;
-  return std::unique_ptr<RecordReader>(
-      new RecordReader(fd, true, path, format, size, whole_file));
+  return std::unique_ptr<RecordReader>(new RecordReader(
+      fd, true, path, format, size, whole_file, max_record_bytes));
 }
 
 RecordReader::RecordReader(int fd, bool owns_fd, std::string name,
-                           Format format, uint64_t size_hint, bool whole_file)
+                           Format format, uint64_t size_hint, bool whole_file,
+                           uint64_t max_record_bytes)
     : fd_(fd),
       owns_fd_(owns_fd),
       name_(std::move(name)),
       format_(format),
       delimiter_(CsvDelimiter(format)),
       size_hint_(size_hint),
-      whole_file_(whole_file) {}
+      whole_file_(whole_file),
+      max_record_bytes_(max_record_bytes) {}
 
 RecordReader::~RecordReader() {
   if (owns_fd_) ::close(fd_);
@@ -156,6 +160,13 @@ absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
     }
     size_t end = at_file_start_ ? std::string::npos : FindRecordEnd();
     if (end == std::string::npos) {
+      if (!eof_ && size_ - begin_ > max_record_bytes_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name_, ": the record starting at line ", line_, " is longer than ",
+            max_record_bytes_,
+            " bytes (--max-record-bytes); is the input missing its line "
+            "breaks, or in another format?"));
+      }
       if (!eof_) {
         absl::Status read = ReadMore();
         if (!read.ok()) return read;

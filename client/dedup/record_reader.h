@@ -25,9 +25,12 @@ struct RawRecord {
 class RecordReader {
  public:
   // "-" reads standard input. NOT_FOUND names the path. `whole_file`: the
-  // entire input is one record (TXT --doc-per-file).
+  // entire input is one record (TXT --doc-per-file). A record longer than
+  // `max_record_bytes` makes Next fail with INVALID_ARGUMENT instead of
+  // growing the buffer without bound.
   static absl::StatusOr<std::unique_ptr<RecordReader>> Open(
-      const std::string& path, Format format, bool whole_file = false);
+      const std::string& path, Format format, bool whole_file = false,
+      uint64_t max_record_bytes = kDefaultMaxRecordBytes);
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;
   RecordReader& operator=(const RecordReader&) = delete;
@@ -46,7 +49,7 @@ class RecordReader {
   enum class CsvState : uint8_t { kFieldStart, kUnquoted, kQuoted, kQuoteSeen };
 
   RecordReader(int fd, bool owns_fd, std::string name, Format format,
-               uint64_t size_hint, bool whole_file);
+               uint64_t size_hint, bool whole_file, uint64_t max_record_bytes);
   // Offset one past the record's '\n', or npos when it has not arrived yet.
   size_t FindRecordEnd();
   absl::Status ReadMore();
@@ -58,6 +61,7 @@ class RecordReader {
   char delimiter_;
   uint64_t size_hint_;
   bool whole_file_;
+  uint64_t max_record_bytes_;
   std::string buffer_;  // bytes [0, size_) hold data; the rest is free room
   size_t size_ = 0;
   size_t begin_ = 0;  // start of the unreturned bytes in buffer_

@@ -34,7 +34,56 @@ absl::Status LoadTlsFiles(const std::string& ca_path,
   return absl::OkStatus();
 }
 
-Client::Client(const ClientOptions& options) : options_(options) {
+namespace {
+
+// The host part of a gRPC target: "dns:///h:p", "ipv4:h:p", "[v6]:p", "h:p".
+std::string_view TargetHost(std::string_view target) {
+  for (std::string_view scheme : {"dns:///", "dns:", "ipv4:", "ipv6:"}) {
+    if (target.starts_with(scheme)) {
+      target.remove_prefix(scheme.size());
+      break;
+    }
+  }
+  if (target.starts_with('[')) {
+    const size_t close = target.find(']');
+    return close == std::string_view::npos ? target
+                                           : target.substr(1, close - 1);
+  }
+  const size_t colon = target.rfind(':');
+  if (colon != std::string_view::npos &&
+      target.find(':') == colon) {  // one colon: host:port
+    return target.substr(0, colon);
+  }
+  return target;
+}
+
+bool IsLoopbackTarget(std::string_view target) {
+  if (target.starts_with("unix:") || target.starts_with("unix-abstract:")) {
+    return true;
+  }
+  const std::string_view host = TargetHost(target);
+  const bool ipv4_loopback =
+      host.starts_with("127.") &&
+      host.find_first_not_of("0123456789.") == std::string_view::npos;
+  return host == "localhost" || host == "::1" || ipv4_loopback;
+}
+
+}  // namespace
+
+absl::Status CheckTokenTransport(const ClientOptions& options) {
+  if (options.token.empty() || options.tls ||
+      options.allow_token_over_plaintext || IsLoopbackTarget(options.target)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      "refusing to send a bearer token without TLS to " + options.target +
+      ": anyone on the path could read it. Connect with TLS (--tls-ca), or "
+      "allow it explicitly (--allow-plaintext-token) behind a trusted "
+      "TLS-terminating proxy");
+}
+
+Client::Client(const ClientOptions& options)
+    : options_(options), token_transport_(CheckTokenTransport(options)) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
@@ -60,13 +109,17 @@ Client::Client(const ClientOptions& options) : options_(options) {
 }
 
 void Client::AddToken(grpc::ClientContext* context) const {
-  if (!options_.token.empty()) {
+  if (!options_.token.empty() && token_transport_.ok()) {
     context->AddMetadata("authorization", "Bearer " + options_.token);
   }
 }
 
 template <typename Call>
 grpc::Status Client::WithRetries(Call call) {
+  if (!token_transport_.ok()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        std::string(token_transport_.message()));
+  }
   std::chrono::milliseconds backoff = options_.initial_backoff;
   grpc::Status status;
   for (int attempt = 1;; ++attempt) {
@@ -213,6 +266,7 @@ absl::Status Client::BulkUpsert(
     const std::function<bool(v1::UpsertRequest*)>& next,
     const std::function<void(const v1::BulkUpsertResult&)>& on_result,
     const BulkOptions& bulk) {
+  if (!token_transport_.ok()) return token_transport_;
   grpc::ClientContext context;  // no deadline: a stream can run for hours
   AddToken(&context);
   auto stream = stub_->BulkUpsert(&context);
@@ -259,6 +313,7 @@ absl::Status Client::BulkUpsert(
 absl::Status Client::BatchQuery(
     const std::function<bool(v1::QueryRequest*)>& next,
     const std::function<void(const v1::QueryResponse&)>& on_response) {
+  if (!token_transport_.ok()) return token_transport_;
   grpc::ClientContext context;  // no deadline: a stream can run for hours
   AddToken(&context);
   auto stream = stub_->BatchQuery(&context);

@@ -73,12 +73,26 @@ absl::StatusOr<TokenAuthenticator> TokenAuthenticator::FromYaml(
       }
       const std::string bytes = absl::HexStringToBytes(hex);
       std::copy(bytes.begin(), bytes.end(), entry.sha256.begin());
-      if (node["scopes"] && node["scopes"].IsSequence()) {
+      // A scalar (`scopes: admin`) would silently grant nothing: refuse.
+      if (node["scopes"] && !node["scopes"].IsSequence()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("token '", entry.name,
+                         "': scopes must be a list, e.g. scopes: [admin]"));
+      }
+      if (node["scopes"]) {
         for (const YAML::Node& scope : node["scopes"]) {
           entry.scopes.push_back(scope.as<std::string>());
           if (auto s = CheckScope(entry.name, entry.scopes.back()); !s.ok()) {
             return s;
           }
+        }
+      }
+      // Two entries with one hash: which scopes apply would depend on order.
+      for (const TokenEntry& other : auth.entries_) {
+        if (other.sha256 == entry.sha256) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("tokens '", other.name, "' and '", entry.name,
+                           "' have the same sha256"));
         }
       }
       auth.entries_.push_back(std::move(entry));

@@ -342,6 +342,12 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
   std::vector<std::shared_ptr<storage::Collection>> collections;
   if (request.collection().empty()) {
     collections = db_->ListCollections();
+    for (const storage::QuarantinedCollection& bad :
+         db_->QuarantinedCollections()) {
+      v1::QuarantinedCollection* out = response->add_quarantined();
+      out->set_name(bad.name);
+      out->set_reason(std::string(bad.reason.message()));
+    }
   } else {
     ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
     collections.push_back(std::move(collection));

@@ -107,6 +107,11 @@ class StateCollector : public prometheus::Collectable {
          "Size of the data directory's filesystem.",
          prometheus::MetricType::Gauge,
          {Gauge(static_cast<double>(stats.disk_capacity_bytes))}},
+        {"neardup_quarantined_collections",
+         "Stored collections not served because their record or index "
+         "rebuild failed (see Stats and the log).",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(db->QuarantinedCollections().size()))}},
         {"neardup_store_memtable_bytes",
          "Bytes in RocksDB memtables (not yet flushed).",
          prometheus::MetricType::Gauge,

@@ -25,10 +25,52 @@ absl::StatusOr<std::string> BaseTokenizer(std::string_view name) {
       "'; use word, grapheme or cjk (shingling is set with shingle_k)"));
 }
 
+// Range checks on the wire values, before any of them is narrowed to int or
+// multiplied: core checks the converted config again.
+absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
+  auto out_of_range = [](std::string_view field, auto value,
+                         std::string_view range) {
+    return absl::InvalidArgumentError(absl::StrCat("config.", AbslView(field),
+                                                   " must be ", AbslView(range),
+                                                   ", got ", value));
+  };
+  if (proto.shingle_k() > 64) {
+    return out_of_range("shingle_k", proto.shingle_k(), "in [0, 64]");
+  }
+  const uint32_t num_perm = proto.num_perm();
+  if (num_perm != 0 && num_perm != 64 && num_perm != 128 && num_perm != 256) {
+    return out_of_range("num_perm", num_perm, "0 (128), 64, 128 or 256");
+  }
+  const double t = proto.threshold();
+  if (!(t == 0 || (t > 0 && t < 1))) {
+    return out_of_range("threshold", t, "0 (0.8) or in (0, 1)");
+  }
+  if (proto.bands() > 256) {
+    return out_of_range("bands", proto.bands(), "in [0, 256]");
+  }
+  if (proto.rows() > 256) {
+    return out_of_range("rows", proto.rows(), "in [0, 256]");
+  }
+  if ((proto.bands() == 0) != (proto.rows() == 0)) {
+    return absl::InvalidArgumentError(
+        "config.bands and config.rows are set together or both left 0");
+  }
+  const uint32_t bits = proto.verify_bits();
+  if (bits != 0 && bits != 16 && bits != 32 && bits != 64) {
+    return out_of_range("verify_bits", bits, "0 (16), 16, 32 or 64");
+  }
+  if (proto.has_simhash_max_distance() && proto.simhash_max_distance() > 16) {
+    return out_of_range("simhash_max_distance", proto.simhash_max_distance(),
+                        "in [0, 16]");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CollectionConfig> ConfigFromProto(
     const v1::FingerprintConfig& proto) {
+  RETURN_IF_ERROR(CheckRanges(proto));
   CollectionConfig config;
   const auto& canon = proto.canonicalizer();
   switch (canon.normalization()) {
@@ -54,10 +96,6 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
 
   ASSIGN_OR_RETURN(std::string base, BaseTokenizer(proto.tokenizer()));
   const uint32_t k = proto.shingle_k() == 0 ? 5 : proto.shingle_k();
-  if (k > 64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("config.shingle_k must be in [1, 64], got ", k));
-  }
   config.minhash_tokenizer =
       k == 1 ? base : absl::StrCat(AbslView(kShinglePrefix), k, "/", base);
   config.simhash_tokenizer = base;
@@ -94,7 +132,7 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
   }
   if (proto.has_simhash_max_distance()) {
     config.simhash_max_distance =
-        static_cast<int>(std::min<uint32_t>(proto.simhash_max_distance(), 64));
+        static_cast<int>(proto.simhash_max_distance());
   }
   config.store_text = proto.store_text();
   auto normalized = NormalizeCollectionConfig(std::move(config));

@@ -163,6 +163,13 @@ void NeardupServer::OpenDatabase() {
     return;
   }
   db_ = std::move(*db);
+  for (const storage::QuarantinedCollection& bad :
+       db_->QuarantinedCollections()) {
+    spdlog::error(
+        "collection '{}' is quarantined and not served: {}; every other "
+        "collection serves. Drop it or restore the store from a backup.",
+        bad.name, bad.reason.ToString());
+  }
   service_->SetDatabase(db_.get());
   metrics_->SetDatabase([db = db_.get()] { return db; });
   {
@@ -172,8 +179,8 @@ void NeardupServer::OpenDatabase() {
   }
   SetHealth(grpc_server_.get(), true);
   spdlog::info(
-      "serving: {} collections ready after {:.2f} s",
-      db_->ListCollections().size(),
+      "serving: {} collections ready ({} quarantined) after {:.2f} s",
+      db_->ListCollections().size(), db_->QuarantinedCollections().size(),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count());
 }

@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "config_hashes.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/config_hash.h"
 #include "neardup/core/status_macros.h"
 
 namespace neardup::storage {
@@ -12,6 +14,32 @@ namespace {
 
 // Signatures handed to the indexes per bulk insert while loading.
 constexpr size_t kLoadBatch = 1 << 14;
+
+// A record read back from disk gets the checks a request gets: it may have
+// been written by an older build, by hand or by a bug, and an unchecked
+// config can crash the index at every start.
+absl::Status ValidateStoredRecord(const CollectionRecord& record) {
+  auto normalized = NormalizeCollectionConfig(record.config);
+  if (!normalized.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("invalid config: ", normalized.status().message()));
+  }
+  if (!(*normalized == record.config)) {
+    return absl::FailedPreconditionError(
+        "config is not in normalized form (a derived field differs)");
+  }
+  ASSIGN_OR_RETURN(const ConfigHashes hashes,
+                   ComputeConfigHashes(record.config));
+  if (hashes.minhash != record.minhash_config_hash ||
+      hashes.simhash != record.simhash_config_hash) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "stored config hashes (", FormatHex64(record.minhash_config_hash), ", ",
+        FormatHex64(record.simhash_config_hash),
+        ") differ from the hashes of its config (", FormatHex64(hashes.minhash),
+        ", ", FormatHex64(hashes.simhash), ")"));
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -28,12 +56,15 @@ Collection::Collection(Store* store, CollectionRecord record,
 
 absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
     Store* store, CollectionRecord record, int index_shards) {
+  RETURN_IF_ERROR(ValidateStoredRecord(record));
   const CollectionConfig& config = record.config;
   ASSIGN_OR_RETURN(MinHasher minhasher,
                    MinHasher::Create(MinHashConfigOf(config)));
-  ASSIGN_OR_RETURN(
-      auto minhash_index,
-      MinHashLshIndex::Create({config.lsh, config.verify_bits, index_shards}));
+  ASSIGN_OR_RETURN(auto minhash_index,
+                   MinHashLshIndex::Create({.num_perm = config.num_perm,
+                                            .lsh = config.lsh,
+                                            .verify_bits = config.verify_bits,
+                                            .shards = index_shards}));
   std::optional<SimHasher> simhasher;
   std::unique_ptr<SimHashIndex> simhash_index;
   if (config.simhash_enabled) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/core/absl_compat.h"
 #include "neardup/core/status_macros.h"
+#include "validation.h"
 
 namespace neardup::storage {
 
@@ -43,15 +44,16 @@ absl::Status Database::LoadAll(const RebuildListener& on_rebuilt) {
       auto collection =
           Collection::Create(store_.get(), records[i], options_.index_shards);
       if (!collection.ok()) {
-        statuses[i] = collection.status();
+        statuses[i] = absl::Status(
+            collection.status().code(),
+            absl::StrCat("stored record: ", collection.status().message()));
         continue;
       }
       auto documents = (*collection)->LoadIndexes(threads_per_collection);
       if (!documents.ok()) {
         statuses[i] = absl::Status(
             documents.status().code(),
-            absl::StrCat("rebuilding collection '", records[i].name,
-                         "': ", documents.status().message()));
+            absl::StrCat("index rebuild: ", documents.status().message()));
         continue;
       }
       loaded[i] = std::move(*collection);
@@ -71,24 +73,32 @@ absl::Status Database::LoadAll(const RebuildListener& on_rebuilt) {
   for (int w = 1; w < workers; ++w) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
-  for (const absl::Status& status : statuses) RETURN_IF_ERROR(status);
-
   WriterLock lock(&mu_);
-  for (auto& collection : loaded) {
-    const std::string name = collection->name();
-    collections_.emplace(name, std::move(collection));
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!statuses[i].ok()) {
+      quarantined_.emplace(records[i].name, statuses[i]);
+      continue;
+    }
+    collections_.emplace(records[i].name, std::move(loaded[i]));
   }
+  for (UnreadableCollection& bad : store_->UnreadableCollections()) {
+    quarantined_.emplace(std::move(bad.name), std::move(bad.reason));
+  }
+  std::erase_if(rebuild_reports_, [](const RebuildReport& report) {
+    return report.collection.empty();
+  });
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<Collection>> Database::CreateCollection(
     std::string_view name, const CollectionConfig& config) {
-  WriterLock lock(&mu_);
+  MutexLock ddl(&ddl_mu_);
   ASSIGN_OR_RETURN(CollectionRecord record,
                    store_->CreateCollection(name, config));
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> collection,
                    Collection::Create(store_.get(), std::move(record),
                                       options_.index_shards));
+  WriterLock lock(&mu_);
   collections_[collection->name()] = collection;
   return collection;
 }
@@ -97,11 +107,14 @@ absl::StatusOr<std::shared_ptr<Collection>> Database::GetCollection(
     std::string_view name) const {
   ReaderLock lock(&mu_);
   auto it = collections_.find(name);
-  if (it == collections_.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("no collection named '", AbslView(name), "'"));
+  if (it != collections_.end()) return it->second;
+  if (auto bad = quarantined_.find(name); bad != quarantined_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "collection '", AbslView(name),
+        "' is quarantined: ", bad->second.message(),
+        "; drop it (DropCollection) or restore the store from a backup"));
   }
-  return it->second;
+  return CollectionNotFound(name);
 }
 
 std::vector<std::shared_ptr<Collection>> Database::ListCollections() const {
@@ -112,11 +125,23 @@ std::vector<std::shared_ptr<Collection>> Database::ListCollections() const {
   return out;
 }
 
+std::vector<QuarantinedCollection> Database::QuarantinedCollections() const {
+  ReaderLock lock(&mu_);
+  std::vector<QuarantinedCollection> out;
+  out.reserve(quarantined_.size());
+  for (const auto& [name, reason] : quarantined_) out.push_back({name, reason});
+  return out;
+}
+
 absl::Status Database::DropCollection(std::string_view name) {
-  WriterLock lock(&mu_);
+  MutexLock ddl(&ddl_mu_);
   RETURN_IF_ERROR(store_->DropCollection(name));
+  WriterLock lock(&mu_);
   if (auto it = collections_.find(name); it != collections_.end()) {
     collections_.erase(it);
+  }
+  if (auto it = quarantined_.find(name); it != quarantined_.end()) {
+    quarantined_.erase(it);
   }
   return absl::OkStatus();
 }

@@ -180,6 +180,7 @@ absl::Status Store::InitializeOrCheckFormat(bool fresh) {
 
 absl::Status Store::LoadCollections() {
   rocksdb::ColumnFamilyHandle* meta = handle(ColumnFamily::kMeta);
+  MutexLock ddl(&ddl_mu_);
   WriterLock lock(&collections_mu_);
   ASSIGN_OR_RETURN(next_collection_id_,
                    ReadMetaCounter(*db_, meta, keys::kNextCollectionId));
@@ -189,35 +190,51 @@ absl::Status Store::LoadCollections() {
   std::unique_ptr<rocksdb::Iterator> docs(
       db_->NewIterator(rocksdb::ReadOptions(), handle(ColumnFamily::kDocs)));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    ASSIGN_OR_RETURN(CollectionRecord record,
-                     DecodeCollectionRecord(it->value().ToStringView()));
-    if (record.name != it->key().ToStringView() ||
-        record.id < keys::kFirstCollectionId ||
-        record.id >= next_collection_id_) {
-      return absl::DataLossError(absl::StrCat(
-          "collection record \"", it->key().ToString(), "\" (id ", record.id,
-          ") does not match its key or the id counter"));
-    }
-    ASSIGN_OR_RETURN(
-        const uint32_t next_doc_id,
-        ReadMetaCounter(*db_, meta, keys::NextDocIdKey(record.id)));
-    // A counter behind the stored ids would hand out an id twice.
-    docs->SeekForPrev(keys::DocKey(record.id, keys::kInternalIdLimit));
-    if (docs->Valid()) {
-      const std::optional<uint32_t> last =
-          keys::ParseDocKey(docs->key().ToStringView(), record.id);
-      if (last.has_value() && *last >= next_doc_id) {
-        return absl::DataLossError(absl::StrCat(
-            "collection \"", record.name, "\": stored internal id ", *last,
-            " is not below the id counter ", next_doc_id));
+    const std::string key = it->key().ToString();
+    const absl::Status loaded =
+        LoadCollection(key, it->value().ToStringView(), *docs);
+    // A failing read of the store itself is the store's problem, not one
+    // collection's: it still fails Open.
+    RETURN_IF_ERROR(FromRocksDb(docs->status(), "scan documents"));
+    if (!loaded.ok()) {
+      Unreadable& entry = unreadable_[key];
+      entry.reason = loaded;
+      if (auto record = DecodeCollectionRecord(it->value().ToStringView());
+          record.ok() && record->name == key) {
+        entry.id = record->id;
       }
     }
-    RETURN_IF_ERROR(FromRocksDb(docs->status(), "scan documents"));
-    const std::string name = record.name;
-    collections_.emplace(name, std::make_shared<CollectionState>(
-                                   std::move(record), next_doc_id));
   }
   return FromRocksDb(it->status(), "scan collections");
+}
+
+absl::Status Store::LoadCollection(std::string_view key, std::string_view value,
+                                   rocksdb::Iterator& docs) {
+  rocksdb::ColumnFamilyHandle* meta = handle(ColumnFamily::kMeta);
+  ASSIGN_OR_RETURN(CollectionRecord record, DecodeCollectionRecord(value));
+  if (record.name != key || record.id < keys::kFirstCollectionId ||
+      record.id >= next_collection_id_) {
+    return absl::DataLossError(
+        absl::StrCat("collection record \"", AbslView(key), "\" (id ",
+                     record.id, ") does not match its key or the id counter"));
+  }
+  ASSIGN_OR_RETURN(const uint32_t next_doc_id,
+                   ReadMetaCounter(*db_, meta, keys::NextDocIdKey(record.id)));
+  // A counter behind the stored ids would hand out an id twice.
+  docs.SeekForPrev(keys::DocKey(record.id, keys::kInternalIdLimit));
+  if (docs.Valid()) {
+    const std::optional<uint32_t> last =
+        keys::ParseDocKey(docs.key().ToStringView(), record.id);
+    if (last.has_value() && *last >= next_doc_id) {
+      return absl::DataLossError(
+          absl::StrCat("collection \"", record.name, "\": stored internal id ",
+                       *last, " is not below the id counter ", next_doc_id));
+    }
+  }
+  const std::string name = record.name;
+  collections_.emplace(
+      name, std::make_shared<CollectionState>(std::move(record), next_doc_id));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<CollectionRecord> Store::CreateCollection(
@@ -227,10 +244,13 @@ absl::StatusOr<CollectionRecord> Store::CreateCollection(
                    NormalizeCollectionConfig(config));
   ASSIGN_OR_RETURN(const ConfigHashes hashes, ComputeConfigHashes(normalized));
 
-  WriterLock lock(&collections_mu_);
-  if (collections_.contains(name)) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("collection \"", AbslView(name), "\" already exists"));
+  MutexLock ddl(&ddl_mu_);
+  {
+    ReaderLock lock(&collections_mu_);
+    if (collections_.contains(name) || unreadable_.contains(name)) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("collection \"", AbslView(name), "\" already exists"));
+    }
   }
   if (next_collection_id_ >= keys::kCollectionIdLimit) {
     return absl::ResourceExhaustedError("collection ids exhausted");
@@ -251,10 +271,12 @@ absl::StatusOr<CollectionRecord> Store::CreateCollection(
             keys::EncodeU32LittleEndian(record.id + 1));
   batch.Put(meta, keys::NextDocIdKey(record.id),
             keys::EncodeU32LittleEndian(0));
+  // Synced without collections_mu_: other collections stay readable.
   RETURN_IF_ERROR(
       FromRocksDb(db_->Write(SyncedWrite(), &batch),
                   absl::StrCat("create collection ", AbslView(name))));
   next_collection_id_ = record.id + 1;
+  WriterLock lock(&collections_mu_);
   collections_.emplace(record.name,
                        std::make_shared<CollectionState>(record, 0));
   return record;
@@ -265,8 +287,12 @@ absl::StatusOr<CollectionRecord> Store::GetCollection(
   ReaderLock lock(&collections_mu_);
   auto it = collections_.find(name);
   if (it == collections_.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("collection \"", AbslView(name), "\" not found"));
+    if (auto bad = unreadable_.find(name); bad != unreadable_.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "collection \"", AbslView(name), "\" cannot be loaded (",
+          bad->second.reason.message(), "); drop it or restore a backup"));
+    }
+    return CollectionNotFound(name);
   }
   return it->second->record;
 }
@@ -281,32 +307,63 @@ std::vector<CollectionRecord> Store::ListCollections() const {
   return records;
 }
 
-absl::Status Store::DropCollection(std::string_view name) {
-  WriterLock lock(&collections_mu_);
-  auto it = collections_.find(name);
-  if (it == collections_.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("collection \"", AbslView(name), "\" not found"));
+std::vector<UnreadableCollection> Store::UnreadableCollections() const {
+  ReaderLock lock(&collections_mu_);
+  std::vector<UnreadableCollection> out;
+  out.reserve(unreadable_.size());
+  for (const auto& [name, entry] : unreadable_) {
+    out.push_back({name, entry.reason});
   }
-  // Keep the state alive past the erase below: the lock lives in it.
-  const std::shared_ptr<CollectionState> state_owner = it->second;
-  CollectionState& state = *state_owner;
-  MutexLock state_lock(&state.mu);
-  const uint32_t id = state.record.id;
+  return out;
+}
+
+void Store::AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const {
   const std::string begin = keys::CollectionPrefix(id);
   const std::string end = keys::CollectionRangeEnd(id);
-  rocksdb::WriteBatch batch;
-  batch.Delete(handle(ColumnFamily::kCollections), name);
   batch.Delete(handle(ColumnFamily::kMeta), keys::NextDocIdKey(id));
   for (ColumnFamily family : {ColumnFamily::kIds, ColumnFamily::kDocs,
                               ColumnFamily::kMinHash, ColumnFamily::kSimHash}) {
     batch.DeleteRange(handle(family), begin, end);
   }
-  RETURN_IF_ERROR(
-      FromRocksDb(db_->Write(SyncedWrite(), &batch),
-                  absl::StrCat("drop collection ", AbslView(name))));
-  state.dropped = true;
-  collections_.erase(it);
+}
+
+absl::Status Store::DropCollection(std::string_view name) {
+  MutexLock ddl(&ddl_mu_);
+  std::shared_ptr<CollectionState> state_owner;
+  std::optional<Unreadable> unreadable;
+  {
+    ReaderLock lock(&collections_mu_);
+    if (auto it = collections_.find(name); it != collections_.end()) {
+      state_owner = it->second;
+    } else if (auto bad = unreadable_.find(name); bad != unreadable_.end()) {
+      unreadable = bad->second;
+    } else {
+      return CollectionNotFound(name);
+    }
+  }
+  rocksdb::WriteBatch batch;
+  batch.Delete(handle(ColumnFamily::kCollections), name);
+  if (unreadable.has_value()) {
+    if (unreadable->id.has_value()) AddDropOfId(*unreadable->id, batch);
+    RETURN_IF_ERROR(
+        FromRocksDb(db_->Write(SyncedWrite(), &batch),
+                    absl::StrCat("drop collection ", AbslView(name))));
+    WriterLock lock(&collections_mu_);
+    unreadable_.erase(unreadable_.find(name));
+    return absl::OkStatus();
+  }
+  // Writers of this collection wait on its lock and then see `dropped`.
+  CollectionState& state = *state_owner;
+  {
+    MutexLock state_lock(&state.mu);
+    AddDropOfId(state.record.id, batch);
+    RETURN_IF_ERROR(
+        FromRocksDb(db_->Write(SyncedWrite(), &batch),
+                    absl::StrCat("drop collection ", AbslView(name))));
+    state.dropped = true;
+  }
+  WriterLock lock(&collections_mu_);
+  collections_.erase(collections_.find(name));
   return absl::OkStatus();
 }
 

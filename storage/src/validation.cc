@@ -45,6 +45,15 @@ absl::Status ValidateCollectionName(std::string_view name) {
   return absl::OkStatus();
 }
 
+absl::Status CollectionNotFound(std::string_view name) {
+  if (!ValidateCollectionName(name).ok()) {
+    return absl::NotFoundError(
+        "no such collection (the name given is not a valid collection name)");
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no collection named '", AbslView(name), "'"));
+}
+
 absl::Status ValidateExternalId(std::string_view external_id) {
   if (external_id.empty() || external_id.size() > kMaxExternalIdBytes) {
     return absl::InvalidArgumentError(

@@ -20,6 +20,9 @@ inline constexpr size_t kMaxExternalIdBytes = 1024;
 
 // 1 to 128 bytes of [A-Za-z0-9_.-].
 absl::Status ValidateCollectionName(std::string_view name);
+// NOT_FOUND naming `name` only when it is a valid collection name: a
+// request's bytes are not echoed into messages and logs unchecked.
+absl::Status CollectionNotFound(std::string_view name);
 // 1 to 1024 bytes, any bytes.
 absl::Status ValidateExternalId(std::string_view external_id);
 

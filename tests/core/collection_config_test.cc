@@ -51,6 +51,18 @@ TEST(CollectionConfig, RejectsBadFields) {
   EXPECT_THAT(ErrorOf(config).message(), HasSubstr("simhash_max_distance"));
 }
 
+// Once accepted (128 x 33554433 wraps to 128 in 32-bit arithmetic), then
+// crashed the server at the first query and at every start after it.
+TEST(CollectionConfig, RejectsBandingWhoseProductWraps) {
+  CollectionConfig config;
+  config.lsh = {128, 33554433};
+  EXPECT_EQ(ErrorOf(config).code(), absl::StatusCode::kInvalidArgument);
+  config.lsh = {33554433, 128};
+  EXPECT_EQ(ErrorOf(config).code(), absl::StatusCode::kInvalidArgument);
+  config.lsh = {0, 128};
+  EXPECT_EQ(ErrorOf(config).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(CollectionConfig, FingerprinterConfigsCarryTheFields) {
   CollectionConfig config;
   config.seed = 42;

@@ -34,13 +34,16 @@ TEST_P(IndexRecallTest, RecallFollowsSCurve) {
   const LshParams lsh = GetParam();
   MinHashConfig config;
   config.tokenizer = "word-uax29";  // each generated token is one word
-  config.num_perm = lsh.num_perm();
+  config.num_perm = static_cast<int>(lsh.slots_used());
   auto hasher = MinHasher::Create(config);
   ASSERT_TRUE(hasher.ok());
 
   for (int shared : {30, 50, 70, 80, 90}) {
     const double jaccard = shared / double(kUnion);
-    auto index = MinHashLshIndex::Create({lsh, 64, 8});
+    auto index = MinHashLshIndex::Create({.num_perm = config.num_perm,
+                                          .lsh = lsh,
+                                          .verify_bits = 64,
+                                          .shards = 8});
     ASSERT_TRUE(index.ok());
     std::vector<MinHashSignature> probes;
     int next_token = 0;

@@ -61,6 +61,22 @@ TEST(ValidateLshParams, ProductMustBeH) {
   EXPECT_THAT(ValidateLshParams({3, 5}, 128).message(), HasSubstr("3 x 5"));
 }
 
+TEST(ValidateLshParams, ProductIsComputedWithoutOverflow) {
+  // Each of these multiplies to 128 (or to a multiple of 2^32 plus 128) in
+  // 32-bit arithmetic.
+  EXPECT_FALSE(ValidateLshParams({128, 33554433}, 128).ok());
+  EXPECT_FALSE(ValidateLshParams({33554433, 128}, 128).ok());
+  EXPECT_FALSE(ValidateLshParams({-128, -1}, 128).ok());
+  EXPECT_FALSE(ValidateLshParams({2147483647, 2147483647}, 128).ok());
+}
+
+TEST(ValidateLshParams, NumPermHasARange) {
+  EXPECT_TRUE(ValidateLshParams({1, kMaxNumPerm}, kMaxNumPerm).ok());
+  EXPECT_FALSE(ValidateLshParams({1, 0}, 0).ok());
+  EXPECT_THAT(ValidateLshParams({2, kMaxNumPerm}, 2 * kMaxNumPerm).message(),
+              HasSubstr("num_perm must be in [1, 1024]"));
+}
+
 TEST(LshCandidateProbability, SCurveEnds) {
   const LshParams p{16, 8};
   EXPECT_DOUBLE_EQ(LshCandidateProbability(0.0, p), 0.0);

@@ -16,7 +16,11 @@ using ::testing::HasSubstr;
 std::unique_ptr<MinHashLshIndex> MakeIndex(int verify_bits = 64,
                                            LshParams lsh = {16, 8},
                                            int shards = 4) {
-  auto index = MinHashLshIndex::Create({lsh, verify_bits, shards});
+  auto index =
+      MinHashLshIndex::Create({.num_perm = static_cast<int>(lsh.slots_used()),
+                               .lsh = lsh,
+                               .verify_bits = verify_bits,
+                               .shards = shards});
   EXPECT_TRUE(index.ok()) << index.status();
   return *std::move(index);
 }
@@ -37,11 +41,27 @@ MinHashSignature WithEqualPrefix(const MinHashSignature& base, int equal,
 }
 
 TEST(MinHashLshIndex, CreateRejectsBadOptions) {
-  EXPECT_FALSE(MinHashLshIndex::Create({{0, 8}, 16, 4}).ok());
-  auto bits = MinHashLshIndex::Create({{16, 8}, 8, 4});
+  EXPECT_FALSE(MinHashLshIndex::Create({.lsh = {0, 8}}).ok());
+  auto bits = MinHashLshIndex::Create({.verify_bits = 8});
   ASSERT_FALSE(bits.ok());
   EXPECT_THAT(bits.status().message(), HasSubstr("verify_bits"));
-  EXPECT_FALSE(MinHashLshIndex::Create({{16, 8}, 16, 0}).ok());
+  EXPECT_FALSE(MinHashLshIndex::Create({.shards = 0}).ok());
+}
+
+// The banding is checked against the signature width the index was given,
+// not against itself: 128 x 33554433 wraps to 128 in 32-bit arithmetic and
+// once crashed the first query (and every rebuild after it).
+TEST(MinHashLshIndex, CreateRejectsBandingThatOverflows) {
+  for (const LshParams lsh : std::vector<LshParams>{
+           {128, 33554433}, {33554433, 128}, {16, 16}, {2147483647, 2}}) {
+    const auto index = MinHashLshIndex::Create({.num_perm = 128, .lsh = lsh});
+    ASSERT_FALSE(index.ok()) << lsh.bands << " x " << lsh.rows;
+    EXPECT_EQ(index.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  EXPECT_FALSE(MinHashLshIndex::Create({.num_perm = 0, .lsh = {0, 0}}).ok());
+  EXPECT_FALSE(MinHashLshIndex::Create(
+                   {.num_perm = kMaxNumPerm * 2, .lsh = {kMaxNumPerm, 2}})
+                   .ok());
 }
 
 TEST(MinHashLshIndex, RejectsWrongWidth) {

@@ -99,6 +99,32 @@ TEST(DedupBinary, StreamTakesDashOrNothingButNotAFile) {
   EXPECT_THAT(r.out, HasSubstr("--stream reads standard input only"));
 }
 
+// suffix-array reads its input twice; from a pipe the second pass would be
+// empty and so would the output, without a word.
+TEST(DedupBinary, SuffixArrayRefusesStandardInput) {
+  TempDir dir;
+  const std::string in = dir.Write(
+      "in.txt", "a line long enough to be a span of the suffix array test\n");
+  const Result r = RunNeardup("dedup - -o " + dir.path() +
+                              "/out.txt --format txt --algorithm suffix-array"
+                              " < " +
+                              in);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("cannot read standard input"));
+}
+
+TEST(DedupBinary, RecordLongerThanTheLimitIsAClearError) {
+  TempDir dir;
+  const std::string in =
+      dir.Write("in.txt", std::string(5000, 'x') + " and no line break");
+  const Result r = RunNeardup("dedup " + in + " -o " + dir.path() +
+                              "/out.txt --max-record-bytes 1000");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("longer than 1000 bytes (--max-record-bytes)"));
+  EXPECT_EQ(
+      RunNeardup("dedup " + in + " -o " + dir.path() + "/ok.txt").exit_code, 0);
+}
+
 // Reads from `fd` until `want` newlines arrived or 10 s passed.
 std::string ReadLines(int fd, int want) {
   std::string got;

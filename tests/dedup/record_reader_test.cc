@@ -35,6 +35,26 @@ std::vector<Read> ReadAll(const std::string& path, Format format,
   return out;
 }
 
+// The buffer stops growing at the limit: a newline-free input is an error,
+// not a read of the whole stream into memory.
+TEST(RecordReader, RecordLongerThanTheLimitFailsNamingTheLine) {
+  TempDir dir;
+  const std::string path = dir.Write(
+      "long.jsonl", "{\"text\":\"short\"}\n" + std::string(3 << 20, 'x'));
+  auto reader = RecordReader::Open(path, Format::kJsonl, false, 1 << 20);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  RawRecord record;
+  ASSERT_TRUE(*(*reader)->Next(&record));
+  const absl::StatusOr<bool> got = (*reader)->Next(&record);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(got.status().message(), ::testing::HasSubstr("line 2"));
+  // Exactly at the limit is still a record.
+  const std::string fits = dir.Write("fits.txt", std::string(1 << 20, 'y'));
+  auto ok = RecordReader::Open(fits, Format::kTxt, false, 1 << 20);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(*(*ok)->Next(&record));
+}
+
 TEST(RecordReader, JsonlLinesSkipBlanksAndKeepTerminators) {
   TempDir dir;
   const std::string path =

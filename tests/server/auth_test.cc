@@ -76,6 +76,22 @@ TEST(TokenAuthenticator, FileErrorsAreClear) {
                   .status()
                   .message(),
               HasSubstr("unknown scope 'root'"));
+  // A scalar would grant nothing without a word; a list is required.
+  EXPECT_THAT(TokenAuthenticator::FromYaml(
+                  absl::StrCat("tokens:\n  - {name: x, sha256: ",
+                               Sha256Hex("t"), ", scopes: admin}\n"))
+                  .status()
+                  .message(),
+              HasSubstr("scopes must be a list"));
+  // Two entries with one hash: which scopes win would depend on order.
+  EXPECT_THAT(
+      TokenAuthenticator::FromYaml(
+          absl::StrCat("tokens:\n  - {name: x, sha256: ", Sha256Hex("t"),
+                       ", scopes: [admin]}\n  - {name: y, sha256: ",
+                       Sha256Hex("t"), ", scopes: [\"read:*\"]}\n"))
+          .status()
+          .message(),
+      HasSubstr("tokens 'x' and 'y' have the same sha256"));
   EXPECT_EQ(
       TokenAuthenticator::FromFile("/nonexistent/tokens.yaml").status().code(),
       absl::StatusCode::kNotFound);

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
+#include <vector>
+
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 
@@ -93,6 +97,35 @@ TEST(ConfigFromProto, ErrorsNameTheField) {
   proto.set_threshold(1.5);
   EXPECT_EQ(ConfigFromProto(proto).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Every numeric field has a range, checked on the wire value before it is
+// narrowed or multiplied.
+TEST(ConfigFromProto, NumericFieldsOutsideTheirRangeAreRefused) {
+  struct Case {
+    std::function<void(v1::FingerprintConfig&)> set;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](auto& p) { p.set_num_perm(100); }, "num_perm"},
+      {[](auto& p) { p.set_num_perm(4294967295u); }, "num_perm"},
+      {[](auto& p) { p.set_bands(128), p.set_rows(33554433); }, "rows"},
+      {[](auto& p) { p.set_bands(33554433), p.set_rows(128); }, "bands"},
+      {[](auto& p) { p.set_bands(16); }, "bands and config.rows"},
+      {[](auto& p) { p.set_verify_bits(4294967295u); }, "verify_bits"},
+      {[](auto& p) { p.set_threshold(-0.5); }, "threshold"},
+      {[](auto& p) { p.set_threshold(std::nan("")); }, "threshold"},
+      {[](auto& p) { p.set_threshold(INFINITY); }, "threshold"},
+      {[](auto& p) { p.set_simhash_max_distance(17); }, "simhash_max_distance"},
+      {[](auto& p) { p.set_shingle_k(4294967295u); }, "shingle_k"},
+  };
+  for (const Case& c : cases) {
+    v1::FingerprintConfig proto;
+    c.set(proto);
+    const absl::Status status = ConfigFromProto(proto).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.field;
+    EXPECT_THAT(status.message(), HasSubstr("config." + c.field));
+  }
 }
 
 TEST(MetadataFromProto, SortsByKey) {

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "neardup/client/client.h"
+#include "neardup/storage/database.h"
 #include "server/src/server.h"
+#include "tests/storage/raw_db.h"
 #include "tests/support/corpus.h"
 #include "tests/support/net.h"
 #include "tests/support/temp_dir.h"
@@ -84,6 +86,92 @@ TEST(NeardupServer, StoreThatCannotOpenStopsTheServerWithTheReason) {
   ASSERT_TRUE(server.ok());
   const absl::Status status = (*server)->Wait();
   EXPECT_FALSE(status.ok());
+}
+
+void WaitUntilServing(const NeardupServer& server) {
+  for (int i = 0; i < 500 && !server.serving(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(server.serving());
+}
+
+// The critical reproduction: bands x rows = 128 x 33554433 wraps to 128 in
+// 32-bit arithmetic. It was accepted, the next query killed the process and
+// every later start crashed in the rebuild.
+TEST(NeardupServer, BandingThatWrapsIsRefusedAndTheServerKeepsServing) {
+  neardup::testing::TempDir temp;
+  auto server = NeardupServer::Start(TestConfig(temp.path() + "/db"));
+  ASSERT_TRUE(server.ok()) << server.status();
+  WaitUntilServing(**server);
+  client::Client client(ClientFor(**server));
+  for (auto [bands, rows] : {std::pair<uint32_t, uint32_t>{128, 33554433},
+                             {33554433, 128},
+                             {4294967295u, 4294967295u}}) {
+    v1::CreateCollectionRequest request;
+    request.set_name("wrap");
+    request.mutable_config()->set_num_perm(128);
+    request.mutable_config()->set_bands(bands);
+    request.mutable_config()->set_rows(rows);
+    const auto created = client.CreateCollection(request);
+    EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(created.status().message(), HasSubstr("config."));
+  }
+  v1::CreateCollectionRequest fine;
+  fine.set_name("fine");
+  ASSERT_TRUE(client.CreateCollection(fine).ok());
+  v1::QueryRequest query;
+  query.set_collection("fine");
+  query.set_text("the quick brown fox jumps over the lazy dog again");
+  EXPECT_TRUE(client.Query(query).ok());
+}
+
+// A store holding such a record (planted under the Store) starts, serves
+// its other collections, names the bad one in Stats and lets it be dropped.
+TEST(NeardupServer, QuarantinedCollectionDoesNotStopTheOthers) {
+  neardup::testing::TempDir temp;
+  const std::string dir = temp.path() + "/db";
+  const std::string text = neardup::testing::GeneratedText(1, 80);
+  {
+    auto db = storage::Database::Open(dir);
+    ASSERT_TRUE(db.ok()) << db.status();
+    for (const char* name : {"good", "bad"}) {
+      auto collection = (*db)->CreateCollection(name, {});
+      ASSERT_TRUE(collection.ok()) << collection.status();
+      auto write = (*collection)->PrepareWrite("d1", text, {});
+      ASSERT_TRUE(write.ok()) << write.status();
+      ASSERT_TRUE((*collection)->Upsert(*write).ok());
+    }
+  }
+  storage::testing::EditCollectionRecord(dir, "bad",
+                                         [](storage::CollectionRecord& record) {
+                                           record.config.lsh = {128, 33554433};
+                                         });
+
+  auto server = NeardupServer::Start(TestConfig(dir));
+  ASSERT_TRUE(server.ok()) << server.status();
+  WaitUntilServing(**server);
+  client::Client client(ClientFor(**server));
+  v1::QueryRequest query;
+  query.set_collection("good");
+  query.set_text(text);
+  auto found = client.Query(query);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->matches_size(), 1);
+  query.set_collection("bad");
+  const auto refused = client.Query(query);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("'bad' is quarantined"));
+  auto stats = client.Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_EQ(stats->quarantined_size(), 1);
+  EXPECT_EQ(stats->quarantined(0).name(), "bad");
+  EXPECT_THAT(stats->quarantined(0).reason(), HasSubstr("bands x rows"));
+
+  ASSERT_TRUE(client.DropCollection("bad").ok());
+  stats = client.Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->quarantined_size(), 0);
+  EXPECT_EQ(client.Query(query).status().code(), absl::StatusCode::kNotFound);
 }
 
 // The ordered stream reactor: results in request order with per-item

@@ -17,6 +17,7 @@
 #include "neardup/storage/store.h"
 #include "record_codec.h"
 #include "rocksdb/db.h"
+#include "tests/storage/raw_db.h"
 #include "tests/storage/store_test_util.h"
 
 namespace neardup::storage {
@@ -25,84 +26,8 @@ namespace {
 using ::testing::AllOf;
 using testing::DocumentMaker;
 using ::testing::HasSubstr;
+using testing::RawDb;
 using testing::StoreTest;
-
-// A RocksDB database opened without the Store, with every family it has
-// plus `create`.
-class RawDb {
- public:
-  explicit RawDb(const std::string& dir, std::vector<std::string> create = {}) {
-    rocksdb::DBOptions options;
-    options.create_if_missing = true;
-    options.create_missing_column_families = true;
-    std::vector<std::string> names;
-    if (!rocksdb::DB::ListColumnFamilies(options, dir, &names).ok()) {
-      names = {"default"};
-    }
-    for (const std::string& name : create) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) {
-        names.push_back(name);
-      }
-    }
-    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-    for (const std::string& name : names) {
-      descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
-    }
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    const rocksdb::Status status =
-        rocksdb::DB::Open(options, dir, descriptors, &handles, &db_);
-    EXPECT_TRUE(status.ok()) << status.ToString();
-    for (rocksdb::ColumnFamilyHandle* handle : handles) {
-      families_[handle->GetName()] = handle;
-    }
-  }
-  ~RawDb() {
-    for (auto& [name, handle] : families_) {
-      db_->DestroyColumnFamilyHandle(handle);
-    }
-    delete db_;
-  }
-
-  void Put(ColumnFamily family, std::string_view key, std::string_view value) {
-    const rocksdb::Status status =
-        db_->Put(rocksdb::WriteOptions(), Handle(family), key, value);
-    EXPECT_TRUE(status.ok()) << status.ToString();
-  }
-  std::string Get(ColumnFamily family, std::string_view key) {
-    std::string value;
-    const rocksdb::Status status =
-        db_->Get(rocksdb::ReadOptions(), Handle(family), key, &value);
-    EXPECT_TRUE(status.ok()) << status.ToString();
-    return value;
-  }
-  bool Has(ColumnFamily family, std::string_view key) {
-    std::string value;
-    return db_->Get(rocksdb::ReadOptions(), Handle(family), key, &value).ok();
-  }
-  size_t CountWithPrefix(ColumnFamily family, std::string_view prefix) {
-    std::unique_ptr<rocksdb::Iterator> it(
-        db_->NewIterator(rocksdb::ReadOptions(), Handle(family)));
-    size_t count = 0;
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-         it->Next()) {
-      ++count;
-    }
-    return count;
-  }
-  std::vector<std::string> FamilyNames() const {
-    std::vector<std::string> names;
-    for (const auto& [name, handle] : families_) names.push_back(name);
-    return names;
-  }
-
- private:
-  rocksdb::ColumnFamilyHandle* Handle(ColumnFamily family) {
-    return families_.at(std::string(ColumnFamilyInfoOf(family).name));
-  }
-
-  rocksdb::DB* db_ = nullptr;
-  std::map<std::string, rocksdb::ColumnFamilyHandle*> families_;
-};
 
 std::vector<std::string> AllFamilyNames() {
   std::vector<std::string> names;

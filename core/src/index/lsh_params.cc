@@ -31,9 +31,9 @@ absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
     return absl::InvalidArgumentError(
         absl::StrCat("LSH threshold must be in (0, 1), got ", t));
   }
-  if (num_perm <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("num_perm must be positive, got ", num_perm));
+  if (num_perm < 1 || num_perm > kMaxNumPerm) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "num_perm must be in [1, ", kMaxNumPerm, "], got ", num_perm));
   }
   LshParams best{num_perm, 1};
   double best_error = INFINITY;
@@ -54,8 +54,12 @@ absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
 }
 
 absl::Status ValidateLshParams(const LshParams& params, int num_perm) {
-  if (params.bands < 1 || params.rows < 1 ||
-      params.bands * params.rows != num_perm) {
+  if (num_perm < 1 || num_perm > kMaxNumPerm) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "num_perm must be in [1, ", kMaxNumPerm, "], got ", num_perm));
+  }
+  if (params.bands < 1 || params.bands > num_perm || params.rows < 1 ||
+      params.rows > num_perm || params.slots_used() != num_perm) {
     return absl::InvalidArgumentError(
         absl::StrCat("LSH bands x rows must multiply to num_perm (", num_perm,
                      "), got ", params.bands, " x ", params.rows));

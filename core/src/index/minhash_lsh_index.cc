@@ -55,7 +55,7 @@ MinHashLshIndex::MinHashLshIndex(const MinHashIndexOptions& options)
   shards_.reserve(options.shards);
   for (int i = 0; i < options.shards; ++i) {
     shards_.push_back(std::make_unique<Shard>(
-        options.lsh.bands, options.lsh.num_perm(), options.verify_bits));
+        options.lsh.bands, options.num_perm, options.verify_bits));
   }
 }
 
@@ -63,7 +63,7 @@ MinHashLshIndex::~MinHashLshIndex() = default;
 
 absl::StatusOr<std::unique_ptr<MinHashLshIndex>> MinHashLshIndex::Create(
     const MinHashIndexOptions& options) {
-  RETURN_IF_ERROR(ValidateLshParams(options.lsh, options.lsh.num_perm()));
+  RETURN_IF_ERROR(ValidateLshParams(options.lsh, options.num_perm));
   if (options.verify_bits != 16 && options.verify_bits != 32 &&
       options.verify_bits != 64) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -36,7 +36,15 @@ struct ClientOptions {
   std::string tls_server_name;
   // Sent as "authorization: Bearer <token>" on every call; empty: none.
   std::string token;
+  // A token travels in clear text without TLS. It is sent so only to a
+  // loopback target unless this is set (e.g. a TLS-terminating mesh).
+  bool allow_token_over_plaintext = false;
 };
+
+// FAILED_PRECONDITION when `options` would send a bearer token without TLS
+// to a target that is not loopback (localhost, 127.0.0.0/8, ::1, unix:)
+// and allow_token_over_plaintext is not set.
+absl::Status CheckTokenTransport(const ClientOptions& options);
 
 // Reads PEM files into `options` and turns TLS on. Empty paths are skipped.
 absl::Status LoadTlsFiles(const std::string& ca_path,
@@ -105,6 +113,8 @@ class Client {
   void AddToken(grpc::ClientContext* context) const;
 
   const ClientOptions options_;
+  // CheckTokenTransport(options_): every call fails with it when not OK.
+  const absl::Status token_transport_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::NearDup::Stub> stub_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_;

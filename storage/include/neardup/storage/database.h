@@ -36,6 +36,14 @@ struct RebuildReport {
   }
 };
 
+// A stored collection that is not served: its record does not load or
+// fails validation, or its index rebuild failed. Every other collection
+// serves; this one answers FAILED_PRECONDITION until it is dropped.
+struct QuarantinedCollection {
+  std::string name;
+  absl::Status reason;
+};
+
 // Called once per collection as its index finishes loading.
 using RebuildListener = std::function<void(const RebuildReport&)>;
 
@@ -43,19 +51,24 @@ using RebuildListener = std::function<void(const RebuildReport&)>;
 class Database {
  public:
   // Opens (or creates) the store in `dir`, then rebuilds every collection's
-  // indexes, collections in parallel.
+  // indexes, collections in parallel. A collection that cannot be rebuilt
+  // is quarantined (see QuarantinedCollections) and does not fail Open.
   static absl::StatusOr<std::unique_ptr<Database>> Open(
       const std::string& dir, const DatabaseOptions& options = {},
       RebuildListener on_rebuilt = nullptr);
 
   absl::StatusOr<std::shared_ptr<Collection>> CreateCollection(
       std::string_view name, const CollectionConfig& config);
-  // NOT_FOUND when there is no such collection.
+  // NOT_FOUND when there is no such collection; FAILED_PRECONDITION, with
+  // the reason, when it is quarantined.
   absl::StatusOr<std::shared_ptr<Collection>> GetCollection(
       std::string_view name) const;
   std::vector<std::shared_ptr<Collection>> ListCollections() const;
+  // Drops a live or a quarantined collection.
   absl::Status DropCollection(std::string_view name);
+  std::vector<QuarantinedCollection> QuarantinedCollections() const;
 
+  // Reports of the collections that loaded (quarantined ones have none).
   const std::vector<RebuildReport>& rebuild_reports() const {
     return rebuild_reports_;
   }
@@ -71,8 +84,14 @@ class Database {
   const std::unique_ptr<Store> store_;
   const DatabaseOptions options_;
   std::vector<RebuildReport> rebuild_reports_;  // written only while opening
+  // Serializes Create and Drop; their synced store writes happen under it
+  // alone, so lookups (mu_) never wait on an fsync. Lock order: ddl_mu_
+  // before mu_.
+  Mutex ddl_mu_;
   mutable SharedMutex mu_;
   std::map<std::string, std::shared_ptr<Collection>, std::less<>> collections_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, absl::Status, std::less<>> quarantined_
       ABSL_GUARDED_BY(mu_);
 };
 

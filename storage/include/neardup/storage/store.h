@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,8 @@ namespace rocksdb {
 class Cache;
 class ColumnFamilyHandle;
 class DB;
+class Iterator;
+class WriteBatch;
 struct ReadOptions;
 }  // namespace rocksdb
 
@@ -44,6 +47,14 @@ struct StoreStats {
   // The filesystem holding the store (statvfs; 0 when unknown).
   uint64_t disk_available_bytes = 0;
   uint64_t disk_capacity_bytes = 0;
+};
+
+// A stored collection record this build cannot use: it does not decode,
+// does not match its key or id counters. Kept (the documents are still on
+// disk) and dropable; never served.
+struct UnreadableCollection {
+  std::string name;
+  absl::Status reason;
 };
 
 // Thread-safe. Errors are absl::Status; RocksDB failures map to UNAVAILABLE
@@ -74,7 +85,12 @@ class Store {
       std::string_view name, const CollectionConfig& config);
   absl::StatusOr<CollectionRecord> GetCollection(std::string_view name) const;
   std::vector<CollectionRecord> ListCollections() const;  // by name
+  // Records found at Open that could not be loaded, by name. GetCollection
+  // answers FAILED_PRECONDITION for them.
+  std::vector<UnreadableCollection> UnreadableCollections() const;
   // Removes the collection and all its documents atomically, with sync.
+  // Also removes an unreadable record (and its documents when its id is
+  // known).
   absl::Status DropCollection(std::string_view name);
 
   // Inserts or replaces the document with `doc.external_id`. A replace keeps
@@ -144,6 +160,13 @@ class Store {
 
   absl::Status InitializeOrCheckFormat(bool fresh);
   absl::Status LoadCollections();
+  // Loads one stored record into collections_. An error quarantines the
+  // record; it does not fail Open.
+  absl::Status LoadCollection(std::string_view key, std::string_view value,
+                              rocksdb::Iterator& docs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(collections_mu_);
+  // Adds the deletes of every entry of collection `id` but its record.
+  void AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const;
   // The live state of `collection`; NOT_FOUND once it was dropped.
   absl::StatusOr<std::shared_ptr<CollectionState>> FindCollection(
       const CollectionRecord& collection) const;
@@ -161,12 +184,21 @@ class Store {
   const std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   const std::shared_ptr<rocksdb::Cache> block_cache_;
 
-  // Held exclusively to create or drop a collection, shared to look one up.
-  // Lock order: collections_mu_ before CollectionState::mu.
+  // Serializes creating and dropping collections. Their synced writes run
+  // under this lock only, so lookups of other collections never wait on
+  // an fsync. Lock order: ddl_mu_, collections_mu_, CollectionState::mu.
+  Mutex ddl_mu_;
+  uint32_t next_collection_id_ ABSL_GUARDED_BY(ddl_mu_) = 0;
+  // Held exclusively only to add or remove a map entry.
   mutable SharedMutex collections_mu_;
-  uint32_t next_collection_id_ ABSL_GUARDED_BY(collections_mu_) = 0;
   std::map<std::string, std::shared_ptr<CollectionState>, std::less<>>
       collections_ ABSL_GUARDED_BY(collections_mu_);  // by name
+  struct Unreadable {
+    std::optional<uint32_t> id;  // when the record decoded that far
+    absl::Status reason;
+  };
+  std::map<std::string, Unreadable, std::less<>> unreadable_
+      ABSL_GUARDED_BY(collections_mu_);
 };
 
 }  // namespace neardup::storage

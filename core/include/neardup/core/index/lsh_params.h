@@ -16,7 +16,9 @@ struct LshParams {
   int bands = 16;
   int rows = 8;
 
-  int num_perm() const { return bands * rows; }
+  // Slots the bands cover. 64-bit on purpose: bands and rows arrive from
+  // requests and stored records, and their product must never wrap.
+  int64_t slots_used() const { return int64_t{bands} * rows; }
   bool operator==(const LshParams&) const = default;
 };
 
@@ -32,7 +34,12 @@ double LshCandidateProbability(double s, const LshParams& params);
 // INVALID_ARGUMENT unless 0 < t < 1 and H > 0.
 absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm);
 
-// INVALID_ARGUMENT unless bands, rows >= 1 and bands * rows == num_perm.
+// Largest MinHash width any index accepts; collections allow 64, 128, 256.
+inline constexpr int kMaxNumPerm = 1024;
+
+// INVALID_ARGUMENT unless 1 <= num_perm <= kMaxNumPerm, 1 <= bands <= num_perm,
+// 1 <= rows <= num_perm and bands * rows == num_perm (computed without
+// overflow).
 absl::Status ValidateLshParams(const LshParams& params, int num_perm);
 
 // Band key: XXH3_64bits (seed 0) of the band's `rows` slots as little-endian

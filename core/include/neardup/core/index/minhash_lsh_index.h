@@ -26,7 +26,8 @@
 namespace neardup {
 
 struct MinHashIndexOptions {
-  LshParams lsh = {16, 8};  // num_perm = bands * rows
+  int num_perm = 128;       // slots of every signature the index holds
+  LshParams lsh = {16, 8};  // must cover exactly num_perm slots
   int verify_bits = 16;     // 16, 32 or 64
   // Shards by id. A query probes every shard's tables, so more shards cost
   // query time; 4 keeps queries fast while inserts and rebuilds still run
@@ -51,7 +52,7 @@ class MinHashLshIndex {
   ~MinHashLshIndex();
 
   // Inserts or, when `id` is present, replaces. INVALID_ARGUMENT when the
-  // signature width is not bands * rows or id > kMaxId.
+  // signature width is not num_perm or id > kMaxId.
   absl::Status Insert(uint32_t id, const MinHashSignature& signature);
   // Inserts many documents using up to `threads` threads (ids must be
   // distinct). Sizes the tables once up front.
@@ -84,7 +85,7 @@ class MinHashLshIndex {
   // Heap bytes held by the index (tables, chains, kept signatures).
   size_t MemoryBytes() const;
   const MinHashIndexOptions& options() const { return options_; }
-  int num_perm() const { return options_.lsh.num_perm(); }
+  int num_perm() const { return options_.num_perm; }
 
  private:
   struct Shard;
