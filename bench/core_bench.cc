@@ -6,9 +6,9 @@
 
 #include <random>
 
-#include "bench/sample_text.h"
-#include "internal/minhash_kernel.h"
-#include "internal/word_segmenter.h"
+#include "sample_text.h"
+#include "neardup/core/internal/minhash_kernel.h"
+#include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/index/simhash_index.h"

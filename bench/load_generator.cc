@@ -22,7 +22,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "neardup/client/client.h"
-#include "tests/support/corpus.h"
+#include "support/corpus.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 #  1. Release build (gcc): the whole suite via ctest.
 #  2. Sanitize build (clang, ASan + UBSan) of core: its tests, then a short
 #     deterministic libFuzzer run over canonicalize + tokenize + streaming.
-#  3. Tsan build (clang, ThreadSanitizer): the concurrent index, storage
-#     and server tests.
+#  3. Tsan build (clang, ThreadSanitizer): the tests labelled tsan (the
+#     concurrent index, storage and server tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -31,18 +31,13 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/sanitize --output-on-failure -j 2
 
 
-echo "== ThreadSanitizer build: concurrent index, storage and server tests"
-# Only the concurrency tests are built here, to keep the suite short.
-# tests/tsan.supp silences races inside Debian's uninstrumented RocksDB,
-# gRPC and Abseil, never in our code.
+echo "== ThreadSanitizer build: the tests labelled tsan"
+# The concurrent index, storage and server tests: each declares TSAN in its
+# CMakeLists (neardup_add_test), which puts it in target neardup_tsan_tests
+# and label tsan. tests/tsan.supp silences races inside Debian's
+# uninstrumented RocksDB, gRPC and Abseil, never in our code.
 CC=clang CXX=clang++ cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=Tsan \
   -DNEARDUP_BUILD_BENCH=OFF >/dev/null
-index_tests=(lsh_params_test key_chains_test minhash_lsh_index_test
-  simhash_index_test union_find_test index_recall_test)
-other_tests=(storage/storage_database_test server/server_handlers_test
-  server/server_service_test)
-ninja -C build/tsan -j "${JOBS:-2}" "${index_tests[@]}" \
-  "${other_tests[@]##*/}"
+ninja -C build/tsan -j "${JOBS:-2}" neardup_tsan_tests
 export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp external_symbolizer_path=$symbolizer"
-ctest --test-dir build/tsan -L index --output-on-failure -j 2
-for t in "${other_tests[@]}"; do build/tsan/tests/"$t"; done
+ctest --test-dir build/tsan -L tsan --output-on-failure -j 2

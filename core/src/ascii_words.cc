@@ -1,4 +1,4 @@
-#include "internal/ascii_words.h"
+#include "neardup/core/internal/ascii_words.h"
 
 #include <array>
 #include <cstring>

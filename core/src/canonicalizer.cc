@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "internal/drop_list.h"
-#include "internal/utf8.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/core/internal/drop_list.h"
+#include "neardup/core/internal/utf8.h"
+#include "neardup/base/absl_compat.h"
 
 namespace neardup {
 

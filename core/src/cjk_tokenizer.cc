@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "internal/unicode_props.h"
-#include "internal/utf8.h"
+#include "neardup/core/internal/unicode_props.h"
+#include "neardup/core/internal/utf8.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {

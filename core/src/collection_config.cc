@@ -1,7 +1,7 @@
 #include "neardup/core/collection_config.h"
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/status_macros.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {

@@ -4,7 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 
 namespace neardup {
 

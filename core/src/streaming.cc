@@ -1,7 +1,7 @@
 #include "neardup/core/streaming.h"
 
 #include "absl/strings/str_cat.h"
-#include "internal/utf8.h"
+#include "neardup/core/internal/utf8.h"
 
 namespace neardup {
 

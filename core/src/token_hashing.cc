@@ -1,10 +1,10 @@
-#include "internal/token_hashing.h"
+#include "neardup/core/internal/token_hashing.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "internal/inline_hash.h"
+#include "neardup/core/internal/inline_hash.h"
 
 namespace neardup::internal {
 

@@ -1,4 +1,4 @@
-#include "internal/unicode_props.h"
+#include "neardup/core/internal/unicode_props.h"
 
 #include <unicode/uchar.h>
 

@@ -1,12 +1,12 @@
-#include "internal/word_segmenter.h"
+#include "neardup/core/internal/word_segmenter.h"
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "internal/ascii_words.h"
-#include "internal/unicode_props.h"
-#include "internal/utf8.h"
+#include "neardup/core/internal/ascii_words.h"
+#include "neardup/core/internal/unicode_props.h"
+#include "neardup/core/internal/utf8.h"
 
 namespace neardup::internal {
 namespace {

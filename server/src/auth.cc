@@ -1,4 +1,4 @@
-#include "server/src/auth.h"
+#include "neardup/server/internal/auth.h"
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
@@ -9,7 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 #include "yaml-cpp/yaml.h"
 
 namespace neardup::server {

@@ -1,14 +1,14 @@
-#include "server/src/handlers.h"
+#include "neardup/server/internal/handlers.h"
 
 #include <cmath>
 #include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/core/collection_config.h"
-#include "neardup/core/status_macros.h"
-#include "server/src/proto_convert.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/server/internal/proto_convert.h"
 
 namespace neardup::server {
 namespace {

@@ -6,8 +6,8 @@
 #include <thread>
 #include <variant>
 
-#include "server/src/server.h"
-#include "server/src/server_config.h"
+#include "neardup/server/server.h"
+#include "neardup/server/server_config.h"
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {

@@ -1,6 +1,6 @@
-#include "server/src/metrics.h"
+#include "neardup/server/internal/metrics.h"
 
-#include "neardup/core/sync.h"
+#include "neardup/base/sync.h"
 #include "neardup/storage/database.h"
 
 namespace neardup::server {

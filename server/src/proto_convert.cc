@@ -1,12 +1,12 @@
-#include "server/src/proto_convert.h"
+#include "neardup/server/internal/proto_convert.h"
 
 #include <algorithm>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/core/config_hash.h"
-#include "neardup/core/status_macros.h"
+#include "neardup/base/status_macros.h"
 
 namespace neardup::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/src/server.h"
+#include "neardup/server/server.h"
 
 #include <chrono>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 #include "prometheus/exposer.h"
 #include "spdlog/spdlog.h"
 

@@ -1,4 +1,4 @@
-#include "server/src/server_config.h"
+#include "neardup/server/server_config.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,10 +1,10 @@
-#include "server/src/service.h"
+#include "neardup/server/internal/service.h"
 
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "server/src/grpc_status.h"
-#include "server/src/ordered_stream_reactor.h"
+#include "neardup/server/internal/grpc_status.h"
+#include "neardup/server/internal/ordered_stream_reactor.h"
 
 namespace neardup::server {
 namespace {

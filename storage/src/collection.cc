@@ -7,7 +7,7 @@
 #include "config_hashes.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/config_hash.h"
-#include "neardup/core/status_macros.h"
+#include "neardup/base/status_macros.h"
 
 namespace neardup::storage {
 namespace {

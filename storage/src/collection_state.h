@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
-#include "neardup/core/sync.h"
+#include "neardup/base/sync.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/store.h"
 

@@ -2,7 +2,7 @@
 
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
-#include "neardup/core/status_macros.h"
+#include "neardup/base/status_macros.h"
 
 namespace neardup::storage {
 

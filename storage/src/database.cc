@@ -6,9 +6,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/absl_compat.h"
-#include "neardup/core/status_macros.h"
-#include "validation.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/storage/internal/validation.h"
 
 namespace neardup::storage {
 

@@ -1,4 +1,4 @@
-#include "keys.h"
+#include "neardup/storage/internal/keys.h"
 
 namespace neardup::storage::keys {
 

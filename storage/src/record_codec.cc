@@ -1,10 +1,10 @@
-#include "record_codec.h"
+#include "neardup/storage/internal/record_codec.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/absl_compat.h"
-#include "neardup/core/status_macros.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/storage/records.pb.h"
 
 namespace neardup::storage {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 
 namespace neardup::storage {
 namespace {

@@ -1,4 +1,4 @@
-#include "validation.h"
+#include "neardup/storage/internal/validation.h"
 
 #include <algorithm>
 #include <string>
@@ -6,9 +6,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/core/config_hash.h"
-#include "neardup/core/status_macros.h"
+#include "neardup/base/status_macros.h"
 
 namespace neardup::storage {
 namespace {

@@ -1,12 +1,12 @@
-#include "client/cli/commands.h"
+#include "neardup/cli/commands.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "tests/support/sha256.h"
-#include "tests/support/temp_dir.h"
+#include "support/sha256.h"
+#include "support/temp_dir.h"
 
 namespace neardup::cli {
 namespace {

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "tests/server/server_process.h"
-#include "tests/support/corpus.h"
-#include "tests/support/run_command.h"
-#include "tests/support/temp_dir.h"
+#include "server/server_process.h"
+#include "support/corpus.h"
+#include "support/run_command.h"
+#include "support/temp_dir.h"
 
 namespace neardup {
 namespace {

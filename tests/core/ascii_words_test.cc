@@ -1,7 +1,7 @@
 // The bit-mask ASCII word scanner: its AVX2 and portable classifiers agree,
 // and its words equal the UAX #29 rule engine's, across 64-byte chunk edges.
 
-#include "internal/ascii_words.h"
+#include "neardup/core/internal/ascii_words.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "internal/minhash_kernel.h"  // CpuHasAvx2
-#include "internal/word_segmenter.h"
+#include "neardup/core/internal/minhash_kernel.h"  // CpuHasAvx2
+#include "neardup/core/internal/word_segmenter.h"
 
 namespace neardup::internal {
 namespace {

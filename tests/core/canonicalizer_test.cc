@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tests/support/utf8_encode.h"
+#include "support/utf8_encode.h"
 
 namespace neardup {
 namespace {

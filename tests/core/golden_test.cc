@@ -7,7 +7,7 @@
 #include "neardup/core/config_hash.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
-#include "tests/support/sha256.h"
+#include "support/sha256.h"
 
 namespace neardup {
 namespace {

@@ -1,4 +1,4 @@
-#include "internal/minhash_kernel.h"
+#include "neardup/core/internal/minhash_kernel.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/minhash.h"
-#include "tests/support/utf8_encode.h"
+#include "support/utf8_encode.h"
 
 namespace neardup {
 namespace {

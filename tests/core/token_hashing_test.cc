@@ -2,7 +2,7 @@
 // buffer) give exactly what hashing the tokenizer's own tokens gives, also
 // for custom inner tokenizers with overlapping or transient tokens.
 
-#include "internal/token_hashing.h"
+#include "neardup/core/internal/token_hashing.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "internal/word_segmenter.h"
+#include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {

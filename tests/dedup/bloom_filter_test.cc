@@ -1,4 +1,4 @@
-#include "client/dedup/bloom_filter.h"
+#include "neardup/dedup/internal/bloom_filter.h"
 
 #include <gtest/gtest.h>
 

@@ -14,8 +14,8 @@
 #include <sstream>
 #include <string>
 
-#include "tests/support/run_command.h"
-#include "tests/support/temp_dir.h"
+#include "support/run_command.h"
+#include "support/temp_dir.h"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "client/cli/json_writer.h"
-#include "client/dedup/dedup.h"
-#include "tests/dedup/dedup_fixtures.h"
-#include "tests/support/temp_dir.h"
+#include "neardup/base/json_writer.h"
+#include "neardup/dedup/dedup.h"
+#include "dedup/dedup_fixtures.h"
+#include "support/temp_dir.h"
 
 namespace neardup::dedup {
 namespace {
@@ -64,7 +64,7 @@ class DedupRunTest : public ::testing::Test {
  protected:
   DedupOptions Options(std::vector<std::string> inputs) {
     DedupOptions o;
-    o.inputs = std::move(inputs);
+    o.input.inputs = std::move(inputs);
     o.output = dir_.path() + "/out";
     o.threads = 2;
     o.progress = false;
@@ -237,13 +237,13 @@ TEST_F(DedupRunTest, TsvPicksTheColumnByName) {
   data += "Alpha Beta Gamma Delta Epsilon\t2\n";  // same after case folding
   data += "zeta eta theta iota kappa\t3\n";
   DedupOptions o = Options({dir_.Write("in.tsv", data)});
-  o.field = "body";
+  o.input.field = "body";
   ASSERT_TRUE(RunDedup(o).ok());
   EXPECT_EQ(ReadFile(o.output),
             "body\tid\nalpha beta gamma delta epsilon\t1\n"
             "zeta eta theta iota kappa\t3\n");
 
-  o.field = "missing";
+  o.input.field = "missing";
   absl::StatusOr<RunStats> bad = RunDedup(o);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("no column \"missing\""));
@@ -265,7 +265,7 @@ TEST_F(DedupRunTest, TxtLinesAndDocPerFile) {
   dir_.Write("docs/sub/b.txt", "The same document body in a file.\n");
   dir_.Write("docs/c.txt", "a different one");
   DedupOptions files = Options({dir_.path() + "/docs"});
-  files.doc_per_file = true;
+  files.input.doc_per_file = true;
   files.output = dir_.path() + "/kept";
   ASSERT_TRUE(RunDedup(files).ok());
   EXPECT_EQ(ReadFile(files.output + "/a.txt"),
@@ -341,7 +341,7 @@ TEST_F(DedupRunTest, ParquetAndMixedFormatsAreRefusedClearly) {
   EXPECT_THAT(stats.status().message(), HasSubstr("Parquet is not supported"));
   EXPECT_THAT(stats.status().message(), HasSubstr("to_json"));
 
-  o.inputs = {dir_.Write("a.jsonl", "{}\n"), dir_.Write("b.csv", "text\n")};
+  o.input.inputs = {dir_.Write("a.jsonl", "{}\n"), dir_.Write("b.csv", "text\n")};
   stats = RunDedup(o);
   ASSERT_FALSE(stats.ok());
   EXPECT_THAT(stats.status().message(), HasSubstr("one run writes one format"));

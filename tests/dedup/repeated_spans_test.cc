@@ -1,4 +1,4 @@
-#include "client/dedup/repeated_spans.h"
+#include "neardup/dedup/internal/repeated_spans.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "internal/utf8.h"
-#include "internal/word_segmenter.h"
+#include "neardup/core/internal/utf8.h"
+#include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"

@@ -1,4 +1,4 @@
-#include "server/src/auth.h"
+#include "neardup/server/internal/auth.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The RPC logic in-process, over a real Database in a temp dir; also the
 // concurrency test run under ThreadSanitizer.
 
-#include "server/src/handlers.h"
+#include "neardup/server/internal/handlers.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/status_macros.h"
-#include "tests/support/corpus.h"
-#include "tests/support/temp_dir.h"
+#include "neardup/base/status_macros.h"
+#include "support/corpus.h"
+#include "support/temp_dir.h"
 
 namespace neardup::server {
 namespace {

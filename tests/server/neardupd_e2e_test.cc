@@ -14,9 +14,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "neardup/core/minhash.h"
-#include "tests/server/server_process.h"
-#include "tests/support/corpus.h"
-#include "tests/support/temp_dir.h"
+#include "server/server_process.h"
+#include "support/corpus.h"
+#include "support/temp_dir.h"
 
 namespace neardup {
 namespace {

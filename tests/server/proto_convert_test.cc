@@ -1,4 +1,4 @@
-#include "server/src/proto_convert.h"
+#include "neardup/server/internal/proto_convert.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

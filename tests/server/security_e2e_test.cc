@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "tests/server/server_process.h"
-#include "tests/support/corpus.h"
-#include "tests/support/net.h"
-#include "tests/support/temp_dir.h"
+#include "server/server_process.h"
+#include "support/corpus.h"
+#include "support/net.h"
+#include "support/temp_dir.h"
 
 namespace neardup {
 namespace {

@@ -1,11 +1,11 @@
-#include "server/src/server_config.h"
+#include "neardup/server/server_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "tests/support/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace neardup::server {
 namespace {

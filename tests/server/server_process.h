@@ -20,7 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/client/client.h"
-#include "tests/support/net.h"
+#include "support/net.h"
 
 namespace neardup::testing {
 

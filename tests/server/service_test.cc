@@ -6,11 +6,11 @@
 
 #include "neardup/client/client.h"
 #include "neardup/storage/database.h"
-#include "server/src/server.h"
-#include "tests/storage/raw_db.h"
-#include "tests/support/corpus.h"
-#include "tests/support/net.h"
-#include "tests/support/temp_dir.h"
+#include "neardup/server/server.h"
+#include "storage/raw_db.h"
+#include "support/corpus.h"
+#include "support/net.h"
+#include "support/temp_dir.h"
 
 namespace neardup::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/src/worker_pool.h"
+#include "neardup/server/internal/worker_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -18,10 +18,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "neardup/core/absl_compat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/storage/database.h"
-#include "tests/storage/store_test_util.h"
-#include "tests/support/temp_dir.h"
+#include "storage/store_test_util.h"
+#include "support/temp_dir.h"
 
 namespace neardup::storage {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/storage/database.h"
-#include "tests/storage/raw_db.h"
-#include "tests/storage/store_test_util.h"
+#include "storage/raw_db.h"
+#include "storage/store_test_util.h"
 
 namespace neardup::storage {
 namespace {

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "neardup/core/absl_compat.h"
-#include "tests/storage/store_test_util.h"
+#include "neardup/base/absl_compat.h"
+#include "storage/store_test_util.h"
 
 namespace neardup::storage {
 namespace {

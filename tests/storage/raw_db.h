@@ -16,7 +16,7 @@
 
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/column_families.h"
-#include "record_codec.h"
+#include "neardup/storage/internal/record_codec.h"
 #include "rocksdb/db.h"
 
 namespace neardup::storage::testing {

@@ -1,4 +1,4 @@
-#include "record_codec.h"
+#include "neardup/storage/internal/record_codec.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/storage/store.h"
-#include "tests/storage/store_test_util.h"
+#include "storage/store_test_util.h"
 
 namespace neardup::storage {
 namespace {

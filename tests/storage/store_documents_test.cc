@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/core/config_hash.h"
 #include "neardup/storage/store.h"
-#include "tests/storage/store_test_util.h"
+#include "storage/store_test_util.h"
 
 namespace neardup::storage {
 namespace {

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "keys.h"
+#include "neardup/storage/internal/keys.h"
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/store.h"
-#include "record_codec.h"
+#include "neardup/storage/internal/record_codec.h"
 #include "rocksdb/db.h"
-#include "tests/storage/raw_db.h"
-#include "tests/storage/store_test_util.h"
+#include "storage/raw_db.h"
+#include "storage/store_test_util.h"
 
 namespace neardup::storage {
 namespace {

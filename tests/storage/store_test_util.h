@@ -16,7 +16,7 @@
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/storage/store.h"
-#include "tests/support/temp_dir.h"
+#include "support/temp_dir.h"
 
 #define NEARDUP_TEST_CONCAT_INNER_(a, b) a##b
 #define NEARDUP_TEST_CONCAT_(a, b) NEARDUP_TEST_CONCAT_INNER_(a, b)

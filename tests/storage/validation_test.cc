@@ -1,4 +1,4 @@
-#include "validation.h"
+#include "neardup/storage/internal/validation.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "neardup/core/index/key_chains.h"
+#include "neardup/core/index/internal/key_chains.h"
 
 #include <algorithm>
 #include <utility>

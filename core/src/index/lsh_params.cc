@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "internal/inline_hash.h"
+#include "neardup/core/internal/inline_hash.h"
 
 namespace neardup {
 namespace {

@@ -6,11 +6,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "index/bitset.h"
-#include "index/shard_work.h"
-#include "neardup/core/index/key_chains.h"
-#include "neardup/core/status_macros.h"
-#include "neardup/core/sync.h"
+#include "neardup/core/index/internal/bitset.h"
+#include "neardup/core/index/internal/shard_work.h"
+#include "neardup/core/index/internal/key_chains.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/base/sync.h"
 
 namespace neardup {
 

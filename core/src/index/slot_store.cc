@@ -1,4 +1,4 @@
-#include "index/slot_store.h"
+#include "neardup/core/index/internal/slot_store.h"
 
 #include <algorithm>
 

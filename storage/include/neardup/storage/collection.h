@@ -21,7 +21,7 @@
 #include "neardup/core/index/simhash_index.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
-#include "neardup/core/sync.h"
+#include "neardup/base/sync.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/document.h"
 #include "neardup/storage/store.h"

@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/collection_config.h"
-#include "neardup/core/sync.h"
+#include "neardup/base/sync.h"
 #include "neardup/storage/collection.h"
 #include "neardup/storage/store.h"
 

@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/collection_config.h"
-#include "neardup/core/sync.h"
+#include "neardup/base/sync.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/document.h"

@@ -1,0 +1,181 @@
+#include "ingest.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/dataset/dataset_reader.h"
+#include "neardup/dataset/progress.h"
+#include "neardup/client/client.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/base/sync.h"
+
+namespace neardup::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Reads (id, text) pairs from the inputs, one file after the other, the way
+// `neardup dedup` reads them (dataset::DatasetReader).
+class DocumentSource {
+ public:
+  DocumentSource(const ServerCommands& cmd,
+                 std::vector<dataset::InputFile> files,
+                 const dataset::DatasetOptions& options)
+      : cmd_(cmd),
+        reader_(std::move(files), options, {.id_field = cmd.id_field}) {}
+
+  // Fills `request`; false at the end or on an error (see status()).
+  bool Next(v1::UpsertRequest* request) {
+    while (true) {
+      dataset::DatasetRecord record;
+      auto more = reader_.Next(&record);
+      if (!more.ok()) return Fail(more.status());
+      if (!*more) return false;
+      bytes_ = reader_.bytes_consumed();
+      if (reader_.file(record.file).format == dataset::Format::kTxt &&
+          record.bytes.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        continue;  // blank line: no document
+      }
+      // simdjson reads ahead of the record: give it padded bytes.
+      padded_.assign(record.bytes);
+      padded_.append(dataset::ExtractPadding(), '\0');
+      const std::string_view bytes(padded_.data(), record.bytes.size());
+      auto text =
+          reader_.text_extractor(record.file).Extract(bytes, &text_scratch_);
+      const dataset::TextExtractor* id_extractor =
+          reader_.id_extractor(record.file);
+      absl::StatusOr<std::string_view> id =
+          id_extractor ? id_extractor->Extract(bytes, &id_scratch_)
+                       : absl::StatusOr<std::string_view>(std::string_view());
+      absl::Status bad = !text.ok() ? text.status() : id.status();
+      if (bad.ok() && id_extractor && id->empty()) {
+        bad = absl::InvalidArgumentError(
+            absl::StrCat("empty id in field '", cmd_.id_field, "'"));
+      }
+      if (!bad.ok()) {
+        bad = absl::InvalidArgumentError(
+            absl::StrCat(reader_.DisplayName(record.file), ":", record.line,
+                         ": ", bad.message()));
+        if (!cmd_.skip_invalid) return Fail(bad);
+        ++invalid_;
+        continue;
+      }
+      request->set_collection(cmd_.collection);
+      request->set_id(id_extractor
+                          ? std::string(*id)
+                          : absl::StrCat(BaseName(record.file), ":", record.line));
+      request->set_text(std::string(*text));
+      if (cmd_.insert_only_below > 0) {
+        request->set_insert_only_below(cmd_.insert_only_below);
+      }
+      return true;
+    }
+  }
+
+  const absl::Status& status() const { return status_; }
+  uint64_t invalid() const { return invalid_; }
+  // Read by the thread that counts results while this one reads on.
+  uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+  uint64_t total_size_hint() const { return reader_.total_size_hint(); }
+
+ private:
+  bool Fail(absl::Status status) {
+    status_ = std::move(status);
+    return false;
+  }
+
+  std::string BaseName(uint32_t file) const {
+    return std::filesystem::path(reader_.file(file).path).filename().string();
+  }
+
+  const ServerCommands& cmd_;
+  dataset::DatasetReader reader_;
+  dataset::ExtractScratch text_scratch_;
+  dataset::ExtractScratch id_scratch_;
+  std::string padded_;
+  absl::Status status_;
+  uint64_t invalid_ = 0;
+  std::atomic<uint64_t> bytes_{0};
+};
+
+}  // namespace
+
+absl::Status RunIngest(const ServerCommands& cmd,
+                       const client::ClientOptions& options,
+                       std::ostream& out) {
+  dataset::DatasetOptions input;
+  input.inputs = cmd.inputs;
+  input.field = cmd.field;
+  ASSIGN_OR_RETURN(input.format, dataset::ParseFormatName(cmd.format));
+  ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files,
+                   dataset::ListInputFiles(input));
+  client::Client client(options);
+  // Fail fast, with a clear message, before reading anything.
+  RETURN_IF_ERROR(client.GetCollection(cmd.collection).status());
+
+  DocumentSource source(cmd, std::move(files), input);
+  // The result callback runs on one thread: it alone draws the progress.
+  dataset::Progress progress("ingest", !cmd.no_progress, source.total_size_hint());
+  const Clock::time_point start = Clock::now();
+  Mutex mu;  // the writer thread reads, this thread counts results
+  std::deque<std::string> pending_ids;  // guarded by mu (a local)
+  uint64_t sent = 0, written = 0, refused = 0, failed = 0;
+  std::string first_failure;
+
+  const absl::Status stream = client.BulkUpsert(
+      [&](v1::UpsertRequest* request) {
+        if (!source.Next(request)) return false;
+        MutexLock lock(&mu);
+        pending_ids.push_back(request->id());
+        ++sent;
+        return true;
+      },
+      [&](const v1::BulkUpsertResult& result) {
+        std::string id;
+        {
+          MutexLock lock(&mu);
+          id = std::move(pending_ids.front());
+          pending_ids.pop_front();
+        }
+        if (result.code() != 0) {
+          if (failed++ == 0) first_failure = id + ": " + result.message();
+        } else if (result.response().written()) {
+          ++written;
+        } else {
+          ++refused;
+        }
+        progress.Update(written + refused + failed, source.bytes());
+      });
+  progress.Finish(written + refused + failed, source.bytes());
+  const double seconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  const uint64_t done = written + refused + failed;
+  if (!cmd.server.json) {
+    out << "ingested " << done << " of " << sent << " documents into "
+        << cmd.collection << ": " << written << " written, " << refused
+        << " refused as near-duplicates, " << failed << " failed, "
+        << source.invalid() << " invalid records skipped ("
+        << static_cast<uint64_t>(done / std::max(seconds, 1e-9)) << " docs/s, "
+        << source.bytes() / 1e6 / std::max(seconds, 1e-9) << " MB/s)\n";
+  } else {
+    out << "{\"sent\":" << sent << ",\"written\":" << written
+        << ",\"refused\":" << refused << ",\"failed\":" << failed
+        << ",\"invalid\":" << source.invalid() << ",\"seconds\":" << seconds
+        << "}\n";
+  }
+  RETURN_IF_ERROR(source.status());
+  RETURN_IF_ERROR(stream);
+  if (failed > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        failed, " documents were refused; the first: ", first_failure));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace neardup::cli

@@ -1,0 +1,53 @@
+// neardup: command-line tool for near-duplicate text detection.
+
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "neardup/cli/commands.h"
+#include "server_commands.h"
+
+int main(int argc, char** argv) {
+  using namespace neardup::cli;
+  CLI::App app{
+      "neardup: near-duplicate text detection. Offline: canonicalize, "
+      "fingerprint, compare (txtfp-compatible signatures) and dedup datasets. "
+      "Against a neardupd server (--server or $NEARDUP_SERVER): collections, "
+      "ingest, query, get, delete, stats, health."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "neardup 0.1.0");
+
+  CanonicalizeCommand canonicalize;
+  FingerprintCommand fingerprint;
+  CompareCommand compare;
+  DedupCommand dedup;
+  CLI::App* canonicalize_cmd = AddCanonicalizeCommand(&app, &canonicalize);
+  CLI::App* fingerprint_cmd = AddFingerprintCommand(&app, &fingerprint);
+  CLI::App* compare_cmd = AddCompareCommand(&app, &compare);
+  CLI::App* dedup_cmd = AddDedupCommand(&app, &dedup);
+  ServerCommands server;
+  const std::vector<CLI::App*> server_cmds = AddServerCommands(&app, &server);
+
+  CLI11_PARSE(app, argc, argv);
+
+  std::ios::sync_with_stdio(false);
+  absl::Status status;
+  if (canonicalize_cmd->parsed()) {
+    status = RunCanonicalize(canonicalize, std::cout);
+  } else if (fingerprint_cmd->parsed()) {
+    status = RunFingerprint(fingerprint, std::cout);
+  } else if (compare_cmd->parsed()) {
+    status = RunCompare(compare, std::cout);
+  } else if (dedup_cmd->parsed()) {
+    status = RunDedupCommand(dedup, std::cout);
+  } else {
+    for (const CLI::App* cmd : server_cmds) {
+      if (cmd->parsed()) status = RunServerCommand(*cmd, server, std::cout);
+    }
+  }
+  std::cout.flush();
+  if (!status.ok()) {
+    std::cerr << "neardup: error: " << status.message() << "\n";
+    return 1;
+  }
+  return std::cout.good() ? 0 : 1;
+}

@@ -1,0 +1,355 @@
+#include "server_commands.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iomanip>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "ingest.h"
+#include "input.h"
+#include "google/protobuf/util/json_util.h"
+#include "neardup/client/client.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/base/status_macros.h"
+
+namespace neardup::cli {
+namespace {
+
+absl::StatusOr<client::ClientOptions> OptionsOf(const ServerFlags& flags) {
+  client::ClientOptions options;
+  options.target = flags.server;
+  options.timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(flags.timeout_seconds * 1000));
+  options.token = flags.token;
+  options.allow_token_over_plaintext = flags.allow_plaintext_token;
+  options.tls_server_name = flags.tls_server_name;
+  RETURN_IF_ERROR(client::LoadTlsFiles(flags.tls_ca, flags.tls_cert,
+                                       flags.tls_key, options));
+  RETURN_IF_ERROR(client::CheckTokenTransport(options));
+  return options;
+}
+
+void AddServerFlags(CLI::App* app, ServerFlags* flags) {
+  app->add_option("--server", flags->server, "neardupd address (host:port)")
+      ->envname("NEARDUP_SERVER")
+      ->capture_default_str();
+  app->add_option("--timeout", flags->timeout_seconds,
+                  "seconds per call (UNAVAILABLE is retried with backoff)")
+      ->capture_default_str();
+  app->add_flag("--json", flags->json, "print JSON instead of text");
+  app->add_option("--tls-ca", flags->tls_ca,
+                  "PEM CA that signed the server's certificate (turns on TLS)")
+      ->envname("NEARDUP_TLS_CA");
+  app->add_option("--tls-cert", flags->tls_cert,
+                  "PEM client certificate, for servers that require mTLS");
+  app->add_option("--tls-key", flags->tls_key, "PEM key of --tls-cert");
+  app->add_option("--tls-server-name", flags->tls_server_name,
+                  "check the server certificate against this name instead "
+                  "of the --server host");
+  app->add_option("--token", flags->token, "bearer token")
+      ->envname("NEARDUP_TOKEN");
+  app->add_flag("--allow-plaintext-token", flags->allow_plaintext_token,
+                "send --token without TLS to a non-loopback server (only "
+                "behind a trusted TLS-terminating proxy)");
+}
+
+absl::Status PrintJson(const google::protobuf::Message& message,
+                       std::ostream& out) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  const auto status =
+      google::protobuf::util::MessageToJsonString(message, &json, options);
+  if (!status.ok()) return absl::InternalError(status.ToString());
+  out << json << "\n";
+  return absl::OkStatus();
+}
+
+void PrintCollection(const v1::Collection& c, std::ostream& out) {
+  const v1::FingerprintConfig& config = c.config();
+  out << c.name() << ": " << c.document_count() << " documents\n"
+      << "  minhash: H=" << config.num_perm()
+      << " shingle_k=" << config.shingle_k()
+      << " tokenizer=" << config.tokenizer()
+      << " threshold=" << config.threshold()
+      << " bands x rows=" << config.bands() << "x" << config.rows()
+      << " config_hash=" << FormatHex64(c.minhash_config_hash()) << "\n";
+  if (config.simhash()) {
+    out << "  simhash: max_distance=" << config.simhash_max_distance()
+        << " config_hash=" << FormatHex64(c.simhash_config_hash()) << "\n";
+  }
+  out << "  store_text=" << (config.store_text() ? "yes" : "no") << "\n";
+}
+
+absl::StatusOr<v1::FingerprintConfig> ConfigOf(
+    const CollectionConfigFlags& flags) {
+  v1::FingerprintConfig config;
+  config.set_threshold(flags.threshold);
+  config.set_num_perm(flags.num_perm);
+  config.set_shingle_k(flags.ngram);
+  config.set_tokenizer(flags.tokenizer);
+  if (!flags.seed.empty()) {
+    ASSIGN_OR_RETURN(uint64_t seed, ParseHex64(flags.seed));
+    config.set_seed(seed);
+  }
+  if (flags.hash == "mmh3" || flags.hash == "murmur3") {
+    config.set_hash_family(v1::HASH_FAMILY_MURMUR3);
+  } else if (flags.hash != "xxh3") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--hash must be xxh3 or mmh3, got ", flags.hash));
+  }
+  config.set_bands(flags.bands);
+  config.set_rows(flags.rows);
+  config.set_verify_bits(flags.verify_bits);
+  config.set_simhash(flags.simhash);
+  if (flags.simhash_weighting == "uniform") {
+    config.set_simhash_weighting(v1::SIMHASH_WEIGHTING_UNIFORM);
+  } else if (flags.simhash_weighting != "tf") {
+    return absl::InvalidArgumentError(
+        "--simhash-weighting must be tf or uniform");
+  }
+  config.set_simhash_max_distance(flags.max_distance);
+  config.set_store_text(flags.store_text);
+  return config;
+}
+
+absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
+  v1::QueryRequest request;
+  request.set_collection(cmd.collection);
+  if (!cmd.text.empty()) {
+    request.set_text(cmd.text);
+  } else {
+    ASSIGN_OR_RETURN(std::string text, ReadInput(cmd.input));
+    request.set_text(std::move(text));
+  }
+  if (cmd.algorithm == "simhash") {
+    request.set_algorithm(v1::ALGORITHM_SIMHASH);
+  } else if (cmd.algorithm != "minhash") {
+    return absl::InvalidArgumentError("--algorithm must be minhash or simhash");
+  }
+  request.set_threshold(cmd.threshold);
+  if (cmd.max_distance >= 0) request.set_max_distance(cmd.max_distance);
+  request.set_top_k(cmd.top_k);
+  request.set_include_metadata(cmd.metadata);
+  ASSIGN_OR_RETURN(v1::QueryResponse response, client.Query(request));
+  if (cmd.server.json) return PrintJson(response, out);
+  if (response.matches().empty()) {
+    out << "no near-duplicates (" << response.candidates()
+        << " candidates checked)\n";
+  }
+  for (const v1::Match& match : response.matches()) {
+    out << std::fixed << std::setprecision(4) << match.similarity() << "  "
+        << match.id();
+    if (match.has_exact_jaccard()) out << "  exact=" << match.exact_jaccard();
+    if (match.has_hamming_distance()) {
+      out << "  hamming=" << match.hamming_distance();
+    }
+    for (const auto& [key, value] : match.metadata()) {
+      out << "  " << key << "=" << value;
+    }
+    out << "\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunStats(const ServerCommands& cmd, std::ostream& out) {
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
+  ASSIGN_OR_RETURN(v1::StatsResponse stats, client.Stats(cmd.collection));
+  if (cmd.server.json) return PrintJson(stats, out);
+  for (const v1::CollectionStats& c : stats.collections()) {
+    out << c.name() << ": " << c.document_count() << " documents, index "
+        << c.index_bytes() << " bytes, bands x rows " << c.bands() << "x"
+        << c.rows() << (c.simhash() ? ", simhash" : "") << "\n";
+  }
+  for (const v1::QuarantinedCollection& q : stats.quarantined()) {
+    out << q.name() << ": QUARANTINED (not served): " << q.reason() << "\n";
+  }
+  out << "store: " << stats.store_live_bytes() << " bytes live, "
+      << stats.store_pending_compaction_bytes() << " bytes pending compaction, "
+      << stats.store_memtable_bytes() << " bytes in memtables\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
+  std::vector<CLI::App*> commands;
+  CLI::App* collections = app->add_subcommand(
+      "collections", "create, list, get or drop collections");
+  collections->require_subcommand(1);
+  collections->fallthrough();  // --server etc. also after the verb
+  AddServerFlags(collections, &cmd->server);
+  CLI::App* create = collections->add_subcommand(
+      "create", "create a collection (its config is immutable)");
+  create->add_option("name", cmd->collection_name, "collection name")
+      ->required();
+  CollectionConfigFlags& c = cmd->config;
+  create
+      ->add_option("--threshold", c.threshold,
+                   "Jaccard threshold; picks bands x rows")
+      ->capture_default_str();
+  create->add_option("--num-perm", c.num_perm, "MinHash slots: 64, 128, 256")
+      ->capture_default_str();
+  create->add_option("--ngram", c.ngram, "shingle size in tokens (1 = none)")
+      ->capture_default_str();
+  create->add_option("--tokenizer", c.tokenizer, "word, grapheme or cjk")
+      ->capture_default_str();
+  create->add_option("--seed", c.seed, "hash seed (hex); default txtfp's");
+  create->add_option("--hash", c.hash, "xxh3 or mmh3")->capture_default_str();
+  create->add_option("--bands", c.bands, "LSH bands (with --rows)");
+  create->add_option("--rows", c.rows, "LSH rows per band (with --bands)");
+  create
+      ->add_option("--verify-bits", c.verify_bits,
+                   "bits per slot kept in memory: 16, 32, 64")
+      ->capture_default_str();
+  create->add_flag("--simhash", c.simhash, "also index 64-bit SimHashes");
+  create
+      ->add_option("--simhash-weighting", c.simhash_weighting, "tf or uniform")
+      ->capture_default_str();
+  create->add_option("--max-distance", c.max_distance, "SimHash Hamming radius")
+      ->capture_default_str();
+  create->add_flag("--store-text", c.store_text,
+                   "keep texts (exact Jaccard in queries)");
+  commands.push_back(create);
+  commands.push_back(collections->add_subcommand("list", "list collections"));
+  CLI::App* get = collections->add_subcommand("get", "show one collection");
+  get->add_option("name", cmd->collection_name)->required();
+  commands.push_back(get);
+  CLI::App* drop = collections->add_subcommand(
+      "drop", "delete a collection and all its documents");
+  drop->add_option("name", cmd->collection_name)->required();
+  commands.push_back(drop);
+
+  CLI::App* ingest = app->add_subcommand(
+      "ingest", "stream documents from files into a collection (BulkUpsert)");
+  AddServerFlags(ingest, &cmd->server);
+  ingest->add_option("inputs", cmd->inputs, "JSONL, CSV, TSV or TXT files")
+      ->required();
+  ingest->add_option("--collection,-c", cmd->collection)->required();
+  ingest->add_option("--format", cmd->format, "auto, jsonl, csv, tsv, txt")
+      ->capture_default_str();
+  ingest->add_option("--field", cmd->field, "JSON field or column of the text")
+      ->capture_default_str();
+  ingest->add_option("--id-field", cmd->id_field,
+                     "JSON field or column of the id (default FILE:LINE)");
+  ingest->add_option("--insert-only-below", cmd->insert_only_below,
+                     "skip documents with a stored near-duplicate at or above "
+                     "this Jaccard (dedup-on-write)");
+  ingest->add_flag("--skip-invalid", cmd->skip_invalid,
+                   "count and skip malformed records instead of stopping");
+  ingest->add_flag("--no-progress", cmd->no_progress, "no progress line");
+  commands.push_back(ingest);
+
+  CLI::App* query =
+      app->add_subcommand("query", "find stored near-duplicates of a text");
+  AddServerFlags(query, &cmd->server);
+  query->add_option("input", cmd->input, "file with the text, or - (stdin)");
+  query->add_option("--text", cmd->text, "the text itself");
+  query->add_option("--collection,-c", cmd->collection)->required();
+  query->add_option("--threshold", cmd->threshold,
+                    "minimum Jaccard (default: the collection's)");
+  query->add_option("--top-k", cmd->top_k)->capture_default_str();
+  query->add_option("--algorithm", cmd->algorithm, "minhash or simhash")
+      ->capture_default_str();
+  query->add_option("--max-distance", cmd->max_distance,
+                    "SimHash Hamming radius (default: the collection's)");
+  query->add_flag("--metadata", cmd->metadata, "print matches' metadata");
+  commands.push_back(query);
+
+  CLI::App* get_doc = app->add_subcommand("get", "show a stored document");
+  AddServerFlags(get_doc, &cmd->server);
+  get_doc->add_option("--collection,-c", cmd->collection)->required();
+  get_doc->add_option("id", cmd->id)->required();
+  commands.push_back(get_doc);
+
+  CLI::App* del = app->add_subcommand("delete", "delete a stored document");
+  AddServerFlags(del, &cmd->server);
+  del->add_option("--collection,-c", cmd->collection)->required();
+  del->add_option("id", cmd->id)->required();
+  commands.push_back(del);
+
+  CLI::App* stats = app->add_subcommand("stats", "collection and store sizes");
+  AddServerFlags(stats, &cmd->server);
+  stats->add_option("--collection,-c", cmd->collection, "one collection");
+  commands.push_back(stats);
+
+  CLI::App* health = app->add_subcommand(
+      "health", "exit 0 when the server is SERVING (for probes)");
+  AddServerFlags(health, &cmd->server);
+  commands.push_back(health);
+  return commands;
+}
+
+absl::Status RunServerCommand(const CLI::App& which, const ServerCommands& cmd,
+                              std::ostream& out) {
+  const std::string name = which.get_name();
+  const std::string parent =
+      which.get_parent() ? which.get_parent()->get_name() : "";
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
+  if (parent == "collections") {
+    if (name == "create") {
+      v1::CreateCollectionRequest request;
+      request.set_name(cmd.collection_name);
+      ASSIGN_OR_RETURN(*request.mutable_config(), ConfigOf(cmd.config));
+      ASSIGN_OR_RETURN(v1::Collection created,
+                       client.CreateCollection(request));
+      if (cmd.server.json) return PrintJson(created, out);
+      out << "created ";
+      PrintCollection(created, out);
+      return absl::OkStatus();
+    }
+    if (name == "list") {
+      ASSIGN_OR_RETURN(v1::ListCollectionsResponse list,
+                       client.ListCollections());
+      if (cmd.server.json) return PrintJson(list, out);
+      if (list.collections().empty()) out << "no collections\n";
+      for (const auto& c : list.collections()) PrintCollection(c, out);
+      return absl::OkStatus();
+    }
+    if (name == "get") {
+      ASSIGN_OR_RETURN(v1::Collection c,
+                       client.GetCollection(cmd.collection_name));
+      if (cmd.server.json) return PrintJson(c, out);
+      PrintCollection(c, out);
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(client.DropCollection(cmd.collection_name));
+    if (!cmd.server.json) out << "dropped " << cmd.collection_name << "\n";
+    return absl::OkStatus();
+  }
+  if (name == "ingest") return RunIngest(cmd, options, out);
+  if (name == "query") return RunQuery(cmd, out);
+  if (name == "stats") return RunStats(cmd, out);
+  if (name == "get") {
+    ASSIGN_OR_RETURN(v1::Document doc, client.Get(cmd.collection, cmd.id));
+    if (cmd.server.json) return PrintJson(doc, out);
+    out << doc.id() << "\n";
+    for (const auto& [key, value] : doc.metadata()) {
+      out << "  " << key << "=" << value << "\n";
+    }
+    if (!doc.text().empty()) out << doc.text() << "\n";
+    return absl::OkStatus();
+  }
+  if (name == "delete") {
+    RETURN_IF_ERROR(client.Delete(cmd.collection, cmd.id));
+    if (!cmd.server.json) out << "deleted " << cmd.id << "\n";
+    return absl::OkStatus();
+  }
+  // health
+  ASSIGN_OR_RETURN(auto status, client.Health());
+  out << grpc::health::v1::HealthCheckResponse::ServingStatus_Name(status)
+      << "\n";
+  if (status != grpc::health::v1::HealthCheckResponse::SERVING) {
+    return absl::UnavailableError("neardupd is not serving");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace neardup::cli

@@ -1,0 +1,80 @@
+#ifndef NEARDUP_CLIENT_CLI_SRC_SERVER_COMMANDS_H_
+#define NEARDUP_CLIENT_CLI_SRC_SERVER_COMMANDS_H_
+
+// Subcommands of `neardup` that talk to a running neardupd through
+// neardup::client: collections, ingest, query, get, delete, stats, health.
+// Human-readable output by default, JSON with --json.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+
+namespace neardup::cli {
+
+struct ServerFlags {
+  std::string server = "127.0.0.1:50051";  // or $NEARDUP_SERVER
+  double timeout_seconds = 30;
+  bool json = false;
+  std::string tls_ca;    // PEM CA file: connect with TLS
+  std::string tls_cert;  // client certificate (mTLS)
+  std::string tls_key;
+  std::string tls_server_name;
+  std::string token;  // or $NEARDUP_TOKEN
+  bool allow_plaintext_token = false;
+};
+
+struct CollectionConfigFlags {
+  double threshold = 0.8;
+  int num_perm = 128;
+  int ngram = 5;
+  std::string tokenizer = "word";
+  std::string seed;  // empty: txtfp's default
+  std::string hash = "xxh3";
+  int bands = 0;
+  int rows = 0;
+  int verify_bits = 16;
+  bool simhash = false;
+  std::string simhash_weighting = "tf";
+  int max_distance = 3;
+  bool store_text = false;
+};
+
+struct ServerCommands {
+  ServerFlags server;
+  // collections
+  std::string collection_name;
+  CollectionConfigFlags config;
+  // ingest
+  std::vector<std::string> inputs;
+  std::string collection;
+  std::string format = "auto";
+  std::string field = "text";
+  std::string id_field;
+  double insert_only_below = 0;  // 0: plain upserts
+  bool skip_invalid = false;
+  bool no_progress = false;
+  // query / get / delete
+  std::string input;  // query text file, "-" for stdin
+  std::string text;
+  std::string id;
+  double threshold = 0;
+  int top_k = 10;
+  std::string algorithm = "minhash";
+  int max_distance = -1;
+  bool metadata = false;
+};
+
+// Registers every server subcommand on `app`; returns them so that main can
+// tell which one was parsed.
+std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd);
+// Runs the parsed server subcommand `which` (one returned above).
+absl::Status RunServerCommand(const CLI::App& which, const ServerCommands& cmd,
+                              std::ostream& out);
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_CLIENT_CLI_SRC_SERVER_COMMANDS_H_

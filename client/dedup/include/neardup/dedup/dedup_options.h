@@ -1,0 +1,62 @@
+#ifndef NEARDUP_DEDUP_DEDUP_OPTIONS_H_
+#define NEARDUP_DEDUP_DEDUP_OPTIONS_H_
+
+// Everything `neardup dedup` can be told, as one plain struct with defaults.
+// The CLI fills it from flags; tests fill it directly.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "neardup/dataset/input_files.h"
+#include "neardup/core/minhash.h"
+#include "neardup/core/simhash.h"
+
+namespace neardup::dedup {
+
+enum class Algorithm { kMinHashLsh, kLshBloom, kSimHash, kSuffixArray };
+enum class Verify {
+  kNone,      // an index hit is a duplicate
+  kEstimate,  // MinHash estimate >= threshold (SimHash: Hamming <= k)
+  kExact,     // exact Jaccard of the shingle sets >= threshold
+};
+
+struct DedupOptions {
+  // Inputs, format, text field, --doc-per-file, --max-record-bytes: read the
+  // same way as `neardup ingest` reads them.
+  dataset::DatasetOptions input;
+  std::string output;  // file (directory with input.doc_per_file)
+  bool stream = false;  // stdin -> stdout, record by record
+
+  Algorithm algorithm = Algorithm::kMinHashLsh;
+  Verify verify = Verify::kEstimate;
+  double threshold = 0.85;  // Jaccard
+  // 0: chosen from threshold and verify (see ChooseBanding).
+  int bands = 0;
+  int max_distance = 3;        // simhash: Hamming radius k
+  uint64_t expected_docs = 0;  // lshbloom: 0 = estimate from input size
+  double bloom_false_positive = 0.001;  // lshbloom: per-document target
+  int min_length = 50;                  // suffix-array: bytes
+
+  MinHashConfig minhash;  // tokenizer, num_perm, seed, canonicalizer
+  SimHashConfig simhash;
+
+  int threads = 0;  // fingerprint workers; 0 = hardware threads
+  size_t batch_records = 2048;
+  size_t batch_bytes = 1 << 20;
+
+  bool skip_invalid = false;  // count and drop malformed records
+  bool drop_empty = false;    // drop documents with no tokens
+  std::string clusters_path;  // JSON line per cluster
+  std::string stats_path;     // JSON object
+  std::string spans_path;     // suffix-array: removed spans
+  bool progress = true;       // shown only when stderr is a terminal
+};
+
+// Checks ranges and combinations once, before any input is read.
+absl::Status ValidateOptions(const DedupOptions& options);
+
+}  // namespace neardup::dedup
+
+#endif  // NEARDUP_DEDUP_DEDUP_OPTIONS_H_

@@ -1,0 +1,43 @@
+#include "cluster_log.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "neardup/core/index/union_find.h"
+
+namespace neardup::dedup {
+
+std::string ClusterLog::ToJsonLines() const {
+  uint32_t max_id = 0;
+  for (const Edge& e : edges_) {
+    max_id = std::max({max_id, e.representative, e.duplicate});
+  }
+  UnionFind sets(edges_.empty() ? 0 : max_id + 1);
+  absl::flat_hash_map<uint32_t, std::pair<double, uint32_t>> similarity;
+  for (const Edge& e : edges_) {
+    sets.Union(e.representative, e.duplicate);
+    auto& [sum, count] = similarity[e.representative];
+    sum += e.similarity;
+    ++count;
+  }
+  std::string out;
+  for (const std::vector<uint32_t>& members : sets.Clusters()) {
+    const uint32_t representative = members.front();
+    absl::StrAppend(&out, "{\"representative\":", representative,
+                    ",\"members\":[");
+    for (size_t i = 0; i < members.size(); ++i) {
+      absl::StrAppend(&out, i ? "," : "", members[i]);
+    }
+    const auto it = similarity.find(representative);
+    const double mean =
+        it == similarity.end() ? 1.0 : it->second.first / it->second.second;
+    absl::StrAppend(&out, "],\"size\":", members.size(),
+                    ",\"mean_similarity\":", absl::StrFormat("%.6f", mean),
+                    "}\n");
+  }
+  return out;
+}
+
+}  // namespace neardup::dedup

@@ -1,0 +1,80 @@
+#include "neardup/dedup/dedup_options.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace neardup::dedup {
+
+absl::Status ValidateOptions(const DedupOptions& o) {
+  if (!(o.threshold > 0.0 && o.threshold < 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--threshold must be in (0, 1), got ", o.threshold));
+  }
+  if (o.stream &&
+      !(o.input.inputs.empty() || (o.input.inputs.size() == 1 && o.input.inputs[0] == "-"))) {
+    return absl::InvalidArgumentError(
+        "--stream reads standard input only (give no input, or -)");
+  }
+  if (!o.stream && o.output.empty()) {
+    return absl::InvalidArgumentError("missing -o OUTPUT (or use --stream)");
+  }
+  if (o.threads < 0 || o.threads > 256) {
+    return absl::InvalidArgumentError("--threads must be in [0, 256]");
+  }
+  if (o.max_distance < 0 || o.max_distance > 32) {
+    return absl::InvalidArgumentError("--max-distance must be in [0, 32]");
+  }
+  if (!(o.bloom_false_positive > 0.0 && o.bloom_false_positive < 0.5)) {
+    return absl::InvalidArgumentError("--bloom-fp must be in (0, 0.5)");
+  }
+  if (o.min_length < 8) {
+    return absl::InvalidArgumentError("--min-length must be at least 8");
+  }
+  if (o.algorithm == Algorithm::kLshBloom) {
+    if (o.verify == Verify::kExact) {
+      return absl::InvalidArgumentError(
+          "lshbloom keeps no documents, so it cannot verify exactly; use "
+          "--algorithm minhash-lsh for --verify exact");
+    }
+    if (!o.clusters_path.empty()) {
+      return absl::InvalidArgumentError(
+          "lshbloom cannot name cluster representatives (it keeps no "
+          "documents); --clusters needs minhash-lsh or simhash");
+    }
+  }
+  if (o.input.max_record_bytes < 1) {
+    return absl::InvalidArgumentError("--max-record-bytes must be at least 1");
+  }
+  if (o.algorithm == Algorithm::kSuffixArray) {
+    if (o.stream) {
+      return absl::InvalidArgumentError(
+          "suffix-array needs the whole corpus; it cannot --stream");
+    }
+    // It reads its input twice (corpus, then output): a pipe would be empty
+    // the second time and the output silently empty.
+    for (const std::string& input : o.input.inputs) {
+      if (input == "-") {
+        return absl::InvalidArgumentError(
+            "suffix-array reads its input twice, so it cannot read standard "
+            "input (-); save it to a file first");
+      }
+    }
+    if (o.input.doc_per_file) {
+      return absl::InvalidArgumentError(
+          "suffix-array rewrites records; it does not support "
+          "--doc-per-file");
+    }
+    if (!o.clusters_path.empty()) {
+      return absl::InvalidArgumentError(
+          "suffix-array removes spans, not documents: use --spans FILE "
+          "instead of --clusters");
+    }
+  } else if (!o.spans_path.empty()) {
+    return absl::InvalidArgumentError("--spans needs --algorithm suffix-array");
+  }
+  if (o.batch_records == 0 || o.batch_bytes == 0) {
+    return absl::InvalidArgumentError("batch sizes must be positive");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace neardup::dedup

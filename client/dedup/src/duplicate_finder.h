@@ -1,0 +1,64 @@
+#ifndef NEARDUP_CLIENT_DEDUP_SRC_DUPLICATE_FINDER_H_
+#define NEARDUP_CLIENT_DEDUP_SRC_DUPLICATE_FINDER_H_
+
+// The in-order half of the pipeline: decides whether a document duplicates
+// a document kept earlier, and if not remembers it. Called by one thread, in
+// input order, so the outcome never depends on the number of threads.
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "neardup/dedup/dedup_options.h"
+#include "fingerprinter.h"
+#include "neardup/core/index/lsh_params.h"
+
+namespace neardup::dedup {
+
+inline constexpr uint32_t kUnknownDoc = std::numeric_limits<uint32_t>::max();
+
+struct Match {
+  uint32_t representative;  // kUnknownDoc when the method cannot say
+  double similarity;        // to the representative; NaN when unknown
+};
+
+class DuplicateFinder {
+ public:
+  virtual ~DuplicateFinder() = default;
+  // The kept document `doc` duplicates (the most similar one, ties to the
+  // earliest), or nullopt after keeping `doc`. May move fingerprint data.
+  virtual absl::StatusOr<std::optional<Match>> FindOrKeep(
+      uint32_t doc, DocFingerprint* fingerprint) = 0;
+  // Heap bytes of the index and kept data.
+  virtual size_t MemoryBytes() const = 0;
+  // Extra "key":value pairs for the stats JSON (leading comma included).
+  virtual std::string StatsJson() const = 0;
+  // False for methods that keep no documents (no representative to name).
+  virtual bool names_representatives() const { return true; }
+};
+
+// Bands for minhash-lsh: LshParamsForThreshold(t) when the index decides
+// alone (--verify none); when candidates are verified, the banding with the
+// most rows whose candidate probability at t is >= 0.99, so verification
+// sees (nearly) every pair at or above the threshold. `bands` > 0 forces it.
+absl::StatusOr<LshParams> ChooseBanding(double threshold, int num_perm,
+                                        Verify verify, int bands);
+
+// `reserve_docs` > 0 sizes the index for that many kept documents up front
+// (no rehashing while it fills); 0 lets it grow.
+absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeMinHashFinder(
+    const DedupOptions& options, uint64_t reserve_docs);
+// `expected_docs` pre-sizes the index (see the workaround inside).
+absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeSimHashFinder(
+    const DedupOptions& options, uint64_t expected_docs);
+// `expected_docs` sizes the Bloom filters.
+absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeLshBloomFinder(
+    const DedupOptions& options, uint64_t expected_docs);
+
+}  // namespace neardup::dedup
+
+#endif  // NEARDUP_CLIENT_DEDUP_SRC_DUPLICATE_FINDER_H_

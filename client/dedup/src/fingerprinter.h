@@ -1,0 +1,53 @@
+#ifndef NEARDUP_CLIENT_DEDUP_SRC_FINGERPRINTER_H_
+#define NEARDUP_CLIENT_DEDUP_SRC_FINGERPRINTER_H_
+
+// What the worker threads compute for one document: its signature for the
+// chosen algorithm and, for --verify exact, its shingle-hash set. Pure and
+// thread-safe, so the results do not depend on which thread ran them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "neardup/dedup/dedup_options.h"
+#include "neardup/core/minhash.h"
+#include "neardup/core/simhash.h"
+
+namespace neardup::dedup {
+
+struct DocFingerprint {
+  enum class Kind : uint8_t { kOk, kEmpty, kInvalid };
+  Kind kind = Kind::kOk;
+  std::string error;         // kInvalid: why (without file and line)
+  MinHashSignature minhash;  // minhash-lsh, lshbloom
+  uint64_t simhash = 0;      // simhash
+  // --verify exact: sorted, distinct low 64 bits of the token hashes.
+  std::vector<uint64_t> token_set;
+};
+
+class Fingerprinter {
+ public:
+  static absl::StatusOr<Fingerprinter> Create(const DedupOptions& options);
+
+  // Invalid UTF-8 is kInvalid; a document without tokens is kEmpty.
+  void Compute(std::string_view text, DocFingerprint* out) const;
+
+  const MinHasher& minhasher() const { return *minhash_; }
+
+ private:
+  Algorithm algorithm_ = Algorithm::kMinHashLsh;
+  bool exact_ = false;
+  std::optional<MinHasher> minhash_;
+  std::optional<SimHasher> simhash_;
+};
+
+// Exact Jaccard of two sorted, distinct hash sets; 1.0 when both are empty.
+double ExactJaccard64(const uint64_t* a, size_t a_size, const uint64_t* b,
+                      size_t b_size);
+
+}  // namespace neardup::dedup
+
+#endif  // NEARDUP_CLIENT_DEDUP_SRC_FINGERPRINTER_H_

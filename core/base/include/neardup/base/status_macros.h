@@ -1,0 +1,28 @@
+#ifndef NEARDUP_BASE_STATUS_MACROS_H_
+#define NEARDUP_BASE_STATUS_MACROS_H_
+
+// Abseil 20220623 ships no RETURN_IF_ERROR / ASSIGN_OR_RETURN; these are ours.
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+#define NEARDUP_CONCAT_INNER_(a, b) a##b
+#define NEARDUP_CONCAT_(a, b) NEARDUP_CONCAT_INNER_(a, b)
+
+// Returns the status from the enclosing function if `expr` is not OK.
+#define RETURN_IF_ERROR(expr)                          \
+  do {                                                 \
+    ::absl::Status neardup_status_ = (expr);           \
+    if (!neardup_status_.ok()) return neardup_status_; \
+  } while (false)
+
+// `ASSIGN_OR_RETURN(auto x, MakeX());` unwraps a StatusOr or returns its error.
+#define ASSIGN_OR_RETURN(lhs, expr)                                            \
+  NEARDUP_ASSIGN_OR_RETURN_IMPL_(NEARDUP_CONCAT_(neardup_statusor_, __LINE__), \
+                                 lhs, expr)
+#define NEARDUP_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                   \
+  if (!tmp.ok()) return std::move(tmp).status();       \
+  lhs = std::move(tmp).value()
+
+#endif  // NEARDUP_BASE_STATUS_MACROS_H_

@@ -1,0 +1,71 @@
+#ifndef NEARDUP_BASE_SYNC_H_
+#define NEARDUP_BASE_SYNC_H_
+
+// Locks that both Clang's -Wthread-safety and ThreadSanitizer understand.
+// Debian's Abseil is built without TSan annotations, so TSan cannot see
+// absl::Mutex hand-offs and reports false races; these wrap the pthread-based
+// standard mutexes (which TSan intercepts) in Abseil's capability
+// annotations instead.
+
+#include <mutex>
+#include <shared_mutex>
+
+#include "absl/base/thread_annotations.h"
+
+namespace neardup {
+
+class ABSL_LOCKABLE Mutex {
+ public:
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+  // For std::condition_variable_any and std::unique_lock.
+  void lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+
+ private:
+  std::mutex mu_;
+};
+
+class ABSL_LOCKABLE SharedMutex {
+ public:
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+  void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.lock_shared(); }
+  void ReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock_shared(); }
+
+ private:
+  std::shared_mutex mu_;
+};
+
+template <typename M>
+class ABSL_SCOPED_LOCKABLE BasicMutexLock {
+ public:
+  explicit BasicMutexLock(M* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
+    mu_->Lock();
+  }
+  ~BasicMutexLock() ABSL_UNLOCK_FUNCTION() { mu_->Unlock(); }
+  BasicMutexLock(const BasicMutexLock&) = delete;
+  BasicMutexLock& operator=(const BasicMutexLock&) = delete;
+
+ private:
+  M* const mu_;
+};
+using MutexLock = BasicMutexLock<Mutex>;
+using WriterLock = BasicMutexLock<SharedMutex>;
+
+class ABSL_SCOPED_LOCKABLE ReaderLock {
+ public:
+  explicit ReaderLock(SharedMutex* mu) ABSL_SHARED_LOCK_FUNCTION(mu) : mu_(mu) {
+    mu_->ReaderLock();
+  }
+  ~ReaderLock() ABSL_UNLOCK_FUNCTION() { mu_->ReaderUnlock(); }
+  ReaderLock(const ReaderLock&) = delete;
+  ReaderLock& operator=(const ReaderLock&) = delete;
+
+ private:
+  SharedMutex* const mu_;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_BASE_SYNC_H_

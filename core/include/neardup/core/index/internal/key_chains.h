@@ -1,0 +1,84 @@
+#ifndef NEARDUP_CORE_INDEX_INTERNAL_KEY_CHAINS_H_
+#define NEARDUP_CORE_INDEX_INTERNAL_KEY_CHAINS_H_
+
+// One hash table of an index: a multimap from 32-bit key tags to the rows
+// that carry them. Implementation detail of the indexes; not thread-safe.
+//
+// Layout, chosen for bytes per document:
+// - an open-addressing table (linear probing) of chain heads, one slot per
+//   distinct tag: a control byte (7 bits of the tag, or empty) and the row
+//   of the chain's first member;
+// - per row: its tag and the next row of its chain.
+// Inserting is O(1) even when thousands of rows share a key (exact
+// duplicates), which a plain linear-probing multimap is not.
+//
+// Different keys whose 32-bit tags are equal share a chain; callers verify
+// candidates against the stored signature, so this only costs a comparison.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace neardup::index_internal {
+
+inline constexpr uint32_t kNoRow = 0xFFFFFFFFu;
+
+// Mixes a 64-bit key into a well-spread 32-bit tag (murmur3 fmix64).
+inline uint32_t TagOf(uint64_t key) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  key *= 0xc4ceb9fe1a85ec53ULL;
+  key ^= key >> 33;
+  return static_cast<uint32_t>(key);
+}
+
+class KeyChains {
+ public:
+  // `row` must not already be in the table.
+  void Insert(uint32_t tag, uint32_t row);
+  // `row` must be in the table.
+  void Remove(uint32_t row);
+  // Calls f(row) for every row whose tag equals `tag`.
+  template <typename F>
+  void ForEach(uint32_t tag, F&& f) const {
+    if (heads_.empty()) return;
+    const size_t slot = FindSlot(tag);
+    if (control_[slot] == kEmpty) return;
+    for (uint32_t row = heads_[slot]; row != kNoRow; row = next_[row]) f(row);
+  }
+  // Sizes the tables for `keys` distinct tags and rows below `rows`.
+  void Reserve(size_t keys, size_t rows);
+  size_t num_keys() const { return num_keys_; }
+  size_t MemoryBytes() const;
+
+ private:
+  static constexpr uint8_t kEmpty = 0x80;
+  static uint8_t Fragment(uint32_t tag) { return tag & 0x7F; }
+  size_t Home(uint32_t tag) const {
+    return (static_cast<uint64_t>(tag) * heads_.size()) >> 32;
+  }
+  // The slot holding `tag`'s chain, or the empty slot where it would go.
+  size_t FindSlot(uint32_t tag) const {
+    const size_t capacity = heads_.size();
+    const uint8_t fragment = Fragment(tag);
+    for (size_t slot = Home(tag);; slot = slot + 1 == capacity ? 0 : slot + 1) {
+      const uint8_t control = control_[slot];
+      if (control == kEmpty) return slot;
+      if (control == fragment && tags_[heads_[slot]] == tag) return slot;
+    }
+  }
+  void EnsureRow(uint32_t row);
+  void Rehash(size_t capacity);
+  void EraseSlot(size_t slot);
+
+  std::vector<uint8_t> control_;  // per slot: kEmpty or Fragment(tag)
+  std::vector<uint32_t> heads_;   // per slot: first row of the chain
+  std::vector<uint32_t> tags_;    // per row
+  std::vector<uint32_t> next_;    // per row: next row of its chain
+  size_t num_keys_ = 0;
+};
+
+}  // namespace neardup::index_internal
+
+#endif  // NEARDUP_CORE_INDEX_INTERNAL_KEY_CHAINS_H_

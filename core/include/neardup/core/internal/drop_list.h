@@ -1,0 +1,30 @@
+#ifndef NEARDUP_CORE_INTERNAL_DROP_LIST_H_
+#define NEARDUP_CORE_INTERNAL_DROP_LIST_H_
+
+// The code points the canonicalizer deletes before normalizing. The lists are
+// txtfp's, exactly; they are deliberately not "all of category Cf" (U+00AD
+// SOFT HYPHEN survives).
+
+namespace neardup::internal {
+
+constexpr bool IsBidiControl(char32_t c) {
+  return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
+         c == 0x200E || c == 0x200F;
+}
+
+constexpr bool IsDroppableFormat(char32_t c) {
+  return (c >= 0x200B && c <= 0x200F) || (c >= 0x2060 && c <= 0x2064) ||
+         c == 0x061C || (c >= 0x180B && c <= 0x180F) || c == 0xFEFF ||
+         (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF) ||
+         c == 0xE0001 || (c >= 0xE0020 && c <= 0xE007F) || IsBidiControl(c);
+}
+
+constexpr bool IsDropped(char32_t c, bool strip_bidi, bool strip_format) {
+  if (c < 0x61C) return false;  // fast exit for Latin and most common text
+  return (strip_format && IsDroppableFormat(c)) ||
+         (strip_bidi && IsBidiControl(c));
+}
+
+}  // namespace neardup::internal
+
+#endif  // NEARDUP_CORE_INTERNAL_DROP_LIST_H_

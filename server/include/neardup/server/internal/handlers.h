@@ -1,0 +1,88 @@
+#ifndef NEARDUP_SERVER_INTERNAL_HANDLERS_H_
+#define NEARDUP_SERVER_INTERNAL_HANDLERS_H_
+
+// What each RPC does, over the database, as plain functions returning
+// absl::Status: no gRPC types beyond the messages, so they are tested
+// directly as well as through the server.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "absl/status/status.h"
+#include "neardup/core/index/query_stats.h"
+#include "neardup/storage/database.h"
+#include "neardup/v1/neardup.pb.h"
+
+namespace neardup::server {
+
+struct HandlerLimits {
+  size_t max_document_bytes = size_t{16} << 20;
+  bool sync_writes = false;  // fsync every write, whatever the request says
+};
+
+inline constexpr uint32_t kDefaultTopK = 10;
+inline constexpr uint32_t kMaxTopK = 10000;
+
+class Handlers {
+ public:
+  Handlers(storage::Database* db, HandlerLimits limits)
+      : db_(db), limits_(limits) {}
+
+  absl::Status CreateCollection(const v1::CreateCollectionRequest& request,
+                                v1::Collection* response);
+  absl::Status GetCollection(const v1::GetCollectionRequest& request,
+                             v1::Collection* response);
+  absl::Status ListCollections(const v1::ListCollectionsRequest& request,
+                               v1::ListCollectionsResponse* response);
+  absl::Status DropCollection(const v1::DropCollectionRequest& request,
+                              v1::DropCollectionResponse* response);
+  absl::Status Upsert(const v1::UpsertRequest& request,
+                      v1::UpsertResponse* response);
+  // Upserts `requests` in order, each as Upsert would, with one status and
+  // one response per request. Plain upserts into the same collection share
+  // RocksDB batches; dedup-on-write ones go one at a time.
+  void UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
+                   std::span<absl::Status> statuses,
+                   std::span<v1::UpsertResponse* const> responses);
+  absl::Status Get(const v1::GetRequest& request, v1::Document* response);
+  absl::Status Delete(const v1::DeleteRequest& request,
+                      v1::DeleteResponse* response);
+  absl::Status Query(const v1::QueryRequest& request,
+                     v1::QueryResponse* response, IndexQueryStats* stats);
+  absl::Status Stats(const v1::StatsRequest& request,
+                     v1::StatsResponse* response);
+
+  // Stateless; no database needed.
+  static absl::Status Fingerprint(const v1::FingerprintRequest& request,
+                                  v1::FingerprintResponse* response,
+                                  const HandlerLimits& limits);
+  static absl::Status Compare(const v1::CompareRequest& request,
+                              v1::CompareResponse* response,
+                              const HandlerLimits& limits);
+
+ private:
+  // A validated, fingerprinted upsert, ready to write.
+  struct PreparedUpsert {
+    std::shared_ptr<storage::Collection> collection;
+    storage::DocumentWrite doc;
+    storage::UpsertOptions options;
+  };
+  absl::StatusOr<PreparedUpsert> PrepareUpsert(
+      const v1::UpsertRequest& request) const;
+  // Fills the response from what the write did.
+  static void DescribeOutcome(const v1::UpsertRequest& request,
+                              const storage::Collection& collection,
+                              const storage::UpsertOutcome& outcome,
+                              v1::UpsertResponse* response);
+
+  absl::StatusOr<std::shared_ptr<storage::Collection>> FindCollection(
+      std::string_view name) const;
+
+  storage::Database* const db_;
+  const HandlerLimits limits_;
+};
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_INTERNAL_HANDLERS_H_

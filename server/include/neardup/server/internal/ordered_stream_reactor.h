@@ -1,0 +1,228 @@
+#ifndef NEARDUP_SERVER_INTERNAL_ORDERED_STREAM_REACTOR_H_
+#define NEARDUP_SERVER_INTERNAL_ORDERED_STREAM_REACTOR_H_
+
+// A bidirectional stream where every request gets one response, in request
+// order, while up to `window` requests are processed in parallel on the
+// worker pool. Reading pauses when the window is full, so a fast client
+// cannot make the server buffer without limit.
+//
+// The handler's status: OK sends the response; anything else ends the
+// stream with that status after the responses before it were sent.
+//
+// Lifetime: gRPC calls OnDone once; tasks still running on the pool keep
+// the reactor alive until the last one returns.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "grpcpp/grpcpp.h"
+#include "neardup/base/sync.h"
+#include "neardup/server/internal/worker_pool.h"
+
+namespace neardup::server {
+
+template <typename Request, typename Response>
+class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
+ public:
+  // Called with the request's position in the stream (from 0), counted in
+  // items when an ItemCount is given (the position of its first item).
+  using Handler =
+      std::function<grpc::Status(uint64_t, const Request&, Response*)>;
+  using OnFinish = std::function<void(const grpc::Status&)>;
+  // Polled before each read: when true, the stream ends with UNAVAILABLE
+  // once the requests already read are answered (graceful shutdown).
+  using ShouldStop = std::function<bool()>;
+  // True for requests cheap enough to process on gRPC's thread, which saves
+  // two thread hand-offs per item; the rest go to the worker pool.
+  using RunInline = std::function<bool(const Request&)>;
+  // How many items a request carries, for streams of batches.
+  using ItemCount = std::function<uint64_t(const Request&)>;
+
+  // Starts reading at once.
+  OrderedStreamReactor(WorkerPool* pool, size_t window, Handler handler,
+                       OnFinish on_finish, ShouldStop should_stop,
+                       RunInline run_inline, ItemCount item_count = nullptr)
+      : pool_(pool),
+        window_(window),
+        handler_(std::move(handler)),
+        on_finish_(std::move(on_finish)),
+        should_stop_(std::move(should_stop)),
+        run_inline_(std::move(run_inline)),
+        item_count_(std::move(item_count)) {
+    MutexLock lock(&mu_);
+    StartReadLocked();
+  }
+
+  void OnReadDone(bool ok) override {
+    MutexLock lock(&mu_);
+    if (!ok) {  // the client half-closed, or the call is gone
+      reading_ = false;
+      reads_done_ = true;
+      MaybeFinishLocked();
+      return;
+    }
+    // reading_ stays true until the next read is issued below, so that
+    // OnWriteDone (on another thread) does not start a second read.
+    auto request = std::make_shared<Request>(std::move(request_));
+    request_.Clear();
+    const uint64_t index = next_read_index_++;
+    const uint64_t position = item_count_ ? next_item_position_ : index;
+    if (item_count_) next_item_position_ += item_count_(*request);
+    ++in_flight_;
+    ++running_tasks_;
+    auto task = [this, index, position, request] {
+      Process(index, position, *request);
+    };
+    if ((run_inline_ && run_inline_(*request)) || !pool_->TrySubmit(task)) {
+      // Cheap, or the pool is saturated: work on this gRPC thread, which
+      // also slows this stream's reading down (backpressure).
+      mu_.Unlock();
+      task();
+      mu_.Lock();
+    }
+    reading_ = false;
+    if (!reads_done_ && !finished_) StartReadLocked();
+  }
+
+  void OnWriteDone(bool ok) override {
+    MutexLock lock(&mu_);
+    writing_ = false;
+    in_flight_ -= 1;
+    ++next_write_index_;
+    if (!ok) {
+      FailNowLocked(grpc::Status(grpc::StatusCode::CANCELLED,
+                                 "the client went away mid-stream"));
+    }
+    PumpWritesLocked();
+    if (!reads_done_ && !reading_ && !finished_) StartReadLocked();
+    MaybeFinishLocked();
+  }
+
+  void OnCancel() override {
+    MutexLock lock(&mu_);
+    FailNowLocked(grpc::Status(grpc::StatusCode::CANCELLED, "call cancelled"));
+    MaybeFinishLocked();
+  }
+
+  void OnDone() override {
+    bool delete_now;
+    {
+      MutexLock lock(&mu_);
+      done_ = true;
+      delete_now = running_tasks_ == 0;
+    }
+    if (delete_now) delete this;
+  }
+
+ private:
+  void Process(uint64_t index, uint64_t position, const Request& request) {
+    auto response = std::make_unique<Response>();
+    const grpc::Status status = handler_(position, request, response.get());
+    bool delete_now = false;
+    {
+      MutexLock lock(&mu_);
+      --running_tasks_;
+      if (!status.ok()) {
+        if (index < failed_index_) {
+          failed_ = true;
+          failed_index_ = index;
+          final_status_ = status;
+        }
+      } else {
+        ready_.emplace(index, std::move(response));
+      }
+      if (!done_) {
+        PumpWritesLocked();
+        MaybeFinishLocked();
+      }
+      delete_now = done_ && running_tasks_ == 0;
+    }
+    if (delete_now) delete this;
+  }
+
+  void StartReadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (in_flight_ >= window_ || failed_) return;  // resumed on a write
+    if (should_stop_ && should_stop_()) {
+      // Answer what was read, then end: the client resends the rest to
+      // another replica or after the restart.
+      if (next_read_index_ < failed_index_) {
+        failed_ = true;
+        failed_index_ = next_read_index_;
+        final_status_ = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                     "neardupd is shutting down; requests "
+                                     "after the last answered one were not "
+                                     "processed");
+      }
+      MaybeFinishLocked();
+      return;
+    }
+    reading_ = true;
+    this->StartRead(&request_);
+  }
+
+  void PumpWritesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (writing_ || finished_) return;
+    if (failed_ && next_write_index_ >= failed_index_) return;
+    auto it = ready_.find(next_write_index_);
+    if (it == ready_.end()) return;
+    writing_response_ = std::move(it->second);
+    ready_.erase(it);
+    writing_ = true;
+    this->StartWrite(writing_response_.get());
+  }
+
+  // Finishes once every response is written, or, after a failure at
+  // request f, once the responses before f are written.
+  void MaybeFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_ || writing_) return;
+    const bool done = failed_ ? next_write_index_ >= failed_index_
+                              : reads_done_ && in_flight_ == 0;
+    if (!done) return;
+    finished_ = true;
+    const grpc::Status status = failed_ ? final_status_ : grpc::Status::OK;
+    if (on_finish_) on_finish_(status);
+    this->Finish(status);
+  }
+
+  // Stops the stream where it is: nothing more is written.
+  void FailNowLocked(grpc::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!failed_ || next_write_index_ < failed_index_) {
+      failed_ = true;
+      failed_index_ = next_write_index_;
+      final_status_ = std::move(status);
+    }
+  }
+
+  WorkerPool* const pool_;
+  const size_t window_;
+  const Handler handler_;
+  const OnFinish on_finish_;
+  const ShouldStop should_stop_;
+  const RunInline run_inline_;
+  const ItemCount item_count_;
+
+  Mutex mu_;
+  Request request_ ABSL_GUARDED_BY(mu_);  // the read buffer
+  bool reading_ ABSL_GUARDED_BY(mu_) = false;
+  bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  bool failed_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t failed_index_ ABSL_GUARDED_BY(mu_) = UINT64_MAX;
+  grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_read_index_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_item_position_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_write_index_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // read, not yet written
+  size_t running_tasks_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<uint64_t, std::unique_ptr<Response>> ready_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Response> writing_response_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_INTERNAL_ORDERED_STREAM_REACTOR_H_

@@ -1,0 +1,36 @@
+#ifndef NEARDUP_SERVER_INTERNAL_PROTO_CONVERT_H_
+#define NEARDUP_SERVER_INTERNAL_PROTO_CONVERT_H_
+
+// Between the public API messages (neardup.v1) and core/storage types.
+
+#include "absl/status/statusor.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/storage/collection.h"
+#include "neardup/storage/document.h"
+#include "neardup/v1/neardup.pb.h"
+
+namespace neardup::server {
+
+// Fills defaults and validates (INVALID_ARGUMENT names the field).
+absl::StatusOr<CollectionConfig> ConfigFromProto(
+    const v1::FingerprintConfig& proto);
+v1::FingerprintConfig ConfigToProto(const CollectionConfig& config);
+
+v1::Collection CollectionToProto(const storage::Collection& collection);
+
+// Checks the wire signatures (layout, width) and their config hashes against
+// the collection's: FAILED_PRECONDITION on a mismatch.
+absl::Status SignaturesFromProto(const v1::Signatures& proto,
+                                 const storage::Collection& collection,
+                                 MinHashSignature* minhash,
+                                 std::optional<uint64_t>* simhash);
+
+v1::Document DocumentToProto(const storage::StoredDocument& doc,
+                             const storage::CollectionRecord& record);
+
+storage::Metadata MetadataFromProto(
+    const google::protobuf::Map<std::string, std::string>& proto);
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_INTERNAL_PROTO_CONVERT_H_

@@ -1,0 +1,52 @@
+#ifndef NEARDUP_STORAGE_INTERNAL_RECORD_CODEC_H_
+#define NEARDUP_STORAGE_INTERNAL_RECORD_CODEC_H_
+
+// Values of the collections, docs, minhash and simhash column families <->
+// bytes (protobuf messages of storage/proto/records.proto). Decoding errors
+// are DATA_LOSS: these bytes were written by the store itself.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "neardup/core/minhash.h"
+#include "neardup/storage/collection_record.h"
+#include "neardup/storage/document.h"
+
+namespace neardup::storage {
+
+std::string EncodeCollectionRecord(const CollectionRecord& record);
+absl::StatusOr<CollectionRecord> DecodeCollectionRecord(std::string_view bytes);
+
+// A "docs" value: everything about a document but its signatures.
+struct DocumentRecord {
+  std::string external_id;
+  Metadata metadata;  // sorted by key, unique keys
+  std::optional<std::string> text;
+  int64_t created_unix_micros = 0;
+  int64_t updated_unix_micros = 0;
+};
+std::string EncodeDocumentRecord(const DocumentRecord& record);
+absl::StatusOr<DocumentRecord> DecodeDocumentRecord(std::string_view bytes);
+
+struct MinHashValue {
+  uint64_t config_hash = 0;
+  MinHashSignature signature;
+};
+std::string EncodeMinHashValue(uint64_t config_hash,
+                               const MinHashSignature& signature);
+// Also parses the signature (MinHashSignature::Parse).
+absl::StatusOr<MinHashValue> DecodeMinHashValue(std::string_view bytes);
+
+struct SimHashValue {
+  uint64_t config_hash = 0;
+  uint64_t value = 0;
+};
+std::string EncodeSimHashValue(const SimHashValue& value);
+absl::StatusOr<SimHashValue> DecodeSimHashValue(std::string_view bytes);
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_INTERNAL_RECORD_CODEC_H_
