@@ -6,15 +6,15 @@
 
 #include <random>
 
-#include "sample_text.h"
-#include "neardup/core/internal/minhash_kernel.h"
-#include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/index/simhash_index.h"
 #include "neardup/core/index/union_find.h"
+#include "neardup/core/internal/minhash_kernel.h"
+#include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
+#include "sample_text.h"
 
 namespace neardup {
 namespace {

@@ -10,7 +10,7 @@ PACKAGES=(
   # suppressions (matched by function name) can match at all
   llvm-14
   # core
-  libicu-dev libxxhash-dev libabsl-dev
+  libicu-dev libxxhash-dev libabsl-dev nlohmann-json3-dev
   # storage
   librocksdb-dev libprotobuf-dev protobuf-compiler
   # server and client: gRPC, metrics, logs, config files

@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/core/internal/drop_list.h"
 #include "neardup/core/internal/utf8.h"
-#include "neardup/base/absl_compat.h"
 
 namespace neardup {
 
@@ -46,7 +46,8 @@ void AppendAscii(std::string_view s, bool lower, std::string* out) {
   // Branch-free so the compiler vectorizes it.
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    dst[i] = static_cast<char>(c + ((static_cast<unsigned>(c - 'A') < 26u) << 5));
+    dst[i] =
+        static_cast<char>(c + ((static_cast<unsigned>(c - 'A') < 26u) << 5));
   }
 }
 

@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/internal/inline_hash.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/core/internal/inline_hash.h"
 
 namespace neardup {
 

@@ -3,10 +3,10 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/core/config_hash.h"
 #include "neardup/core/internal/minhash_kernel.h"
 #include "neardup/core/internal/token_hashing.h"
-#include "neardup/core/config_hash.h"
-#include "neardup/base/status_macros.h"
 
 namespace neardup {
 namespace {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/internal/token_hashing.h"
 #include "neardup/base/absl_compat.h"
-#include "neardup/core/config_hash.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/core/internal/token_hashing.h"
 
 namespace neardup {
 namespace {

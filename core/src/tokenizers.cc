@@ -5,11 +5,11 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/core/internal/ascii_words.h"
 #include "neardup/core/internal/unicode_props.h"
 #include "neardup/core/internal/utf8.h"
 #include "neardup/core/internal/word_segmenter.h"
-#include "neardup/base/absl_compat.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
-#include "neardup/core/collection_config.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/collection_config.h"
 #include "neardup/server/internal/proto_convert.h"
 
 namespace neardup::server {

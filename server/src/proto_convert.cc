@@ -5,8 +5,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
-#include "neardup/core/config_hash.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/config_hash.h"
 
 namespace neardup::server {
 namespace {

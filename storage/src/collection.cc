@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "config_hashes.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/config_hash.h"
-#include "neardup/base/status_macros.h"
 
 namespace neardup::storage {
 namespace {

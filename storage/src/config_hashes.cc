@@ -1,8 +1,8 @@
 #include "config_hashes.h"
 
+#include "neardup/base/status_macros.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
-#include "neardup/base/status_macros.h"
 
 namespace neardup::storage {
 

@@ -15,16 +15,16 @@
 #include "absl/time/time.h"
 #include "collection_state.h"
 #include "config_hashes.h"
-#include "neardup/storage/internal/keys.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
+#include "neardup/storage/internal/validation.h"
 #include "rocksdb/db.h"
 #include "rocksdb/utilities/checkpoint.h"
 #include "rocksdb/write_batch.h"
 #include "rocksdb_status.h"
 #include "rocksdb_tuning.h"
-#include "neardup/storage/internal/validation.h"
 
 namespace neardup::storage {
 namespace {

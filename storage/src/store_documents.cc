@@ -9,17 +9,17 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "collection_state.h"
-#include "neardup/storage/internal/keys.h"
 #include "neardup/base/absl_compat.h"
-#include "neardup/core/config_hash.h"
 #include "neardup/base/status_macros.h"
-#include "neardup/storage/store.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
+#include "neardup/storage/internal/validation.h"
+#include "neardup/storage/store.h"
 #include "rocksdb/db.h"
 #include "rocksdb/snapshot.h"
 #include "rocksdb/write_batch.h"
 #include "rocksdb_status.h"
-#include "neardup/storage/internal/validation.h"
 
 namespace neardup::storage {
 namespace {

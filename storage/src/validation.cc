@@ -7,8 +7,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
-#include "neardup/core/config_hash.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/config_hash.h"
 
 namespace neardup::storage {
 namespace {

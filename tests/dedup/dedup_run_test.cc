@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "neardup/base/json_writer.h"
-#include "neardup/dedup/dedup.h"
 #include "dedup/dedup_fixtures.h"
+#include "neardup/base/json.h"
+#include "neardup/dedup/dedup.h"
 #include "support/temp_dir.h"
 
 namespace neardup::dedup {
@@ -30,8 +30,7 @@ std::string ReadFile(const std::string& path) {
 }
 
 std::string JsonLine(int id, const std::string& text) {
-  return "{\"id\":" + std::to_string(id) +
-         ",\"text\":" + neardup::cli::JsonString(text) + "}\n";
+  return ToJsonText(nlohmann::ordered_json{{"id", id}, {"text", text}}) + "\n";
 }
 
 // Ten unrelated 200-word documents; 0-2 and 5-6 have near-copies
@@ -132,7 +131,7 @@ TEST_F(DedupRunTest, ClustersNameTheFirstOccurrence) {
             "{\"representative\":2,\"members\":[2,12],\"size\":2,"
             "\"mean_similarity\":0.950249}\n"
             "{\"representative\":3,\"members\":[3,15],\"size\":2,"
-            "\"mean_similarity\":1.000000}\n"
+            "\"mean_similarity\":1.0}\n"
             "{\"representative\":5,\"members\":[5,13],\"size\":2,"
             "\"mean_similarity\":0.950249}\n"
             "{\"representative\":6,\"members\":[6,14],\"size\":2,"
@@ -341,7 +340,8 @@ TEST_F(DedupRunTest, ParquetAndMixedFormatsAreRefusedClearly) {
   EXPECT_THAT(stats.status().message(), HasSubstr("Parquet is not supported"));
   EXPECT_THAT(stats.status().message(), HasSubstr("to_json"));
 
-  o.input.inputs = {dir_.Write("a.jsonl", "{}\n"), dir_.Write("b.csv", "text\n")};
+  o.input.inputs = {dir_.Write("a.jsonl", "{}\n"),
+                    dir_.Write("b.csv", "text\n")};
   stats = RunDedup(o);
   ASSERT_FALSE(stats.ok());
   EXPECT_THAT(stats.status().message(), HasSubstr("one run writes one format"));
@@ -355,7 +355,7 @@ TEST_F(DedupRunTest, StatsFileHasTheCounters) {
   const std::string stats = ReadFile(o.stats_path);
   for (const char* key :
        {"\"total\":16", "\"unique\":10", "\"duplicates\":6",
-        "\"duplicate_ratio\":0.375000", "\"empty\":0", "\"invalid\":0",
+        "\"duplicate_ratio\":0.375,", "\"empty\":0", "\"invalid\":0",
         "\"seconds\":", "\"docs_per_second\":", "\"mb_per_second\":",
         "\"peak_rss_bytes\":", "\"bands\":16", "\"rows\":8"}) {
     EXPECT_THAT(stats, HasSubstr(key));

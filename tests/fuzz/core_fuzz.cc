@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "neardup/core/canonicalizer.h"
 #include "neardup/core/internal/utf8.h"
 #include "neardup/core/internal/word_segmenter.h"
-#include "neardup/core/canonicalizer.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/core/streaming.h"
@@ -37,7 +37,8 @@ std::vector<std::string> Words(std::string_view text, bool ascii_path) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const uint8_t selector = data[0];
-  const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1,
+                              size - 1);
 
   CanonicalizerOptions options;
   options.normalization = static_cast<Normalization>(selector % 3);
@@ -47,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.confusable_skeleton = (selector & 0xE0) == 0xE0;
   static const Canonicalizer* canonicalizers[256] = {};
   if (canonicalizers[selector] == nullptr) {
-    canonicalizers[selector] = new Canonicalizer(*Canonicalizer::Create(options));
+    canonicalizers[selector] =
+        new Canonicalizer(*Canonicalizer::Create(options));
   }
   auto canonical = canonicalizers[selector]->Canonicalize(text);
   const bool valid = internal::FindInvalidUtf8(text) == internal::kNoError;
@@ -72,8 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   MinHashStream stream(*minhasher, 1 << 20);
   absl::Status s1 = stream.Update(text.substr(0, split));
   absl::Status s2 = s1.ok() ? stream.Update(text.substr(split)) : s1;
-  auto streamed = s2.ok() ? stream.Finalize()
-                          : absl::StatusOr<MinHashSignature>(s2);
+  auto streamed =
+      s2.ok() ? stream.Finalize() : absl::StatusOr<MinHashSignature>(s2);
   auto direct = minhasher->Fingerprint(text);
   if (streamed.ok() != direct.ok()) std::abort();
   if (direct.ok() && !(*streamed == *direct)) std::abort();

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "neardup/client/client.h"
-#include "neardup/storage/database.h"
 #include "neardup/server/server.h"
+#include "neardup/storage/database.h"
 #include "storage/raw_db.h"
 #include "support/corpus.h"
 #include "support/net.h"

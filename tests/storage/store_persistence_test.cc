@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/storage/internal/keys.h"
 #include "neardup/storage/column_families.h"
-#include "neardup/storage/store.h"
+#include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
+#include "neardup/storage/store.h"
 #include "rocksdb/db.h"
 #include "storage/raw_db.h"
 #include "storage/store_test_util.h"

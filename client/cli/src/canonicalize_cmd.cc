@@ -1,6 +1,6 @@
-#include "neardup/cli/commands.h"
 #include "input.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/cli/commands.h"
 
 namespace neardup::cli {
 

@@ -1,8 +1,8 @@
 #include "neardup/cli/cli_options.h"
 
 #include "absl/strings/str_cat.h"
-#include "neardup/core/config_hash.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/config_hash.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup::cli {

@@ -2,11 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "neardup/cli/commands.h"
 #include "input.h"
-#include "neardup/base/json_writer.h"
-#include "neardup/core/config_hash.h"
+#include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/cli/commands.h"
+#include "neardup/core/config_hash.h"
 
 namespace neardup::cli {
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
@@ -59,14 +59,16 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   const double cosine = CosineEstimate(da.simhash, db.simhash);
 
   if (cmd.json) {
-    std::string s = absl::StrFormat(
-        "{\"estimated_jaccard\":%.6f,\"exact_jaccard\":%.6f,\"hamming\":%d,"
-        "\"cosine_estimate\":%.6f,\"minhash_config_hash\":\"%s\","
-        "\"simhash_config_hash\":\"%s\",\"tokenizer\":",
-        estimated, exact, hamming, cosine, FormatHex64(minhasher.config_hash()),
-        FormatHex64(simhasher.config_hash()));
-    AppendJsonString(minhasher.tokenizer().Name(), &s);
-    out << s << "}\n";
+    const nlohmann::ordered_json json = {
+        {"estimated_jaccard", Rounded(estimated, 6)},
+        {"exact_jaccard", Rounded(exact, 6)},
+        {"hamming", hamming},
+        {"cosine_estimate", Rounded(cosine, 6)},
+        {"minhash_config_hash", FormatHex64(minhasher.config_hash())},
+        {"simhash_config_hash", FormatHex64(simhasher.config_hash())},
+        {"tokenizer", minhasher.tokenizer().Name()},
+    };
+    out << ToJsonText(json) << "\n";
     return absl::OkStatus();
   }
   out << absl::StrFormat("estimated jaccard  %.4f   (MinHash H=%d, %s)\n",

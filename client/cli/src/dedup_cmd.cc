@@ -2,10 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "neardup/cli/commands.h"
-#include "neardup/dedup/dedup.h"
-#include "neardup/dataset/input_format.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/cli/commands.h"
+#include "neardup/dataset/input_format.h"
+#include "neardup/dedup/dedup.h"
 
 namespace neardup::cli {
 namespace {

@@ -1,9 +1,9 @@
 #include "absl/strings/str_cat.h"
-#include "neardup/cli/commands.h"
 #include "input.h"
-#include "neardup/base/json_writer.h"
-#include "neardup/core/config_hash.h"
+#include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/cli/commands.h"
+#include "neardup/core/config_hash.h"
 
 namespace neardup::cli {
 namespace {
@@ -20,18 +20,15 @@ std::string HexBytes(std::string_view bytes) {
 }
 
 template <typename Hasher>
-std::string JsonHeader(const Hasher& h) {
-  std::string s = "{\"algorithm\":";
-  AppendJsonString(h.algorithm(), &s);
-  absl::StrAppend(&s, ",\"config_hash\":\"", FormatHex64(h.config_hash()),
-                  "\",\"canonicalizer\":");
-  AppendJsonString(h.canonicalizer().ConfigString(), &s);
-  s += ",\"tokenizer\":";
-  AppendJsonString(h.tokenizer().Name(), &s);
-  absl::StrAppend(&s, ",\"hash\":\"",
-                  std::string(HashFamilyName(h.config().family)),
-                  "\",\"seed\":\"", FormatHex64(h.config().seed), "\"");
-  return s;
+nlohmann::ordered_json JsonHeader(const Hasher& h) {
+  return {
+      {"algorithm", h.algorithm()},
+      {"config_hash", FormatHex64(h.config_hash())},
+      {"canonicalizer", h.canonicalizer().ConfigString()},
+      {"tokenizer", h.tokenizer().Name()},
+      {"hash", std::string(HashFamilyName(h.config().family))},
+      {"seed", FormatHex64(h.config().seed)},
+  };
 }
 
 absl::Status CheckFormat(const std::string& format) {
@@ -75,13 +72,12 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
     } else if (cmd.format == "hex") {
       out << HexBytes(sig.Serialize()) << "\n";
     } else {
-      std::string s = JsonHeader(hasher);
-      absl::StrAppend(&s, ",\"num_perm\":", sig.num_perm(), ",\"slots\":[");
-      for (int i = 0; i < sig.num_perm(); ++i) {
-        absl::StrAppend(&s, i ? "," : "", "\"", FormatHex64(sig.slots[i]),
-                        "\"");
-      }
-      out << s << "]}\n";
+      nlohmann::ordered_json json = JsonHeader(hasher);
+      json["num_perm"] = sig.num_perm();
+      nlohmann::ordered_json& slots = json["slots"] =
+          nlohmann::ordered_json::array();
+      for (uint64_t slot : sig.slots) slots.push_back(FormatHex64(slot));
+      out << ToJsonText(json) << "\n";
     }
     return absl::OkStatus();
   }
@@ -98,8 +94,9 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   } else if (cmd.format == "hex") {
     out << FormatHex64(sig) << "\n";
   } else {
-    out << JsonHeader(hasher) << ",\"simhash\":\"" << FormatHex64(sig)
-        << "\"}\n";
+    nlohmann::ordered_json json = JsonHeader(hasher);
+    json["simhash"] = FormatHex64(sig);
+    out << ToJsonText(json) << "\n";
   }
   return absl::OkStatus();
 }

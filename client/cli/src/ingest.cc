@@ -9,11 +9,12 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/dataset/dataset_reader.h"
-#include "neardup/dataset/progress.h"
-#include "neardup/client/client.h"
+#include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
+#include "neardup/client/client.h"
+#include "neardup/dataset/dataset_reader.h"
+#include "neardup/dataset/progress.h"
 
 namespace neardup::cli {
 namespace {
@@ -67,9 +68,9 @@ class DocumentSource {
         continue;
       }
       request->set_collection(cmd_.collection);
-      request->set_id(id_extractor
-                          ? std::string(*id)
-                          : absl::StrCat(BaseName(record.file), ":", record.line));
+      request->set_id(
+          id_extractor ? std::string(*id)
+                       : absl::StrCat(BaseName(record.file), ":", record.line));
       request->set_text(std::string(*text));
       if (cmd_.insert_only_below > 0) {
         request->set_insert_only_below(cmd_.insert_only_below);
@@ -121,7 +122,8 @@ absl::Status RunIngest(const ServerCommands& cmd,
 
   DocumentSource source(cmd, std::move(files), input);
   // The result callback runs on one thread: it alone draws the progress.
-  dataset::Progress progress("ingest", !cmd.no_progress, source.total_size_hint());
+  dataset::Progress progress("ingest", !cmd.no_progress,
+                             source.total_size_hint());
   const Clock::time_point start = Clock::now();
   Mutex mu;  // the writer thread reads, this thread counts results
   std::deque<std::string> pending_ids;  // guarded by mu (a local)
@@ -164,10 +166,15 @@ absl::Status RunIngest(const ServerCommands& cmd,
         << static_cast<uint64_t>(done / std::max(seconds, 1e-9)) << " docs/s, "
         << source.bytes() / 1e6 / std::max(seconds, 1e-9) << " MB/s)\n";
   } else {
-    out << "{\"sent\":" << sent << ",\"written\":" << written
-        << ",\"refused\":" << refused << ",\"failed\":" << failed
-        << ",\"invalid\":" << source.invalid() << ",\"seconds\":" << seconds
-        << "}\n";
+    const nlohmann::ordered_json summary = {
+        {"sent", sent},
+        {"written", written},
+        {"refused", refused},
+        {"failed", failed},
+        {"invalid", source.invalid()},
+        {"seconds", Rounded(seconds, 3)},
+    };
+    out << ToJsonText(summary) << "\n";
   }
   RETURN_IF_ERROR(source.status());
   RETURN_IF_ERROR(stream);

@@ -7,12 +7,12 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
 #include "ingest.h"
 #include "input.h"
-#include "google/protobuf/util/json_util.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/client/client.h"
 #include "neardup/core/config_hash.h"
-#include "neardup/base/status_macros.h"
 
 namespace neardup::cli {
 namespace {

@@ -52,9 +52,9 @@ absl::StatusOr<std::unique_ptr<TextExtractor>> DatasetReader::CsvExtractor(
 absl::Status DatasetReader::OpenFile(uint32_t index) {
   const InputFile& file = files_[index];
   const std::string& id_field = reader_options_.id_field;
-  ASSIGN_OR_RETURN(reader_, RecordReader::Open(file.path, file.format,
-                                               options_.doc_per_file,
-                                               options_.max_record_bytes));
+  ASSIGN_OR_RETURN(
+      reader_, RecordReader::Open(file.path, file.format, options_.doc_per_file,
+                                  options_.max_record_bytes));
   switch (file.format) {
     case Format::kJsonl:
       text_[index] = std::make_unique<TextExtractor>(

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/dataset/input_format.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/dataset/input_format.h"
 
 namespace neardup::dataset {
 namespace {
@@ -50,9 +50,9 @@ absl::StatusOr<std::vector<InputFile>> ListInputFiles(
       continue;
     }
     if (input == "-") {
-      files.push_back({"-", "",
-                       options.format == Format::kAuto ? Format::kJsonl
-                                                       : options.format});
+      files.push_back(
+          {"-", "",
+           options.format == Format::kAuto ? Format::kJsonl : options.format});
       continue;
     }
     if (fs::is_directory(input)) {

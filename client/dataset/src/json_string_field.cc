@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/base/json_writer.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/json.h"
 
 namespace neardup::dataset {
 
@@ -34,7 +34,7 @@ absl::StatusOr<std::string> ReplaceJsonStringField(std::string_view record,
   }
   const size_t begin = static_cast<size_t>(token.data() - record.data());
   std::string out(record.substr(0, begin));
-  neardup::cli::AppendJsonString(new_value, &out);
+  out += ToJsonText(nlohmann::json(std::string(new_value)));
   out.append(record.substr(begin + end + 1));
   return out;
 }

@@ -38,13 +38,13 @@ void Progress::Draw(uint64_t docs, uint64_t bytes, bool last) {
     std::snprintf(eta, sizeof(eta), "  ETA %.0fs", left > 0 ? left : 0);
   }
   if (total_bytes_ > 0) {
-    std::fprintf(stderr,
-                 "\r\033[K%s: %llu docs  %.1f/%.1f MB  %.0f docs/s%s",
-                 label_.c_str(), static_cast<unsigned long long>(docs), mb, total_bytes_ / 1e6,
-                 rate, eta);
+    std::fprintf(stderr, "\r\033[K%s: %llu docs  %.1f/%.1f MB  %.0f docs/s%s",
+                 label_.c_str(), static_cast<unsigned long long>(docs), mb,
+                 total_bytes_ / 1e6, rate, eta);
   } else {
     std::fprintf(stderr, "\r\033[K%s: %llu docs  %.1f MB  %.0f docs/s",
-                 label_.c_str(), static_cast<unsigned long long>(docs), mb, rate);
+                 label_.c_str(), static_cast<unsigned long long>(docs), mb,
+                 rate);
   }
   if (last) std::fputc('\n', stderr);
   std::fflush(stderr);

@@ -3,8 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "neardup/base/json.h"
 #include "neardup/core/index/union_find.h"
 
 namespace neardup::dedup {
@@ -25,17 +24,17 @@ std::string ClusterLog::ToJsonLines() const {
   std::string out;
   for (const std::vector<uint32_t>& members : sets.Clusters()) {
     const uint32_t representative = members.front();
-    absl::StrAppend(&out, "{\"representative\":", representative,
-                    ",\"members\":[");
-    for (size_t i = 0; i < members.size(); ++i) {
-      absl::StrAppend(&out, i ? "," : "", members[i]);
-    }
     const auto it = similarity.find(representative);
     const double mean =
         it == similarity.end() ? 1.0 : it->second.first / it->second.second;
-    absl::StrAppend(&out, "],\"size\":", members.size(),
-                    ",\"mean_similarity\":", absl::StrFormat("%.6f", mean),
-                    "}\n");
+    const nlohmann::ordered_json cluster = {
+        {"representative", representative},
+        {"members", members},
+        {"size", members.size()},
+        {"mean_similarity", Rounded(mean, 6)},
+    };
+    out += ToJsonText(cluster);
+    out += '\n';
   }
   return out;
 }

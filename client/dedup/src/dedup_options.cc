@@ -9,8 +9,8 @@ absl::Status ValidateOptions(const DedupOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("--threshold must be in (0, 1), got ", o.threshold));
   }
-  if (o.stream &&
-      !(o.input.inputs.empty() || (o.input.inputs.size() == 1 && o.input.inputs[0] == "-"))) {
+  if (o.stream && !(o.input.inputs.empty() ||
+                    (o.input.inputs.size() == 1 && o.input.inputs[0] == "-"))) {
     return absl::InvalidArgumentError(
         "--stream reads standard input only (give no input, or -)");
   }

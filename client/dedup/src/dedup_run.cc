@@ -8,15 +8,15 @@
 #include "absl/strings/str_cat.h"
 #include "batch_reader.h"
 #include "cluster_log.h"
-#include "neardup/dedup/dedup.h"
 #include "duplicate_finder.h"
 #include "fingerprinter.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/dataset/input_files.h"
-#include "output_sink.h"
 #include "neardup/dataset/progress.h"
+#include "neardup/dedup/dedup.h"
+#include "output_sink.h"
 #include "suffix_array_dedup.h"
 #include "worker_pool.h"
-#include "neardup/base/status_macros.h"
 
 namespace neardup::dedup {
 namespace {
@@ -226,7 +226,8 @@ absl::StatusOr<std::vector<dataset::InputFile>> ListDedupInputs(
 absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
   RETURN_IF_ERROR(ValidateOptions(options));
   const auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files, ListDedupInputs(options));
+  ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files,
+                   ListDedupInputs(options));
   if (options.algorithm == Algorithm::kSuffixArray) {
     return RunSuffixArrayDedup(options, std::move(files));
   }
@@ -243,7 +244,7 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
     RETURN_IF_ERROR(sink->Write(reader.header(), ""));
   InOrderStage stage(options, &reader, sink.get(), &stats);
   dataset::Progress progress("dedup", options.progress && !options.stream,
-                    reader.total_size_hint());
+                             reader.total_size_hint());
 
   // --stream: one record at a time on this thread, so each kept record is
   // written as soon as it is decided.
@@ -313,7 +314,7 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   stats.peak_rss_bytes = PeakRssBytes();
-  if (stage.finder() != nullptr) stats.extra_json = stage.finder()->StatsJson();
+  if (stage.finder() != nullptr) stats.method_stats = stage.finder()->Stats();
   if (!options.stats_path.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(options.stats_path, stats.ToJson()));
   }

@@ -9,13 +9,14 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "neardup/dedup/dedup_options.h"
 #include "fingerprinter.h"
 #include "neardup/core/index/lsh_params.h"
+#include "neardup/dedup/dedup_options.h"
 
 namespace neardup::dedup {
 
@@ -35,8 +36,8 @@ class DuplicateFinder {
       uint32_t doc, DocFingerprint* fingerprint) = 0;
   // Heap bytes of the index and kept data.
   virtual size_t MemoryBytes() const = 0;
-  // Extra "key":value pairs for the stats JSON (leading comma included).
-  virtual std::string StatsJson() const = 0;
+  // The algorithm's own figures, merged into the stats JSON.
+  virtual nlohmann::ordered_json Stats() const = 0;
   // False for methods that keep no documents (no representative to name).
   virtual bool names_representatives() const { return true; }
 };

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "neardup/dedup/dedup_options.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
+#include "neardup/dedup/dedup_options.h"
 
 namespace neardup::dedup {
 

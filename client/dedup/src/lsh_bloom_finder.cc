@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "neardup/dedup/internal/bloom_filter.h"
 #include "duplicate_finder.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/dedup/internal/bloom_filter.h"
 
 namespace neardup::dedup {
 namespace {
@@ -53,17 +53,18 @@ class LshBloomFinder : public DuplicateFinder {
     return bytes;
   }
 
-  std::string StatsJson() const override {
+  nlohmann::ordered_json Stats() const override {
     const double per_doc =
         static_cast<double>(MemoryBytes()) /
         static_cast<double>(std::max<uint64_t>(expected_docs_, 1));
-    return absl::StrCat(",\"bands\":", lsh_.bands, ",\"rows\":", lsh_.rows,
-                        ",\"expected_docs\":", expected_docs_,
-                        ",\"bloom_bytes\":", MemoryBytes(),
-                        ",\"bloom_bytes_per_expected_doc\":", per_doc,
-                        ",\"bloom_probes\":", filters_.front().num_probes(),
-                        ",\"band_false_positive\":", band_fp_,
-                        ",\"kept\":", kept_);
+    return {{"bands", lsh_.bands},
+            {"rows", lsh_.rows},
+            {"expected_docs", expected_docs_},
+            {"bloom_bytes", MemoryBytes()},
+            {"bloom_bytes_per_expected_doc", per_doc},
+            {"bloom_probes", filters_.front().num_probes()},
+            {"band_false_positive", band_fp_},
+            {"kept", kept_}};
   }
 
   bool names_representatives() const override { return false; }

@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "duplicate_finder.h"
-#include "token_set_store.h"
-#include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/index/minhash_lsh_index.h"
+#include "token_set_store.h"
 
 namespace neardup::dedup {
 
@@ -73,11 +73,12 @@ class MinHashFinder : public DuplicateFinder {
     return index_->MemoryBytes() + token_sets_.MemoryBytes();
   }
 
-  std::string StatsJson() const override {
+  nlohmann::ordered_json Stats() const override {
     const LshParams& lsh = index_->options().lsh;
-    return absl::StrCat(",\"bands\":", lsh.bands, ",\"rows\":", lsh.rows,
-                        ",\"index_bytes\":", index_->MemoryBytes(),
-                        ",\"token_set_bytes\":", token_sets_.MemoryBytes());
+    return {{"bands", lsh.bands},
+            {"rows", lsh.rows},
+            {"index_bytes", index_->MemoryBytes()},
+            {"token_set_bytes", token_sets_.MemoryBytes()}};
   }
 
  private:

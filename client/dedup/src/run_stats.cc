@@ -2,28 +2,34 @@
 
 #include <sys/resource.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "neardup/base/json.h"
 
 namespace neardup::dedup {
 
 std::string RunStats::ToJson() const {
   const double s = seconds > 0 ? seconds : 1e-9;
-  return absl::StrCat(
-      "{\"algorithm\":\"", algorithm, "\",\"verify\":\"", verify,
-      "\",\"total\":", total, ",\"unique\":", unique,
-      ",\"duplicates\":", duplicates,
-      ",\"duplicate_ratio\":", absl::StrFormat("%.6f", duplicate_ratio()),
-      ",\"empty\":", empty, ",\"invalid\":", invalid,
-      ",\"input_bytes\":", input_bytes,
-      ",\"seconds\":", absl::StrFormat("%.3f", seconds),
-      ",\"docs_per_second\":", absl::StrFormat("%.0f", total / s),
-      ",\"mb_per_second\":", absl::StrFormat("%.2f", input_bytes / 1e6 / s),
-      ",\"peak_rss_bytes\":", peak_rss_bytes, extra_json, "}\n");
+  nlohmann::ordered_json json = {
+      {"algorithm", algorithm},
+      {"verify", verify},
+      {"total", total},
+      {"unique", unique},
+      {"duplicates", duplicates},
+      {"duplicate_ratio", Rounded(duplicate_ratio(), 6)},
+      {"empty", empty},
+      {"invalid", invalid},
+      {"input_bytes", input_bytes},
+      {"seconds", Rounded(seconds, 3)},
+      {"docs_per_second", static_cast<uint64_t>(std::llround(total / s))},
+      {"mb_per_second", Rounded(input_bytes / 1e6 / s, 2)},
+      {"peak_rss_bytes", peak_rss_bytes},
+  };
+  if (method_stats.is_object()) json.update(method_stats);
+  return ToJsonText(json) + "\n";
 }
 
 uint64_t PeakRssBytes() {

@@ -3,9 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "duplicate_finder.h"
-#include "token_set_store.h"
-#include "neardup/core/index/simhash_index.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/index/simhash_index.h"
+#include "token_set_store.h"
 
 namespace neardup::dedup {
 namespace {
@@ -50,11 +50,11 @@ class SimHashFinder : public DuplicateFinder {
     return index_->MemoryBytes() + token_sets_.MemoryBytes();
   }
 
-  std::string StatsJson() const override {
-    return absl::StrCat(",\"max_distance\":", index_->options().max_distance,
-                        ",\"tables\":", index_->num_tables(),
-                        ",\"index_bytes\":", index_->MemoryBytes(),
-                        ",\"token_set_bytes\":", token_sets_.MemoryBytes());
+  nlohmann::ordered_json Stats() const override {
+    return {{"max_distance", index_->options().max_distance},
+            {"tables", index_->num_tables()},
+            {"index_bytes", index_->MemoryBytes()},
+            {"token_set_bytes", token_sets_.MemoryBytes()}};
   }
 
  private:

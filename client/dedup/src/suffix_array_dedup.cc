@@ -7,12 +7,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "batch_reader.h"
+#include "neardup/base/json.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/dataset/csv_record.h"
 #include "neardup/dataset/json_string_field.h"
-#include "output_sink.h"
-#include "neardup/dedup/internal/repeated_spans.h"
 #include "neardup/dataset/text_extractor.h"
-#include "neardup/base/status_macros.h"
+#include "neardup/dedup/internal/repeated_spans.h"
+#include "output_sink.h"
 
 namespace neardup::dedup {
 namespace {
@@ -91,12 +92,13 @@ std::string CutRanges(std::string_view text,
   return out;
 }
 
-absl::StatusOr<std::string> RewriteRecord(const dataset::TextExtractor& extractor,
-                                          std::string_view record,
-                                          std::string_view new_text) {
+absl::StatusOr<std::string> RewriteRecord(
+    const dataset::TextExtractor& extractor, std::string_view record,
+    std::string_view new_text) {
   switch (extractor.format()) {
     case dataset::Format::kJsonl:
-      return dataset::ReplaceJsonStringField(record, extractor.field(), new_text);
+      return dataset::ReplaceJsonStringField(record, extractor.field(),
+                                             new_text);
     case dataset::Format::kCsv:
     case dataset::Format::kTsv: {
       dataset::CsvFields fields;
@@ -124,8 +126,8 @@ absl::StatusOr<std::string> RewriteRecord(const dataset::TextExtractor& extracto
 
 }  // namespace
 
-absl::StatusOr<RunStats> RunSuffixArrayDedup(const DedupOptions& options,
-                                             std::vector<dataset::InputFile> files) {
+absl::StatusOr<RunStats> RunSuffixArrayDedup(
+    const DedupOptions& options, std::vector<dataset::InputFile> files) {
   const auto start = std::chrono::steady_clock::now();
   RunStats stats;
   stats.algorithm = "suffix-array";
@@ -146,11 +148,13 @@ absl::StatusOr<RunStats> RunSuffixArrayDedup(const DedupOptions& options,
     cuts[doc].push_back({span.begin - base, span.end - base});
     removed_bytes += span.end - span.begin;
     if (!options.spans_path.empty()) {
-      absl::StrAppend(
-          &spans_json, "{\"doc\":", doc, ",\"begin\":", span.begin - base,
-          ",\"end\":", span.end - base,
-          ",\"first_doc\":", corpus.docs[first_entry],
-          ",\"first_begin\":", span.first - corpus.starts[first_entry], "}\n");
+      spans_json += ToJsonText(nlohmann::ordered_json{
+          {"doc", doc},
+          {"begin", span.begin - base},
+          {"end", span.end - base},
+          {"first_doc", corpus.docs[first_entry]},
+          {"first_begin", span.first - corpus.starts[first_entry]}});
+      spans_json += '\n';
     }
   }
   corpus = Corpus();  // free the text before pass 2
@@ -198,10 +202,10 @@ absl::StatusOr<RunStats> RunSuffixArrayDedup(const DedupOptions& options,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   stats.peak_rss_bytes = PeakRssBytes();
-  stats.extra_json = absl::StrCat(",\"min_length\":", options.min_length,
-                                  ",\"spans\":", spans.size(),
-                                  ",\"removed_bytes\":", removed_bytes,
-                                  ",\"docs_changed\":", stats.duplicates);
+  stats.method_stats = {{"min_length", options.min_length},
+                        {"spans", spans.size()},
+                        {"removed_bytes", removed_bytes},
+                        {"docs_changed", stats.duplicates}};
   if (!options.stats_path.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(options.stats_path, stats.ToJson()));
   }

@@ -19,14 +19,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "neardup/dedup/dedup_options.h"
 #include "neardup/dataset/input_files.h"
+#include "neardup/dedup/dedup_options.h"
 #include "neardup/dedup/run_stats.h"
 
 namespace neardup::dedup {
 
-absl::StatusOr<RunStats> RunSuffixArrayDedup(const DedupOptions& options,
-                                             std::vector<dataset::InputFile> files);
+absl::StatusOr<RunStats> RunSuffixArrayDedup(
+    const DedupOptions& options, std::vector<dataset::InputFile> files);
 
 }  // namespace neardup::dedup
 

@@ -6,11 +6,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "neardup/core/index/internal/bitset.h"
-#include "neardup/core/index/internal/shard_work.h"
-#include "neardup/core/index/internal/key_chains.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
+#include "neardup/core/index/internal/bitset.h"
+#include "neardup/core/index/internal/key_chains.h"
+#include "neardup/core/index/internal/shard_work.h"
 
 namespace neardup {
 

@@ -12,11 +12,11 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "neardup/base/sync.h"
-#include "neardup/storage/database.h"
 #include "neardup/server/internal/metrics.h"
-#include "neardup/server/server_config.h"
 #include "neardup/server/internal/service.h"
 #include "neardup/server/internal/worker_pool.h"
+#include "neardup/server/server_config.h"
+#include "neardup/storage/database.h"
 
 namespace prometheus {
 class Exposer;

@@ -17,11 +17,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "neardup/base/sync.h"
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/index/simhash_index.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
-#include "neardup/base/sync.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/document.h"
 #include "neardup/storage/store.h"

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "neardup/dataset/input_files.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
+#include "neardup/dataset/input_files.h"
 
 namespace neardup::dedup {
 
@@ -26,7 +26,7 @@ struct DedupOptions {
   // Inputs, format, text field, --doc-per-file, --max-record-bytes: read the
   // same way as `neardup ingest` reads them.
   dataset::DatasetOptions input;
-  std::string output;  // file (directory with input.doc_per_file)
+  std::string output;   // file (directory with input.doc_per_file)
   bool stream = false;  // stdin -> stdout, record by record
 
   Algorithm algorithm = Algorithm::kMinHashLsh;

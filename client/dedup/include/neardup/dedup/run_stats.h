@@ -4,6 +4,7 @@
 // Counters of one dedup run and their JSON form (--stats).
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace neardup::dedup {
@@ -19,7 +20,7 @@ struct RunStats {
   uint64_t peak_rss_bytes = 0;
   std::string algorithm;
   std::string verify;
-  std::string extra_json;  // method-specific pairs, leading comma included
+  nlohmann::ordered_json method_stats;  // the algorithm's own figures
 
   double duplicate_ratio() const {
     return total ? static_cast<double>(duplicates) / total : 0.0;
