@@ -189,7 +189,11 @@ absl::StatusOr<uint64_t> SimHasher::FingerprintCanonical(
 }
 
 double CosineEstimate(uint64_t a, uint64_t b) {
-  return std::cos(std::numbers::pi * Hamming(a, b) / 64.0);
+  return SimHashSimilarity(Hamming(a, b));
+}
+
+double SimHashSimilarity(int hamming) {
+  return std::cos(std::numbers::pi * hamming / 64.0);
 }
 
 }  // namespace neardup

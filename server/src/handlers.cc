@@ -8,6 +8,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/server/internal/proto_convert.h"
 
 namespace neardup::server {
@@ -295,7 +296,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
         std::vector<IdDistance> found,
         collection->QuerySimHash(*simhash, max_distance, wanted, stats));
     for (const IdDistance& m : found) {
-      hits.push_back({m.id, std::cos(M_PI * m.distance / 64.0), m.distance});
+      hits.push_back({m.id, SimHashSimilarity(m.distance), m.distance});
     }
   } else {
     const double threshold =

@@ -7,23 +7,10 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/fingerprint_settings.h"
 
 namespace neardup::server {
 namespace {
-
-constexpr std::string_view kShinglePrefix = "shingle-k=";
-
-absl::StatusOr<std::string> BaseTokenizer(std::string_view name) {
-  if (name.empty() || name == "word") return std::string("word-uax29");
-  if (name == "grapheme") return std::string("grapheme-uax29");
-  if (name == "cjk") return std::string("cjk-icu");
-  if (name == "word-uax29" || name == "grapheme-uax29" || name == "cjk-icu") {
-    return std::string(name);
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "config.tokenizer: unknown tokenizer '", AbslView(name),
-      "'; use word, grapheme or cjk (shingling is set with shingle_k)"));
-}
 
 // Range checks on the wire values, before any of them is narrowed to int or
 // multiplied: core checks the converted config again.
@@ -71,71 +58,78 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
 absl::StatusOr<CollectionConfig> ConfigFromProto(
     const v1::FingerprintConfig& proto) {
   RETURN_IF_ERROR(CheckRanges(proto));
-  CollectionConfig config;
+  // The wire fields are core's FingerprintSettings, the vocabulary the CLI
+  // and dedup use too; core turns them into the fingerprinter configs.
+  FingerprintSettings settings;
+  CanonicalizerOptions& canonicalizer = settings.canonicalizer;
   const auto& canon = proto.canonicalizer();
   switch (canon.normalization()) {
     case v1::CanonicalizerOptions::NORMALIZATION_UNSPECIFIED:
     case v1::CanonicalizerOptions::NORMALIZATION_NFKC:
-      config.canonicalizer.normalization = Normalization::kNfkc;
+      canonicalizer.normalization = Normalization::kNfkc;
       break;
     case v1::CanonicalizerOptions::NORMALIZATION_NFC:
-      config.canonicalizer.normalization = Normalization::kNfc;
+      canonicalizer.normalization = Normalization::kNfc;
       break;
     case v1::CanonicalizerOptions::NORMALIZATION_NONE:
-      config.canonicalizer.normalization = Normalization::kNone;
+      canonicalizer.normalization = Normalization::kNone;
       break;
     default:
       return absl::InvalidArgumentError(
           "config.canonicalizer.normalization: unknown value");
   }
-  config.canonicalizer.case_fold =
+  canonicalizer.case_fold =
       canon.disable_case_fold() ? CaseFold::kNone : CaseFold::kFull;
-  config.canonicalizer.strip_bidi = !canon.keep_bidi_controls();
-  config.canonicalizer.strip_format = !canon.keep_format_characters();
-  config.canonicalizer.confusable_skeleton = canon.confusable_skeleton();
-
-  ASSIGN_OR_RETURN(std::string base, BaseTokenizer(proto.tokenizer()));
-  const uint32_t k = proto.shingle_k() == 0 ? 5 : proto.shingle_k();
-  config.minhash_tokenizer =
-      k == 1 ? base : absl::StrCat(AbslView(kShinglePrefix), k, "/", base);
-  config.simhash_tokenizer = base;
-  config.num_perm =
-      proto.num_perm() == 0 ? 128 : static_cast<int>(proto.num_perm());
-  if (proto.has_seed()) config.seed = proto.seed();
+  canonicalizer.strip_bidi = !canon.keep_bidi_controls();
+  canonicalizer.strip_format = !canon.keep_format_characters();
+  canonicalizer.confusable_skeleton = canon.confusable_skeleton();
+  if (!proto.tokenizer().empty()) settings.tokenizer = proto.tokenizer();
+  settings.shingle_k = static_cast<int>(proto.shingle_k());
+  if (proto.num_perm() != 0) {
+    settings.num_perm = static_cast<int>(proto.num_perm());
+  }
+  if (proto.has_seed()) settings.seed = proto.seed();
   switch (proto.hash_family()) {
     case v1::HASH_FAMILY_UNSPECIFIED:
     case v1::HASH_FAMILY_XXH3:
-      config.family = HashFamily::kXxh3;
+      settings.family = HashFamily::kXxh3;
       break;
     case v1::HASH_FAMILY_MURMUR3:
-      config.family = HashFamily::kMurmur3;
+      settings.family = HashFamily::kMurmur3;
       break;
     default:
       return absl::InvalidArgumentError("config.hash_family: unknown value");
   }
-  if (proto.threshold() != 0) config.threshold = proto.threshold();
-  config.lsh = {static_cast<int>(proto.bands()),
-                static_cast<int>(proto.rows())};
-  if (proto.verify_bits() != 0) config.verify_bits = proto.verify_bits();
-  config.simhash_enabled = proto.simhash();
   switch (proto.simhash_weighting()) {
     case v1::SIMHASH_WEIGHTING_UNSPECIFIED:
     case v1::SIMHASH_WEIGHTING_TF:
-      config.simhash_weighting = SimHashWeighting::kTf;
+      settings.weighting = SimHashWeighting::kTf;
       break;
     case v1::SIMHASH_WEIGHTING_UNIFORM:
-      config.simhash_weighting = SimHashWeighting::kUniform;
+      settings.weighting = SimHashWeighting::kUniform;
       break;
     default:
       return absl::InvalidArgumentError(
           "config.simhash_weighting: unknown value");
   }
+  absl::StatusOr<CollectionConfig> config = CollectionConfigOf(settings);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.tokenizer: ", config.status().message()));
+  }
+  if (proto.threshold() != 0) config->threshold = proto.threshold();
+  config->lsh = {static_cast<int>(proto.bands()),
+                 static_cast<int>(proto.rows())};
+  if (proto.verify_bits() != 0) {
+    config->verify_bits = static_cast<int>(proto.verify_bits());
+  }
+  config->simhash_enabled = proto.simhash();
   if (proto.has_simhash_max_distance()) {
-    config.simhash_max_distance =
+    config->simhash_max_distance =
         static_cast<int>(proto.simhash_max_distance());
   }
-  config.store_text = proto.store_text();
-  auto normalized = NormalizeCollectionConfig(std::move(config));
+  config->store_text = proto.store_text();
+  auto normalized = NormalizeCollectionConfig(*std::move(config));
   if (!normalized.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("config: ", normalized.status().message()));
@@ -163,15 +157,10 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
   canon->set_keep_format_characters(!config.canonicalizer.strip_format);
   canon->set_confusable_skeleton(config.canonicalizer.confusable_skeleton);
   proto.set_tokenizer(config.simhash_tokenizer);
-  uint32_t k = 1;
-  std::string_view minhash = config.minhash_tokenizer;
-  if (minhash.starts_with(kShinglePrefix)) {
-    const size_t slash = minhash.find('/');
-    absl::SimpleAtoi(AbslView(minhash.substr(kShinglePrefix.size(),
-                                             slash - kShinglePrefix.size())),
-                     &k);
-  }
-  proto.set_shingle_k(k);
+  // Normalized configs hold names made by ShingledTokenizerName.
+  const absl::StatusOr<SplitTokenizer> minhash =
+      SplitTokenizerName(config.minhash_tokenizer);
+  proto.set_shingle_k(minhash.ok() ? minhash->shingle_k : 0);
   proto.set_num_perm(config.num_perm);
   proto.set_seed(config.seed);
   proto.set_hash_family(config.family == HashFamily::kMurmur3

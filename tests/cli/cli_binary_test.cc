@@ -37,9 +37,12 @@ TEST(CliBinary, FingerprintFromStdin) {
 
 TEST(CliBinary, BadOptionsFailWithUsageHint) {
   const Result r = RunNeardup("fingerprint --no-such-flag");
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.out, HasSubstr("--no-such-flag"));
-  EXPECT_NE(RunNeardup("").exit_code, 0);  // a subcommand is required
+  EXPECT_EQ(RunNeardup("").exit_code, 2);  // a subcommand is required
+  const Result seed = RunNeardup("fingerprint --seed 12x");
+  EXPECT_EQ(seed.exit_code, 2);
+  EXPECT_THAT(seed.out, HasSubstr("--seed"));
 }
 
 TEST(CliBinary, InvalidUtf8IsAnError) {

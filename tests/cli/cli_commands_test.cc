@@ -1,7 +1,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "neardup/cli/commands.h"
 #include "support/sha256.h"
@@ -28,9 +31,9 @@ TEST_F(CliTest, CanonicalizePrintsCanonicalText) {
   ASSERT_TRUE(RunCanonicalize(cmd, out).ok());
   EXPECT_EQ(out.str(), "helloworld abc");
 
-  cmd.canonicalizer.case_fold = "none";
-  cmd.canonicalizer.keep_format = true;
-  cmd.canonicalizer.normalization = "none";
+  cmd.canonicalizer.case_fold = CaseFold::kNone;
+  cmd.canonicalizer.strip_format = false;
+  cmd.canonicalizer.normalization = Normalization::kNone;
   std::ostringstream raw;
   ASSERT_TRUE(RunCanonicalize(cmd, raw).ok());
   EXPECT_EQ(raw.str(), "Hello\u200BWorld \uFF21\uFF22\uFF23");
@@ -55,15 +58,15 @@ TEST_F(CliTest, FingerprintHexAndOptions) {
   EXPECT_EQ(hex.str().size(), 2 * 1032u + 1);
   EXPECT_EQ(hex.str().substr(0, 16), "0100000000000000");  // schema + padding
 
-  cmd.fingerprint.ngram = 3;
+  cmd.fingerprint.shingle_k = 3;
   cmd.format = "raw";
   std::ostringstream k3;
   ASSERT_TRUE(RunFingerprint(cmd, k3).ok());
   EXPECT_EQ(Sha256Hex(k3.str()),
             "1502bd9e733e6c96336d6f9f1b9239b24abdddae7e62e2aaffd3fa11f3d1b4d1");
 
-  cmd.fingerprint.ngram = 5;
-  cmd.fingerprint.hash = "mmh3";
+  cmd.fingerprint.shingle_k = 5;
+  cmd.fingerprint.family = HashFamily::kMurmur3;
   std::ostringstream mmh3;
   ASSERT_TRUE(RunFingerprint(cmd, mmh3).ok());
   EXPECT_EQ(Sha256Hex(mmh3.str()),
@@ -73,7 +76,7 @@ TEST_F(CliTest, FingerprintHexAndOptions) {
 TEST_F(CliTest, FingerprintSimHashDefaultsToPlainWords) {
   FingerprintCommand cmd;
   cmd.input = dir_.Write("fox.txt", kFox);
-  cmd.fingerprint.algo = "simhash";
+  cmd.algorithm = "simhash";
   std::ostringstream out;
   ASSERT_TRUE(RunFingerprint(cmd, out).ok());
   EXPECT_EQ(out.str(), "ce0e315a6cc6f940\n");
@@ -119,14 +122,42 @@ TEST_F(CliTest, FingerprintErrorsNameTheProblem) {
   cmd.fingerprint.num_perm = 100;
   EXPECT_THAT(RunFingerprint(cmd, out).message(), HasSubstr("num_perm"));
   cmd.fingerprint.num_perm = 128;
-  cmd.fingerprint.seed = "12x";
-  EXPECT_THAT(RunFingerprint(cmd, out).message(), HasSubstr("--seed"));
-  cmd.fingerprint.seed = "99999999999999999999";
-  EXPECT_THAT(RunFingerprint(cmd, out).message(), HasSubstr("64 bits"));
-  cmd.fingerprint.seed = "1";
   cmd.fingerprint.tokenizer = "sentence";
-  EXPECT_THAT(RunFingerprint(cmd, out).message(), HasSubstr("--tokenizer"));
+  EXPECT_THAT(RunFingerprint(cmd, out).message(),
+              HasSubstr("unknown tokenizer \"sentence\""));
   EXPECT_TRUE(out.str().empty());  // nothing written on any error
+}
+
+// Flag values are parsed by core's parsers while the command line is read:
+// a bad one stops there, naming the flag.
+TEST_F(CliTest, BadFlagValuesNameTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--seed", "12x"}, "--seed"},
+      {{"--seed", "99999999999999999999"}, "not a 64-bit"},
+      {{"--hash", "sha1"}, "unknown hash family"},
+      {{"--weighting", "idf2"}, "unknown SimHash weighting"},
+      {{"--normalization", "nfd"}, "normalization must be"},
+      {{"--case-fold", "upper"}, "case folding must be"},
+      {{"--ngram", "65"}, "--ngram"},
+  };
+  for (const Case& c : cases) {
+    CLI::App app;
+    FingerprintCommand cmd;
+    AddFingerprintCommand(&app, &cmd);
+    std::vector<std::string> args = {"fingerprint"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    std::reverse(args.begin(), args.end());  // CLI11 parses a reversed list
+    try {
+      app.parse(args);
+      ADD_FAILURE() << c.args[0] << " " << c.args[1] << " was accepted";
+    } catch (const CLI::ParseError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(c.message)) << c.args[1];
+    }
+  }
 }
 
 TEST_F(CliTest, CompareReportsAllMeasures) {
@@ -134,7 +165,7 @@ TEST_F(CliTest, CompareReportsAllMeasures) {
   cmd.input_a = dir_.Write("a.txt", "a b c d e f g h i j");
   cmd.input_b = dir_.Write("b.txt", "a b c d e f g h i j");
   cmd.json = true;
-  cmd.fingerprint.ngram = 0;  // plain words
+  cmd.fingerprint.shingle_k = 1;  // plain words
   std::ostringstream same;
   ASSERT_TRUE(RunCompare(cmd, same).ok());
   EXPECT_THAT(same.str(), HasSubstr("\"estimated_jaccard\":1.0,"));

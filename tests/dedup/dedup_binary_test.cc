@@ -77,7 +77,7 @@ TEST(DedupBinary, MalformedLineFailsNamingFileAndLine) {
 
 TEST(DedupBinary, UnknownAlgorithmIsRejected) {
   const Result r = RunNeardup("dedup x.jsonl -o y --algorithm magic");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);  // a bad command line, refused before running
   EXPECT_THAT(r.out, HasSubstr("--algorithm must be"));
 }
 

@@ -15,8 +15,8 @@ CLI::App* AddCanonicalizeCommand(CLI::App* app, CanonicalizeCommand* cmd) {
 
 absl::Status RunCanonicalize(const CanonicalizeCommand& cmd,
                              std::ostream& out) {
-  ASSIGN_OR_RETURN(CanonicalizerOptions options, cmd.canonicalizer.ToOptions());
-  ASSIGN_OR_RETURN(Canonicalizer canonicalizer, Canonicalizer::Create(options));
+  ASSIGN_OR_RETURN(Canonicalizer canonicalizer,
+                   Canonicalizer::Create(cmd.canonicalizer));
   ASSIGN_OR_RETURN(std::string text, ReadInput(cmd.input));
   absl::StatusOr<std::string> canonical = canonicalizer.Canonicalize(text);
   if (!canonical.ok()) return InFile(cmd.input, canonical.status());

@@ -17,7 +17,7 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
       ->required();
   sub->add_option("file_b", cmd->input_b, "Second file")->required();
   sub->add_flag("--json", cmd->json, "Print one JSON object");
-  AddFingerprintFlags(sub, &cmd->fingerprint, /*with_algo=*/false);
+  AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
 }
 
@@ -25,8 +25,8 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   if (cmd.input_a == "-" && cmd.input_b == "-") {
     return absl::InvalidArgumentError("only one input can be standard input");
   }
-  ASSIGN_OR_RETURN(MinHashConfig mconfig, cmd.fingerprint.ToMinHash());
-  ASSIGN_OR_RETURN(SimHashConfig sconfig, cmd.fingerprint.ToSimHash());
+  ASSIGN_OR_RETURN(MinHashConfig mconfig, MinHashConfigOf(cmd.fingerprint));
+  ASSIGN_OR_RETURN(SimHashConfig sconfig, SimHashConfigOf(cmd.fingerprint));
   ASSIGN_OR_RETURN(MinHasher minhasher, MinHasher::Create(mconfig));
   ASSIGN_OR_RETURN(SimHasher simhasher, SimHasher::Create(sconfig));
   ASSIGN_OR_RETURN(std::string a, ReadInput(cmd.input_a));

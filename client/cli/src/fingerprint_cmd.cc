@@ -49,19 +49,22 @@ CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
   sub->add_option("--format", cmd->format,
                   "hex (one lowercase hex string), raw (wire bytes) or json")
       ->capture_default_str();
-  AddFingerprintFlags(sub, &cmd->fingerprint, /*with_algo=*/true);
+  sub->add_option("--algo", cmd->algorithm, "minhash or simhash")
+      ->check(CLI::IsMember({"minhash", "simhash"}))
+      ->capture_default_str();
+  AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
 }
 
 absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   RETURN_IF_ERROR(CheckFormat(cmd.format));
-  const std::string& algo = cmd.fingerprint.algo;
+  const std::string& algo = cmd.algorithm;
   if (algo != "minhash" && algo != "simhash") {
     return absl::InvalidArgumentError(
         absl::StrCat("--algo must be minhash or simhash (got \"", algo, "\")"));
   }
   if (algo == "minhash") {
-    ASSIGN_OR_RETURN(MinHashConfig config, cmd.fingerprint.ToMinHash());
+    ASSIGN_OR_RETURN(MinHashConfig config, MinHashConfigOf(cmd.fingerprint));
     ASSIGN_OR_RETURN(MinHasher hasher, MinHasher::Create(config));
     ASSIGN_OR_RETURN(std::string text, ReadInput(cmd.input));
     absl::StatusOr<MinHashSignature> fingerprinted = hasher.Fingerprint(text);
@@ -81,7 +84,7 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
     }
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(SimHashConfig config, cmd.fingerprint.ToSimHash());
+  ASSIGN_OR_RETURN(SimHashConfig config, SimHashConfigOf(cmd.fingerprint));
   ASSIGN_OR_RETURN(SimHasher hasher, SimHasher::Create(config));
   ASSIGN_OR_RETURN(std::string text, ReadInput(cmd.input));
   absl::StatusOr<uint64_t> fingerprinted = hasher.Fingerprint(text);

@@ -7,8 +7,8 @@
 #include <ostream>
 
 #include "absl/status/status.h"
+#include "neardup/cli/server_commands.h"
 #include "neardup/client/client.h"
-#include "server_commands.h"
 
 namespace neardup::cli {
 

@@ -4,7 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "neardup/cli/commands.h"
-#include "server_commands.h"
+#include "neardup/cli/server_commands.h"
 
 int main(int argc, char** argv) {
   using namespace neardup::cli;
@@ -27,7 +27,13 @@ int main(int argc, char** argv) {
   ServerCommands server;
   const std::vector<CLI::App*> server_cmds = AddServerCommands(&app, &server);
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Prints --help, --version or what is wrong. Exit 2: the command line is
+    // wrong (a bad flag or flag value); exit 1: the command itself failed.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   std::ios::sync_with_stdio(false);
   absl::Status status;

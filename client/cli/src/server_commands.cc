@@ -1,4 +1,4 @@
-#include "server_commands.h"
+#include "neardup/cli/server_commands.h"
 
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include "ingest.h"
 #include "input.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/cli/cli_options.h"
 #include "neardup/client/client.h"
 #include "neardup/core/config_hash.h"
 
@@ -84,37 +85,49 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
   out << "  store_text=" << (config.store_text() ? "yes" : "no") << "\n";
 }
 
-absl::StatusOr<v1::FingerprintConfig> ConfigOf(
+}  // namespace
+
+v1::FingerprintConfig CollectionConfigRequest(
     const CollectionConfigFlags& flags) {
+  const FingerprintSettings& s = flags.fingerprint;
   v1::FingerprintConfig config;
+  auto* canon = config.mutable_canonicalizer();
+  switch (s.canonicalizer.normalization) {
+    case Normalization::kNfkc:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFKC);
+      break;
+    case Normalization::kNfc:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFC);
+      break;
+    case Normalization::kNone:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NONE);
+      break;
+  }
+  canon->set_disable_case_fold(s.canonicalizer.case_fold == CaseFold::kNone);
+  canon->set_keep_bidi_controls(!s.canonicalizer.strip_bidi);
+  canon->set_keep_format_characters(!s.canonicalizer.strip_format);
+  canon->set_confusable_skeleton(s.canonicalizer.confusable_skeleton);
+  config.set_tokenizer(s.tokenizer);
+  config.set_shingle_k(static_cast<uint32_t>(s.shingle_k));
+  config.set_num_perm(static_cast<uint32_t>(s.num_perm));
+  config.set_seed(s.seed);
+  config.set_hash_family(s.family == HashFamily::kMurmur3
+                             ? v1::HASH_FAMILY_MURMUR3
+                             : v1::HASH_FAMILY_XXH3);
+  config.set_simhash_weighting(s.weighting == SimHashWeighting::kUniform
+                                   ? v1::SIMHASH_WEIGHTING_UNIFORM
+                                   : v1::SIMHASH_WEIGHTING_TF);
   config.set_threshold(flags.threshold);
-  config.set_num_perm(flags.num_perm);
-  config.set_shingle_k(flags.ngram);
-  config.set_tokenizer(flags.tokenizer);
-  if (!flags.seed.empty()) {
-    ASSIGN_OR_RETURN(uint64_t seed, ParseHex64(flags.seed));
-    config.set_seed(seed);
-  }
-  if (flags.hash == "mmh3" || flags.hash == "murmur3") {
-    config.set_hash_family(v1::HASH_FAMILY_MURMUR3);
-  } else if (flags.hash != "xxh3") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--hash must be xxh3 or mmh3, got ", flags.hash));
-  }
-  config.set_bands(flags.bands);
-  config.set_rows(flags.rows);
-  config.set_verify_bits(flags.verify_bits);
+  config.set_bands(static_cast<uint32_t>(flags.bands));
+  config.set_rows(static_cast<uint32_t>(flags.rows));
+  config.set_verify_bits(static_cast<uint32_t>(flags.verify_bits));
   config.set_simhash(flags.simhash);
-  if (flags.simhash_weighting == "uniform") {
-    config.set_simhash_weighting(v1::SIMHASH_WEIGHTING_UNIFORM);
-  } else if (flags.simhash_weighting != "tf") {
-    return absl::InvalidArgumentError(
-        "--simhash-weighting must be tf or uniform");
-  }
-  config.set_simhash_max_distance(flags.max_distance);
+  config.set_simhash_max_distance(static_cast<uint32_t>(flags.max_distance));
   config.set_store_text(flags.store_text);
   return config;
 }
+
+namespace {
 
 absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
   ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
@@ -194,14 +207,10 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
       ->add_option("--threshold", c.threshold,
                    "Jaccard threshold; picks bands x rows")
       ->capture_default_str();
-  create->add_option("--num-perm", c.num_perm, "MinHash slots: 64, 128, 256")
-      ->capture_default_str();
-  create->add_option("--ngram", c.ngram, "shingle size in tokens (1 = none)")
-      ->capture_default_str();
-  create->add_option("--tokenizer", c.tokenizer, "word, grapheme or cjk")
-      ->capture_default_str();
-  create->add_option("--seed", c.seed, "hash seed (hex); default txtfp's");
-  create->add_option("--hash", c.hash, "xxh3 or mmh3")->capture_default_str();
+  // The same fingerprint flags as fingerprint, compare and dedup: the same
+  // values give the same config hash offline and on the server. The
+  // collection's SimHash always runs over the plain tokens.
+  AddFingerprintFlags(create, &c.fingerprint);
   create->add_option("--bands", c.bands, "LSH bands (with --rows)");
   create->add_option("--rows", c.rows, "LSH rows per band (with --bands)");
   create
@@ -209,9 +218,6 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
                    "bits per slot kept in memory: 16, 32, 64")
       ->capture_default_str();
   create->add_flag("--simhash", c.simhash, "also index 64-bit SimHashes");
-  create
-      ->add_option("--simhash-weighting", c.simhash_weighting, "tf or uniform")
-      ->capture_default_str();
   create->add_option("--max-distance", c.max_distance, "SimHash Hamming radius")
       ->capture_default_str();
   create->add_flag("--store-text", c.store_text,
@@ -297,7 +303,7 @@ absl::Status RunServerCommand(const CLI::App& which, const ServerCommands& cmd,
     if (name == "create") {
       v1::CreateCollectionRequest request;
       request.set_name(cmd.collection_name);
-      ASSIGN_OR_RETURN(*request.mutable_config(), ConfigOf(cmd.config));
+      *request.mutable_config() = CollectionConfigRequest(cmd.config);
       ASSIGN_OR_RETURN(v1::Collection created,
                        client.CreateCollection(request));
       if (cmd.server.json) return PrintJson(created, out);

@@ -1,8 +1,55 @@
 #include "neardup/dedup/dedup_options.h"
 
 #include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
 
 namespace neardup::dedup {
+
+absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
+  if (name == "minhash-lsh" || name == "minhash") return Algorithm::kMinHashLsh;
+  if (name == "lshbloom") return Algorithm::kLshBloom;
+  if (name == "simhash") return Algorithm::kSimHash;
+  if (name == "suffix-array") return Algorithm::kSuffixArray;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--algorithm must be minhash-lsh, lshbloom, simhash or suffix-array "
+      "(got \"",
+      AbslView(name), "\")"));
+}
+
+std::string_view AlgorithmName(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kMinHashLsh:
+      return "minhash-lsh";
+    case Algorithm::kLshBloom:
+      return "lshbloom";
+    case Algorithm::kSimHash:
+      return "simhash";
+    case Algorithm::kSuffixArray:
+      return "suffix-array";
+  }
+  return "?";
+}
+
+absl::StatusOr<Verify> ParseVerify(std::string_view name) {
+  if (name == "none") return Verify::kNone;
+  if (name == "estimate") return Verify::kEstimate;
+  if (name == "exact") return Verify::kExact;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--verify must be none, estimate or exact (got \"",
+                   AbslView(name), "\")"));
+}
+
+std::string_view VerifyName(Verify verify) {
+  switch (verify) {
+    case Verify::kNone:
+      return "none";
+    case Verify::kEstimate:
+      return "estimate";
+    case Verify::kExact:
+      return "exact";
+  }
+  return "?";
+}
 
 absl::Status ValidateOptions(const DedupOptions& o) {
   if (!(o.threshold > 0.0 && o.threshold < 1.0)) {

@@ -27,32 +27,6 @@ constexpr uint64_t kDefaultExpectedDocs = 1'000'000;
 // (about 100 MB of tables at 32 bands).
 constexpr uint64_t kMaxReservedDocs = uint64_t{1} << 18;
 
-std::string_view AlgorithmName(Algorithm a) {
-  switch (a) {
-    case Algorithm::kMinHashLsh:
-      return "minhash-lsh";
-    case Algorithm::kLshBloom:
-      return "lshbloom";
-    case Algorithm::kSimHash:
-      return "simhash";
-    case Algorithm::kSuffixArray:
-      return "suffix-array";
-  }
-  return "?";
-}
-
-std::string_view VerifyName(Verify v) {
-  switch (v) {
-    case Verify::kNone:
-      return "none";
-    case Verify::kEstimate:
-      return "estimate";
-    case Verify::kExact:
-      return "exact";
-  }
-  return "?";
-}
-
 // A batch with its fingerprints and the signal that they are ready.
 struct WorkItem {
   Batch batch;

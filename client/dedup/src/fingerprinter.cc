@@ -15,10 +15,14 @@ absl::StatusOr<Fingerprinter> Fingerprinter::Create(
   f.algorithm_ = options.algorithm;
   f.exact_ = options.verify == Verify::kExact;
   // The MinHasher also defines the token sets for exact verification.
-  ASSIGN_OR_RETURN(MinHasher minhash, MinHasher::Create(options.minhash));
+  ASSIGN_OR_RETURN(const MinHashConfig minhash_config,
+                   MinHashConfigOf(options.fingerprint));
+  ASSIGN_OR_RETURN(MinHasher minhash, MinHasher::Create(minhash_config));
   f.minhash_.emplace(std::move(minhash));
   if (options.algorithm == Algorithm::kSimHash) {
-    ASSIGN_OR_RETURN(SimHasher simhash, SimHasher::Create(options.simhash));
+    ASSIGN_OR_RETURN(const SimHashConfig simhash_config,
+                     SimHashConfigOf(options.fingerprint));
+    ASSIGN_OR_RETURN(SimHasher simhash, SimHasher::Create(simhash_config));
     f.simhash_.emplace(std::move(simhash));
   }
   return f;

@@ -83,9 +83,9 @@ class LshBloomFinder : public DuplicateFinder {
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeLshBloomFinder(
     const DedupOptions& options, uint64_t expected_docs) {
   // Without verification the band curve itself must sit on the threshold.
-  ASSIGN_OR_RETURN(LshParams lsh,
-                   ChooseBanding(options.threshold, options.minhash.num_perm,
-                                 Verify::kNone, options.bands));
+  ASSIGN_OR_RETURN(LshParams lsh, ChooseBanding(options.threshold,
+                                                options.fingerprint.num_perm,
+                                                Verify::kNone, options.bands));
   return std::make_unique<LshBloomFinder>(lsh, expected_docs,
                                           options.bloom_false_positive);
 }

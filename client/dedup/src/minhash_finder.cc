@@ -93,10 +93,11 @@ class MinHashFinder : public DuplicateFinder {
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeMinHashFinder(
     const DedupOptions& options, uint64_t reserve_docs) {
   MinHashIndexOptions index_options;
-  index_options.num_perm = options.minhash.num_perm;
-  ASSIGN_OR_RETURN(index_options.lsh,
-                   ChooseBanding(options.threshold, options.minhash.num_perm,
-                                 options.verify, options.bands));
+  index_options.num_perm = options.fingerprint.num_perm;
+  ASSIGN_OR_RETURN(
+      index_options.lsh,
+      ChooseBanding(options.threshold, options.fingerprint.num_perm,
+                    options.verify, options.bands));
   // One thread inserts and queries: a single shard is fastest.
   index_options.shards = 1;
   ASSIGN_OR_RETURN(std::unique_ptr<MinHashLshIndex> index,

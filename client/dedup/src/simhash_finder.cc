@@ -4,14 +4,12 @@
 #include "absl/strings/str_cat.h"
 #include "duplicate_finder.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/index/simhash_index.h"
 #include "token_set_store.h"
 
 namespace neardup::dedup {
 namespace {
-
-// Share of agreeing bits: the similarity reported for SimHash matches.
-double BitAgreement(int distance) { return 1.0 - distance / 64.0; }
 
 class SimHashFinder : public DuplicateFinder {
  public:
@@ -38,7 +36,7 @@ class SimHashFinder : public DuplicateFinder {
         }
       }
     } else if (!hits.empty()) {  // nearest first, ties by ascending id
-      match = Match{hits.front().id, BitAgreement(hits.front().distance)};
+      match = Match{hits.front().id, SimHashSimilarity(hits.front().distance)};
     }
     if (match) return match;
     RETURN_IF_ERROR(index_->Insert(doc, fingerprint->simhash));

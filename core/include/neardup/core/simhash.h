@@ -85,6 +85,9 @@ inline int Hamming(uint64_t a, uint64_t b) {
 }
 // cos(pi * hamming / 64), in [-1, 1].
 double CosineEstimate(uint64_t a, uint64_t b);
+// The same from a Hamming distance: cos(pi * hamming / 64). The one
+// similarity of SimHash matches, in the server and in dedup's clusters.
+double SimHashSimilarity(int hamming);
 
 }  // namespace neardup
 

@@ -1,46 +1,44 @@
 #ifndef NEARDUP_CLI_CLI_OPTIONS_H_
 #define NEARDUP_CLI_CLI_OPTIONS_H_
 
-// Flags shared by several subcommands, and their translation to core configs.
+// Flags shared by several subcommands, bound straight into core's structs:
+// FingerprintSettings is the one vocabulary the server's FingerprintConfig
+// and dedup use too. A value core cannot parse fails the command line with
+// the flag's name and core's message.
 
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "absl/status/statusor.h"
 #include "neardup/core/canonicalizer.h"
-#include "neardup/core/minhash.h"
-#include "neardup/core/simhash.h"
+#include "neardup/core/fingerprint_settings.h"
 
 namespace neardup::cli {
 
-struct CanonicalizerFlags {
-  std::string normalization = "nfkc";
-  std::string case_fold = "full";
-  bool keep_bidi = false;
-  bool keep_format = false;
-  bool confusable = false;
+// Binds `flag` to `*field` through `parse` (string -> absl::StatusOr<T>,
+// usually core's parser for T): a value it refuses fails the command line
+// with the flag's name and the parser's message.
+template <typename T, typename Parse>
+CLI::Option* AddParsedOption(CLI::App* app, const std::string& flag, T* field,
+                             Parse parse, const std::string& help) {
+  return app->add_option_function<std::string>(
+      flag,
+      [flag, field, parse](const std::string& text) {
+        auto value = parse(text);
+        if (!value.ok()) {
+          throw CLI::ValidationError(flag,
+                                     std::string(value.status().message()));
+        }
+        *field = *std::move(value);
+      },
+      help);
+}
 
-  absl::StatusOr<CanonicalizerOptions> ToOptions() const;
-};
-void AddCanonicalizerFlags(CLI::App* app, CanonicalizerFlags* flags);
+// --normalization, --case-fold, --keep-bidi, --keep-format, --confusable.
+void AddCanonicalizerFlags(CLI::App* app, CanonicalizerOptions* options);
 
-struct FingerprintFlags {
-  std::string algo = "minhash";
-  int ngram = -1;  // -1: algorithm default (MinHash 5, SimHash 0 = plain)
-  int num_perm = 128;
-  std::string seed = "0x00C0FFEE5EED";
-  std::string hash = "xxh3";
-  std::string tokenizer = "word";
-  std::string weighting = "tf";
-  CanonicalizerFlags canonicalizer;
-
-  absl::StatusOr<MinHashConfig> ToMinHash() const;
-  absl::StatusOr<SimHashConfig> ToSimHash() const;
-};
-// Adds --ngram, --num-perm, --seed, --hash, --tokenizer, --weighting and the
-// canonicalizer switches (and --algo if `with_algo`).
-void AddFingerprintFlags(CLI::App* app, FingerprintFlags* flags,
-                         bool with_algo);
+// --tokenizer, --ngram, --num-perm, --seed, --hash, --weighting and the
+// canonicalizer flags.
+void AddFingerprintFlags(CLI::App* app, FingerprintSettings* settings);
 
 }  // namespace neardup::cli
 

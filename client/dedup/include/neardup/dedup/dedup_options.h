@@ -6,11 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "neardup/core/minhash.h"
-#include "neardup/core/simhash.h"
+#include "absl/status/statusor.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/dataset/input_files.h"
 
 namespace neardup::dedup {
@@ -39,8 +40,9 @@ struct DedupOptions {
   double bloom_false_positive = 0.001;  // lshbloom: per-document target
   int min_length = 50;                  // suffix-array: bytes
 
-  MinHashConfig minhash;  // tokenizer, num_perm, seed, canonicalizer
-  SimHashConfig simhash;
+  // Tokenizer, shingles, num_perm, seed, hash family, weighting and
+  // canonicalizer: the same vocabulary as the CLI and the server.
+  FingerprintSettings fingerprint;
 
   int threads = 0;  // fingerprint workers; 0 = hardware threads
   size_t batch_records = 2048;
@@ -53,6 +55,13 @@ struct DedupOptions {
   std::string spans_path;     // suffix-array: removed spans
   bool progress = true;       // shown only when stderr is a terminal
 };
+
+// "minhash-lsh" (or "minhash"), "lshbloom", "simhash", "suffix-array".
+absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
+std::string_view AlgorithmName(Algorithm algorithm);
+// "none", "estimate", "exact".
+absl::StatusOr<Verify> ParseVerify(std::string_view name);
+std::string_view VerifyName(Verify verify);
 
 // Checks ranges and combinations once, before any input is read.
 absl::Status ValidateOptions(const DedupOptions& options);

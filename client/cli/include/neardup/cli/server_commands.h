@@ -1,5 +1,5 @@
-#ifndef NEARDUP_CLIENT_CLI_SRC_SERVER_COMMANDS_H_
-#define NEARDUP_CLIENT_CLI_SRC_SERVER_COMMANDS_H_
+#ifndef NEARDUP_CLI_SERVER_COMMANDS_H_
+#define NEARDUP_CLI_SERVER_COMMANDS_H_
 
 // Subcommands of `neardup` that talk to a running neardupd through
 // neardup::client: collections, ingest, query, get, delete, stats, health.
@@ -12,6 +12,8 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "neardup/core/fingerprint_settings.h"
+#include "neardup/v1/neardup.pb.h"
 
 namespace neardup::cli {
 
@@ -27,21 +29,22 @@ struct ServerFlags {
   bool allow_plaintext_token = false;
 };
 
+// `collections create`: the fingerprint flags (the same words as the
+// offline commands) plus the collection's own settings.
 struct CollectionConfigFlags {
+  FingerprintSettings fingerprint;
   double threshold = 0.8;
-  int num_perm = 128;
-  int ngram = 5;
-  std::string tokenizer = "word";
-  std::string seed;  // empty: txtfp's default
-  std::string hash = "xxh3";
   int bands = 0;
   int rows = 0;
   int verify_bits = 16;
   bool simhash = false;
-  std::string simhash_weighting = "tf";
   int max_distance = 3;
   bool store_text = false;
 };
+
+// The FingerprintConfig `collections create` sends for these flags.
+v1::FingerprintConfig CollectionConfigRequest(
+    const CollectionConfigFlags& flags);
 
 struct ServerCommands {
   ServerFlags server;
@@ -77,4 +80,4 @@ absl::Status RunServerCommand(const CLI::App& which, const ServerCommands& cmd,
 
 }  // namespace neardup::cli
 
-#endif  // NEARDUP_CLIENT_CLI_SRC_SERVER_COMMANDS_H_
+#endif  // NEARDUP_CLI_SERVER_COMMANDS_H_

@@ -1,0 +1,159 @@
+// One vocabulary of fingerprint settings: every fingerprint flag, given to
+// the offline commands (fingerprint, dedup) and to `collections create`,
+// yields the same config hash offline and on the server (through the
+// FingerprintConfig the CLI sends and the server's ConfigFromProto).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "neardup/cli/commands.h"
+#include "neardup/cli/server_commands.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/minhash.h"
+#include "neardup/core/simhash.h"
+#include "neardup/server/internal/proto_convert.h"
+
+namespace neardup::cli {
+namespace {
+
+using Args = std::vector<std::string>;
+
+void Parse(CLI::App& app, Args args) {
+  std::reverse(args.begin(), args.end());  // CLI11 takes them reversed
+  app.parse(args);
+}
+
+uint64_t OfflineMinHash(const Args& flags) {
+  CLI::App app;
+  FingerprintCommand cmd;
+  AddFingerprintCommand(&app, &cmd);
+  Args args = {"fingerprint"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  Parse(app, args);
+  return MinHasher::Create(*MinHashConfigOf(cmd.fingerprint))->config_hash();
+}
+
+uint64_t OfflineSimHash(const Args& flags) {
+  CLI::App app;
+  FingerprintCommand cmd;
+  AddFingerprintCommand(&app, &cmd);
+  Args args = {"fingerprint", "--algo", "simhash"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  Parse(app, args);
+  return SimHasher::Create(*SimHashConfigOf(cmd.fingerprint))->config_hash();
+}
+
+uint64_t DedupMinHash(const Args& flags) {
+  CLI::App app;
+  DedupCommand cmd;
+  AddDedupCommand(&app, &cmd);
+  Args args = {"dedup", "in.jsonl", "-o", "out.jsonl"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  Parse(app, args);
+  return MinHasher::Create(*MinHashConfigOf(cmd.options.fingerprint))
+      ->config_hash();
+}
+
+// What the server makes of `collections create` with these flags.
+CollectionConfig Online(const Args& flags) {
+  CLI::App app;
+  ServerCommands cmd;
+  AddServerCommands(&app, &cmd);
+  Args args = {"collections", "create", "c", "--simhash"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  Parse(app, args);
+  const absl::StatusOr<CollectionConfig> config =
+      server::ConfigFromProto(CollectionConfigRequest(cmd.config));
+  EXPECT_TRUE(config.ok()) << config.status();
+  return *config;
+}
+
+// Every fingerprint flag, each with values other than its default.
+const std::vector<Args>& FlagCases() {
+  static const auto* cases = new std::vector<Args>{
+      {},
+      {"--tokenizer", "grapheme"},
+      {"--tokenizer", "cjk"},
+      {"--tokenizer", "word-uax29"},
+      {"--ngram", "0"},
+      {"--ngram", "1"},
+      {"--ngram", "3"},
+      {"--ngram", "5"},
+      {"--num-perm", "64"},
+      {"--num-perm", "256"},
+      {"--seed", "42"},
+      {"--seed", "0x2a"},
+      {"--hash", "mmh3"},
+      {"--hash", "xxh3"},
+      {"--weighting", "uniform"},
+      {"--normalization", "nfc"},
+      {"--normalization", "none"},
+      {"--case-fold", "none"},
+      {"--keep-bidi"},
+      {"--keep-format"},
+      {"--confusable"},
+      {"--tokenizer", "grapheme", "--ngram", "2", "--seed", "7", "--hash",
+       "mmh3", "--normalization", "nfc", "--keep-format"},
+  };
+  return *cases;
+}
+
+bool HasNgram(const Args& flags) {
+  return std::find(flags.begin(), flags.end(), "--ngram") != flags.end();
+}
+
+TEST(FlagVocabulary, SameFlagsSameMinHashConfigHashEverywhere) {
+  for (const Args& flags : FlagCases()) {
+    SCOPED_TRACE(::testing::PrintToString(flags));
+    const CollectionConfig online = Online(flags);
+    const uint64_t server =
+        MinHasher::Create(MinHashConfigOf(online))->config_hash();
+    EXPECT_EQ(OfflineMinHash(flags), server);
+    EXPECT_EQ(DedupMinHash(flags), server);
+  }
+}
+
+// A collection's SimHash runs over the plain tokens: without --ngram the
+// offline SimHash of the same flags is the collection's.
+TEST(FlagVocabulary, SameFlagsSameSimHashConfigHashEverywhere) {
+  for (const Args& flags : FlagCases()) {
+    if (HasNgram(flags)) continue;
+    SCOPED_TRACE(::testing::PrintToString(flags));
+    const CollectionConfig online = Online(flags);
+    EXPECT_EQ(OfflineSimHash(flags),
+              SimHasher::Create(SimHashConfigOf(online))->config_hash());
+  }
+}
+
+// The flags do change the hash (the test above would pass vacuously if
+// they were ignored).
+TEST(FlagVocabulary, EveryFlagChangesTheConfigHash) {
+  const uint64_t defaults = OfflineMinHash({});
+  for (const Args& flags : FlagCases()) {
+    if (flags.empty() || flags == Args{"--ngram", "0"} ||
+        flags == Args{"--ngram", "5"} || flags == Args{"--hash", "xxh3"} ||
+        flags == Args{"--tokenizer", "word-uax29"} ||
+        flags == Args{"--weighting", "uniform"}) {
+      continue;  // the defaults spelled out, or SimHash-only
+    }
+    EXPECT_NE(OfflineMinHash(flags), defaults)
+        << ::testing::PrintToString(flags);
+  }
+  EXPECT_NE(OfflineSimHash({"--weighting", "uniform"}), OfflineSimHash({}));
+}
+
+// --ngram means the same everywhere: 0 is the algorithm's default (MinHash
+// 5-token shingles), 1 the plain tokens.
+TEST(FlagVocabulary, NgramZeroIsTheDefaultAndOneIsPlainTokens) {
+  EXPECT_EQ(OfflineMinHash({"--ngram", "0"}), OfflineMinHash({"--ngram", "5"}));
+  EXPECT_NE(OfflineMinHash({"--ngram", "1"}), OfflineMinHash({"--ngram", "0"}));
+  EXPECT_EQ(Online({"--ngram", "1"}).minhash_tokenizer, "word-uax29");
+  EXPECT_EQ(Online({}).minhash_tokenizer, "shingle-k=5/word-uax29");
+}
+
+}  // namespace
+}  // namespace neardup::cli
