@@ -10,6 +10,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/files.h"
+#include "neardup/base/status_macros.h"
 #include "yaml-cpp/yaml.h"
 
 namespace neardup::server {
@@ -106,17 +108,10 @@ absl::StatusOr<TokenAuthenticator> TokenAuthenticator::FromYaml(
 
 absl::StatusOr<TokenAuthenticator> TokenAuthenticator::FromFile(
     const std::string& path) {
-  std::ifstream file(path);
-  if (!file) {
-    return absl::NotFoundError(absl::StrCat("cannot read token file ", path));
-  }
-  std::stringstream text;
-  text << file.rdbuf();
-  auto auth = FromYaml(text.str());
-  if (!auth.ok()) {
-    return absl::Status(auth.status().code(),
-                        absl::StrCat(path, ": ", auth.status().message()));
-  }
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return Prefixed("token file", text.status());
+  auto auth = FromYaml(*text);
+  if (!auth.ok()) return Prefixed(path, auth.status());
   return auth;
 }
 

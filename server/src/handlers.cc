@@ -27,9 +27,7 @@ absl::Status CheckText(std::string_view field, const std::string& text,
 // Prefixes core's message ("empty document", "invalid UTF-8 at byte 10")
 // with the request field it is about.
 absl::Status AboutField(std::string_view field, const absl::Status& status) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(),
-                      absl::StrCat(AbslView(field), ": ", status.message()));
+  return Prefixed(field, status);
 }
 
 absl::Status CheckId(const std::string& id) {

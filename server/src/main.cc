@@ -6,6 +6,7 @@
 #include <thread>
 #include <variant>
 
+#include "neardup/base/version.h"
 #include "neardup/server/server.h"
 #include "neardup/server/server_config.h"
 #include "spdlog/spdlog.h"
@@ -18,15 +19,15 @@ int main(int argc, char** argv) {
 
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   spdlog::info(
-      "neardupd 0.1.0: listen={} data-dir={} metrics-listen={} shards={} "
+      "neardupd {}: listen={} data-dir={} metrics-listen={} shards={} "
       "workers={} max-queued-requests={} max-message-bytes={} "
       "max-document-bytes={} default-deadline={}s sync-writes={} "
       "block-cache-bytes={}",
-      config.listen_address, config.data_dir, config.metrics_address,
-      config.shards, config.worker_threads, config.max_queued_requests,
-      config.max_message_bytes, config.max_document_bytes,
-      config.default_deadline_seconds, config.sync_writes,
-      config.block_cache_bytes);
+      neardup::kVersion, config.listen_address, config.data_dir,
+      config.metrics_address, config.shards, config.worker_threads,
+      config.max_queued_requests, config.max_message_bytes,
+      config.max_document_bytes, config.default_deadline_seconds,
+      config.sync_writes, config.block_cache_bytes);
 
   // Block the stop signals in every thread; one thread waits for them.
   sigset_t stop_signals;

@@ -1,13 +1,13 @@
 #include "neardup/server/server.h"
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/files.h"
+#include "neardup/base/status_macros.h"
 #include "prometheus/exposer.h"
 #include "spdlog/spdlog.h"
 
@@ -23,16 +23,12 @@ void SetHealth(grpc::Server* server, bool serving) {
   health->SetServingStatus(kServiceName, serving);
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path,
-                                     std::string_view what) {
-  std::ifstream file(path);
-  if (!file) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read ", AbslView(what), " ", path));
-  }
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
+// A TLS file named by `flag`, or an error that names the flag.
+absl::StatusOr<std::string> ReadTlsFile(const std::string& path,
+                                        std::string_view flag) {
+  absl::StatusOr<std::string> bytes = ReadFile(path);
+  if (!bytes.ok()) return Prefixed(flag, bytes.status());
+  return bytes;
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
@@ -48,15 +44,15 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
           ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
           : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  auto key = ReadFile(config.tls_key, "--tls-key");
+  auto key = ReadTlsFile(config.tls_key, "--tls-key");
   if (!key.ok()) return key.status();
-  auto cert = ReadFile(config.tls_cert, "--tls-cert");
+  auto cert = ReadTlsFile(config.tls_cert, "--tls-cert");
   if (!cert.ok()) return cert.status();
   pair.private_key = *std::move(key);
   pair.cert_chain = *std::move(cert);
   options.pem_key_cert_pairs.push_back(std::move(pair));
   if (!config.tls_client_ca.empty()) {
-    auto ca = ReadFile(config.tls_client_ca, "--tls-client-ca");
+    auto ca = ReadTlsFile(config.tls_client_ca, "--tls-client-ca");
     if (!ca.ok()) return ca.status();
     options.pem_root_certs = *std::move(ca);
   }
@@ -159,7 +155,7 @@ void NeardupServer::OpenDatabase() {
     MutexLock lock(&mu_);
     stop_status_ = db.status();
     stopped_ = true;
-    stopped_cv_.notify_all();
+    stopped_cv_.SignalAll();
     return;
   }
   db_ = std::move(*db);
@@ -213,14 +209,13 @@ void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
   spdlog::info("shut down cleanly");
   MutexLock lock(&mu_);
   stopped_ = true;
-  stopped_cv_.notify_all();
+  stopped_cv_.SignalAll();
 }
 
 absl::Status NeardupServer::Wait() {
-  std::unique_lock<Mutex> lock(mu_);
-  stopped_cv_.wait(
-      lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopped_; });
-  return [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stop_status_; }();
+  MutexLock lock(&mu_);
+  while (!stopped_) stopped_cv_.Wait(&mu_);
+  return stop_status_;
 }
 
 NeardupServer::~NeardupServer() { Shutdown(std::chrono::milliseconds(0)); }

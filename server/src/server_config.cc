@@ -7,6 +7,8 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "neardup/base/files.h"
+#include "neardup/base/version.h"
 #include "yaml-cpp/yaml.h"
 
 namespace neardup::server {
@@ -176,15 +178,13 @@ ParsedCommandLine ParseCommandLine(int argc, char** argv) {
   ServerConfig config;
   const std::string config_path = FindConfigPath(argc, argv);
   if (!config_path.empty()) {
-    std::ifstream file(config_path);
-    if (!file) {
-      std::fprintf(stderr, "neardupd: cannot read config file %s: %s\n",
-                   config_path.c_str(), std::strerror(errno));
+    const absl::StatusOr<std::string> text = ReadFile(config_path);
+    if (!text.ok()) {
+      std::fprintf(stderr, "neardupd: config file: %s\n",
+                   std::string(text.status().message()).c_str());
       return 2;
     }
-    std::stringstream text;
-    text << file.rdbuf();
-    if (absl::Status s = ApplyYamlConfig(text.str(), config); !s.ok()) {
+    if (absl::Status s = ApplyYamlConfig(*text, config); !s.ok()) {
       std::fprintf(stderr, "neardupd: %s: %s\n", config_path.c_str(),
                    std::string(s.message()).c_str());
       return 2;
@@ -197,7 +197,7 @@ ParsedCommandLine ParseCommandLine(int argc, char** argv) {
       "NEARDUPD_DATA_DIR) or from a YAML file given with --config whose keys "
       "are the flag names. Flags win over the environment, which wins over "
       "the file."};
-  app.set_version_flag("--version", "neardupd 0.1.0");
+  app.set_version_flag("--version", absl::StrCat("neardupd ", kVersion));
   std::string unused_config_path = config_path;
   app.add_option("--config", unused_config_path, "YAML config file")
       ->envname(EnvName("config"));

@@ -157,36 +157,36 @@ std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
   // Queued together, in order: rounds take the queue's front, so these
   // are written in this order (and with no other put between two of them
   // unless a round boundary falls there; the effect is the same).
-  auto all_done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // PendingPut::done is guarded by queue_mu_ (a plain struct field).
+  auto all_done = [&] {
     return std::all_of(mine.begin(), mine.end(),
                        [](const PendingPut& p) { return p.done; });
   };
   bool lead = false;
   {
-    std::unique_lock<Mutex> lock(queue_mu_);
-    [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-      for (PendingPut& put : mine) queue_.push_back(&put);
-      queue_cv_.wait(lock, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        return all_done() || !leader_active_;
-      });
-      if (!all_done()) leader_active_ = lead = true;
-    }();
+    MutexLock lock(&queue_mu_);
+    for (PendingPut& put : mine) queue_.push_back(&put);
+    while (!all_done() && leader_active_) queue_cv_.Wait(&queue_mu_);
+    if (!all_done()) leader_active_ = lead = true;
   }
-  if (lead) LeadGroupCommit();
+  if (lead) LeadGroupCommit(all_done);
   std::vector<absl::StatusOr<PutResult>> results;
   results.reserve(mine.size());
   for (PendingPut& put : mine) results.push_back(std::move(put.result));
   return results;
 }
 
-void Collection::LeadGroupCommit() {
+void Collection::LeadGroupCommit(absl::FunctionRef<bool()> own_done) {
   while (true) {
     std::vector<PendingPut*> round;
     {
       MutexLock lock(&queue_mu_);
-      if (queue_.empty()) {
+      // Hand over as soon as this caller's own puts are written: a leader
+      // under a steady stream of writers would otherwise never return. The
+      // rounds it leads are bounded by the queue ahead of its puts.
+      if (queue_.empty() || own_done()) {
         leader_active_ = false;
-        queue_cv_.notify_all();  // a newcomer may lead now
+        queue_cv_.SignalAll();  // a waiting writer takes over
         return;
       }
       const size_t take = std::min(queue_.size(), kMaxGroupCommit);
@@ -217,7 +217,7 @@ void Collection::LeadGroupCommit() {
     }
     MutexLock lock(&queue_mu_);
     for (PendingPut* put : round) put->done = true;
-    queue_cv_.notify_all();
+    queue_cv_.SignalAll();
   }
 }
 

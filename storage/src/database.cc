@@ -1,13 +1,13 @@
 #include "neardup/storage/database.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/base/worker_pool.h"
 #include "neardup/storage/internal/validation.h"
 
 namespace neardup::storage {
@@ -37,42 +37,31 @@ absl::Status Database::LoadAll(const RebuildListener& on_rebuilt) {
   const int workers =
       std::min<int>(threads, std::max<size_t>(1, records.size()));
   const int threads_per_collection = std::max(1, threads / workers);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < records.size(); i = next++) {
-      const auto start = std::chrono::steady_clock::now();
-      auto collection =
-          Collection::Create(store_.get(), records[i], options_.index_shards);
-      if (!collection.ok()) {
-        statuses[i] = absl::Status(
-            collection.status().code(),
-            absl::StrCat("stored record: ", collection.status().message()));
-        continue;
-      }
-      auto documents = (*collection)->LoadIndexes(threads_per_collection);
-      if (!documents.ok()) {
-        statuses[i] = absl::Status(
-            documents.status().code(),
-            absl::StrCat("index rebuild: ", documents.status().message()));
-        continue;
-      }
-      loaded[i] = std::move(*collection);
-      RebuildReport& report = rebuild_reports_[i];
-      report.collection = records[i].name;
-      report.documents = *documents;
-      report.seconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-      if (on_rebuilt) {
-        MutexLock lock(&listener_mu);
-        on_rebuilt(report);
-      }
+  ParallelFor(records.size(), workers, [&](size_t i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto collection =
+        Collection::Create(store_.get(), records[i], options_.index_shards);
+    if (!collection.ok()) {
+      statuses[i] = Prefixed("stored record", collection.status());
+      return;
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+    auto documents = (*collection)->LoadIndexes(threads_per_collection);
+    if (!documents.ok()) {
+      statuses[i] = Prefixed("index rebuild", documents.status());
+      return;
+    }
+    loaded[i] = std::move(*collection);
+    RebuildReport& report = rebuild_reports_[i];
+    report.collection = records[i].name;
+    report.documents = *documents;
+    report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (on_rebuilt) {
+      MutexLock lock(&listener_mu);
+      on_rebuilt(report);
+    }
+  });
   WriterLock lock(&mu_);
   for (size_t i = 0; i < records.size(); ++i) {
     if (!statuses[i].ok()) {

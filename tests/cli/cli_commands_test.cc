@@ -8,6 +8,7 @@
 
 #include "neardup/cli/commands.h"
 #include "support/sha256.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 namespace neardup::cli {
@@ -28,14 +29,14 @@ TEST_F(CliTest, CanonicalizePrintsCanonicalText) {
   CanonicalizeCommand cmd;
   cmd.input = dir_.Write("in.txt", "Hello\u200BWorld \uFF21\uFF22\uFF23");
   std::ostringstream out;
-  ASSERT_TRUE(RunCanonicalize(cmd, out).ok());
+  ASSERT_OK(RunCanonicalize(cmd, out));
   EXPECT_EQ(out.str(), "helloworld abc");
 
   cmd.canonicalizer.case_fold = CaseFold::kNone;
   cmd.canonicalizer.strip_format = false;
   cmd.canonicalizer.normalization = Normalization::kNone;
   std::ostringstream raw;
-  ASSERT_TRUE(RunCanonicalize(cmd, raw).ok());
+  ASSERT_OK(RunCanonicalize(cmd, raw));
   EXPECT_EQ(raw.str(), "Hello\u200BWorld \uFF21\uFF22\uFF23");
 }
 
@@ -44,7 +45,7 @@ TEST_F(CliTest, FingerprintRawIsTheWireFormat) {
   cmd.input = dir_.Write("fox.txt", kFox);
   cmd.format = "raw";
   std::ostringstream out;
-  ASSERT_TRUE(RunFingerprint(cmd, out).ok());
+  ASSERT_OK(RunFingerprint(cmd, out));
   EXPECT_EQ(out.str().size(), 1032u);
   EXPECT_EQ(Sha256Hex(out.str()),
             "78da2fa41a0534f191035e663b8a9f2a364421208a73c0165b3ba4d9adae8ca2");
@@ -54,21 +55,21 @@ TEST_F(CliTest, FingerprintHexAndOptions) {
   FingerprintCommand cmd;
   cmd.input = dir_.Write("fox.txt", kFox);
   std::ostringstream hex;
-  ASSERT_TRUE(RunFingerprint(cmd, hex).ok());
+  ASSERT_OK(RunFingerprint(cmd, hex));
   EXPECT_EQ(hex.str().size(), 2 * 1032u + 1);
   EXPECT_EQ(hex.str().substr(0, 16), "0100000000000000");  // schema + padding
 
   cmd.fingerprint.shingle_k = 3;
   cmd.format = "raw";
   std::ostringstream k3;
-  ASSERT_TRUE(RunFingerprint(cmd, k3).ok());
+  ASSERT_OK(RunFingerprint(cmd, k3));
   EXPECT_EQ(Sha256Hex(k3.str()),
             "1502bd9e733e6c96336d6f9f1b9239b24abdddae7e62e2aaffd3fa11f3d1b4d1");
 
   cmd.fingerprint.shingle_k = 5;
   cmd.fingerprint.family = HashFamily::kMurmur3;
   std::ostringstream mmh3;
-  ASSERT_TRUE(RunFingerprint(cmd, mmh3).ok());
+  ASSERT_OK(RunFingerprint(cmd, mmh3));
   EXPECT_EQ(Sha256Hex(mmh3.str()),
             "9f96c3f9cde0e5f69989dbac21c2c2f65abf30b2f871c08ea3ded0c5b21f705b");
 }
@@ -78,12 +79,12 @@ TEST_F(CliTest, FingerprintSimHashDefaultsToPlainWords) {
   cmd.input = dir_.Write("fox.txt", kFox);
   cmd.algorithm = "simhash";
   std::ostringstream out;
-  ASSERT_TRUE(RunFingerprint(cmd, out).ok());
+  ASSERT_OK(RunFingerprint(cmd, out));
   EXPECT_EQ(out.str(), "ce0e315a6cc6f940\n");
 
   cmd.format = "json";
   std::ostringstream json;
-  ASSERT_TRUE(RunFingerprint(cmd, json).ok());
+  ASSERT_OK(RunFingerprint(cmd, json));
   EXPECT_THAT(json.str(), HasSubstr("\"config_hash\":\"cd2b56b620c8dd97\""));
   EXPECT_THAT(json.str(), HasSubstr("\"simhash\":\"ce0e315a6cc6f940\""));
 }
@@ -93,7 +94,7 @@ TEST_F(CliTest, FingerprintJsonCarriesSlotsAndConfigHash) {
   cmd.input = dir_.Write("hw.txt", "Hello, World!");
   cmd.format = "json";
   std::ostringstream out;
-  ASSERT_TRUE(RunFingerprint(cmd, out).ok());
+  ASSERT_OK(RunFingerprint(cmd, out));
   EXPECT_THAT(out.str(), HasSubstr("\"config_hash\":\"1ffc8214c1e9e9db\""));
   EXPECT_THAT(
       out.str(),
@@ -167,19 +168,19 @@ TEST_F(CliTest, CompareReportsAllMeasures) {
   cmd.json = true;
   cmd.fingerprint.shingle_k = 1;  // plain words
   std::ostringstream same;
-  ASSERT_TRUE(RunCompare(cmd, same).ok());
+  ASSERT_OK(RunCompare(cmd, same));
   EXPECT_THAT(same.str(), HasSubstr("\"estimated_jaccard\":1.0,"));
   EXPECT_THAT(same.str(), HasSubstr("\"exact_jaccard\":1.0,"));
   EXPECT_THAT(same.str(), HasSubstr("\"hamming\":0"));
 
   cmd.input_b = dir_.Write("c.txt", "a b c d e k l m n o");  // 5 of 15 shared
   std::ostringstream half;
-  ASSERT_TRUE(RunCompare(cmd, half).ok());
+  ASSERT_OK(RunCompare(cmd, half));
   EXPECT_THAT(half.str(), HasSubstr("\"exact_jaccard\":0.333333"));
 
   cmd.json = false;
   std::ostringstream text;
-  ASSERT_TRUE(RunCompare(cmd, text).ok());
+  ASSERT_OK(RunCompare(cmd, text));
   EXPECT_THAT(text.str(), HasSubstr("exact jaccard      0.3333"));
   EXPECT_THAT(text.str(), HasSubstr("cosine estimate"));
 }

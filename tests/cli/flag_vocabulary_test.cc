@@ -16,6 +16,7 @@
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/server/internal/proto_convert.h"
+#include "support/status_matchers.h"
 
 namespace neardup::cli {
 namespace {
@@ -68,7 +69,7 @@ CollectionConfig Online(const Args& flags) {
   Parse(app, args);
   const absl::StatusOr<CollectionConfig> config =
       server::ConfigFromProto(CollectionConfigRequest(cmd.config));
-  EXPECT_TRUE(config.ok()) << config.status();
+  EXPECT_OK(config);
   return *config;
 }
 

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/status_matchers.h"
+
 namespace neardup::client {
 namespace {
 
@@ -22,7 +24,7 @@ TEST(CheckTokenTransport, LoopbackTargetsMayCarryATokenInClear) {
   for (const char* target :
        {"127.0.0.1:50051", "127.8.9.1:1", "localhost:50051", "[::1]:50051",
         "dns:///localhost:5", "ipv4:127.0.0.1:5", "unix:/tmp/neardup.sock"}) {
-    EXPECT_TRUE(CheckTokenTransport(WithToken(target)).ok()) << target;
+    EXPECT_OK(CheckTokenTransport(WithToken(target)));
   }
 }
 
@@ -39,13 +41,13 @@ TEST(CheckTokenTransport, RemotePlaintextTargetsAreRefused) {
 TEST(CheckTokenTransport, TlsNoTokenOrExplicitConsentAllowIt) {
   ClientOptions tls = WithToken("10.0.0.5:50051");
   tls.tls = true;
-  EXPECT_TRUE(CheckTokenTransport(tls).ok());
+  EXPECT_OK(CheckTokenTransport(tls));
   ClientOptions no_token = WithToken("10.0.0.5:50051");
   no_token.token.clear();
-  EXPECT_TRUE(CheckTokenTransport(no_token).ok());
+  EXPECT_OK(CheckTokenTransport(no_token));
   ClientOptions consent = WithToken("10.0.0.5:50051");
   consent.allow_token_over_plaintext = true;
-  EXPECT_TRUE(CheckTokenTransport(consent).ok());
+  EXPECT_OK(CheckTokenTransport(consent));
 }
 
 // The refusal holds for every call, before anything is sent.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/status_matchers.h"
 #include "support/utf8_encode.h"
 
 namespace neardup {
@@ -17,13 +18,13 @@ using ::neardup::testing::Utf8;
 
 std::string Canon(const Canonicalizer& c, std::string_view in) {
   absl::StatusOr<std::string> out = c.Canonicalize(in);
-  EXPECT_TRUE(out.ok()) << out.status();
+  EXPECT_OK(out);
   return out.ok() ? *out : "<error>";
 }
 
 Canonicalizer Make(const CanonicalizerOptions& o = {}) {
   absl::StatusOr<Canonicalizer> c = Canonicalizer::Create(o);
-  EXPECT_TRUE(c.ok()) << c.status();
+  EXPECT_OK(c);
   return *std::move(c);
 }
 
@@ -259,11 +260,11 @@ TEST(Canonicalizer, InvalidUtf8NamesTheOffset) {
 TEST(Canonicalizer, CanonicalizeIntoReusesAndClearsOutput) {
   const Canonicalizer c = Make();
   std::string out = "stale contents that must go";
-  ASSERT_TRUE(c.CanonicalizeInto("ABC", &out).ok());
+  ASSERT_OK(c.CanonicalizeInto("ABC", &out));
   EXPECT_EQ(out, "abc");
-  ASSERT_TRUE(c.CanonicalizeInto("\u00C9T\u00C9", &out).ok());
+  ASSERT_OK(c.CanonicalizeInto("\u00C9T\u00C9", &out));
   EXPECT_EQ(out, "\u00E9t\u00E9");
-  ASSERT_TRUE(c.CanonicalizeInto("A\u200BB", &out).ok());
+  ASSERT_OK(c.CanonicalizeInto("A\u200BB", &out));
   EXPECT_EQ(out, "ab");
   EXPECT_FALSE(c.CanonicalizeInto("bad\xFF", &out).ok());
 }
@@ -275,13 +276,13 @@ TEST(Canonicalizer, ConfigStringRoundTrips) {
       o.confusable_skeleton = conf;
       const std::string s = Make(o).ConfigString();
       absl::StatusOr<CanonicalizerOptions> parsed = ParseCanonicalizerConfig(s);
-      ASSERT_TRUE(parsed.ok()) << s << ": " << parsed.status();
+      ASSERT_OK(parsed);
       EXPECT_TRUE(*parsed == o) << s;
     }
   }
   absl::StatusOr<CanonicalizerOptions> p =
       ParseCanonicalizerConfig("none-cf-none-conf");
-  ASSERT_TRUE(p.ok());
+  ASSERT_OK(p);
   EXPECT_EQ(p->normalization, Normalization::kNone);
   EXPECT_EQ(p->case_fold, CaseFold::kNone);
   EXPECT_FALSE(p->strip_bidi);

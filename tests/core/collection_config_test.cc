@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/status_matchers.h"
+
 namespace neardup {
 namespace {
 
@@ -14,7 +16,7 @@ absl::Status ErrorOf(CollectionConfig config) {
 
 TEST(CollectionConfig, DefaultsDeriveBandsFromThreshold) {
   auto config = NormalizeCollectionConfig({});
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   EXPECT_EQ(config->lsh, (LshParams{8, 16}));  // t = 0.8, H = 128
   CollectionConfig loose;
   loose.threshold = 0.5;

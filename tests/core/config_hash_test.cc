@@ -4,6 +4,7 @@
 
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -31,7 +32,7 @@ TEST(ConfigHash, HashersReportTheirConfig) {
   m.family = HashFamily::kMurmur3;
   m.seed = 42;
   auto minhash = MinHasher::Create(m);
-  ASSERT_TRUE(minhash.ok());
+  ASSERT_OK(minhash);
   EXPECT_EQ(minhash->algorithm(), "minhash-h64");
   EXPECT_EQ(minhash->config_hash(),
             ConfigHash("nfkc-cf-simple-bidi-fmt", "shingle-k=3/word-uax29",
@@ -40,7 +41,7 @@ TEST(ConfigHash, HashersReportTheirConfig) {
   SimHashConfig s;
   s.weighting = SimHashWeighting::kUniform;
   auto simhash = SimHasher::Create(s);
-  ASSERT_TRUE(simhash.ok());
+  ASSERT_OK(simhash);
   EXPECT_EQ(simhash->algorithm(), "simhash-b64-uniform");
   EXPECT_EQ(simhash->config_hash(),
             ConfigHash("nfkc-cf-simple-bidi-fmt", "word-uax29",

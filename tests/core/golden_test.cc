@@ -8,6 +8,7 @@
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 #include "support/sha256.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -22,9 +23,9 @@ MinHashSignature MinHashOf(std::string_view text, int k,
   config.tokenizer = "shingle-k=" + std::to_string(k) + "/word-uax29";
   config.family = family;
   auto hasher = MinHasher::Create(config);
-  EXPECT_TRUE(hasher.ok()) << hasher.status();
+  EXPECT_OK(hasher);
   auto sig = hasher->Fingerprint(text);
-  EXPECT_TRUE(sig.ok()) << sig.status();
+  EXPECT_OK(sig);
   return *sig;
 }
 
@@ -33,9 +34,9 @@ uint64_t SimHashOf(std::string_view text,
   SimHashConfig config;
   config.family = family;
   auto hasher = SimHasher::Create(config);
-  EXPECT_TRUE(hasher.ok()) << hasher.status();
+  EXPECT_OK(hasher);
   auto sig = hasher->Fingerprint(text);
-  EXPECT_TRUE(sig.ok()) << sig.status();
+  EXPECT_OK(sig);
   return *sig;
 }
 
@@ -83,10 +84,10 @@ TEST(GoldenSimHash, HelloWorld) {
 
 TEST(GoldenConfigHash, Defaults) {
   auto minhash = MinHasher::Create();
-  ASSERT_TRUE(minhash.ok());
+  ASSERT_OK(minhash);
   EXPECT_EQ(FormatHex64(minhash->config_hash()), "1ffc8214c1e9e9db");
   auto simhash = SimHasher::Create();
-  ASSERT_TRUE(simhash.ok());
+  ASSERT_OK(simhash);
   EXPECT_EQ(FormatHex64(simhash->config_hash()), "cd2b56b620c8dd97");
 }
 

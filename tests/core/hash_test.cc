@@ -6,6 +6,7 @@
 #include <string>
 
 #include "neardup/core/config_hash.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -70,7 +71,7 @@ TEST(Xxh3, MatchesTheLibraryAtEveryLength) {
 TEST(HashFamily, NamesRoundTrip) {
   for (HashFamily f : {HashFamily::kXxh3, HashFamily::kMurmur3}) {
     auto parsed = ParseHashFamily(HashFamilyName(f));
-    ASSERT_TRUE(parsed.ok());
+    ASSERT_OK(parsed);
     EXPECT_EQ(*parsed, f);
   }
   EXPECT_EQ(ParseHashFamily("md5").status().code(),

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/minhash.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -36,7 +37,7 @@ TEST_P(IndexRecallTest, RecallFollowsSCurve) {
   config.tokenizer = "word-uax29";  // each generated token is one word
   config.num_perm = static_cast<int>(lsh.slots_used());
   auto hasher = MinHasher::Create(config);
-  ASSERT_TRUE(hasher.ok());
+  ASSERT_OK(hasher);
 
   for (int shared : {30, 50, 70, 80, 90}) {
     const double jaccard = shared / double(kUnion);
@@ -44,7 +45,7 @@ TEST_P(IndexRecallTest, RecallFollowsSCurve) {
                                           .lsh = lsh,
                                           .verify_bits = 64,
                                           .shards = 8});
-    ASSERT_TRUE(index.ok());
+    ASSERT_OK(index);
     std::vector<MinHashSignature> probes;
     int next_token = 0;
     for (uint32_t pair = 0; pair < kPairs; ++pair) {
@@ -57,14 +58,15 @@ TEST_P(IndexRecallTest, RecallFollowsSCurve) {
                                    Tokens(a_start, own));
       auto b = hasher->Fingerprint(Tokens(common_start, shared) +
                                    Tokens(b_start, kUnion - shared - own));
-      ASSERT_TRUE(a.ok() && b.ok());
-      ASSERT_TRUE((*index)->Insert(pair, *a).ok());
+      ASSERT_OK(a);
+      ASSERT_OK(b);
+      ASSERT_OK((*index)->Insert(pair, *a));
       probes.push_back(*std::move(b));
     }
     int found = 0;
     for (uint32_t pair = 0; pair < kPairs; ++pair) {
       auto candidates = (*index)->Candidates(probes[pair]);
-      ASSERT_TRUE(candidates.ok());
+      ASSERT_OK(candidates);
       found += std::binary_search(candidates->begin(), candidates->end(), pair);
     }
     const double expected = LshCandidateProbability(jaccard, lsh);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "neardup/core/hash.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -17,7 +18,7 @@ TEST(LshParamsForThreshold, MatchesTxtfpChoicesForH128) {
       {0.5, {32, 4}}, {0.7, {16, 8}}, {0.8, {8, 16}}, {0.9, {4, 32}}};
   for (const auto& [threshold, params] : expected) {
     auto got = LshParamsForThreshold(threshold, 128);
-    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_OK(got);
     EXPECT_EQ(*got, params)
         << "t=" << threshold << " got " << got->bands << "x" << got->rows;
   }
@@ -27,9 +28,9 @@ TEST(LshParamsForThreshold, AlwaysDividesH) {
   for (int h : {64, 128, 256}) {
     for (double t = 0.05; t < 1.0; t += 0.05) {
       auto got = LshParamsForThreshold(t, h);
-      ASSERT_TRUE(got.ok());
+      ASSERT_OK(got);
       EXPECT_EQ(got->bands * got->rows, h);
-      EXPECT_TRUE(ValidateLshParams(*got, h).ok());
+      EXPECT_OK(ValidateLshParams(*got, h));
     }
   }
 }
@@ -38,7 +39,7 @@ TEST(LshParamsForThreshold, HigherThresholdMeansFewerBands) {
   int previous_bands = 1 << 30;
   for (double t = 0.1; t < 0.96; t += 0.05) {
     auto got = LshParamsForThreshold(t, 128);
-    ASSERT_TRUE(got.ok());
+    ASSERT_OK(got);
     EXPECT_LE(got->bands, previous_bands) << "t=" << t;
     previous_bands = got->bands;
   }
@@ -55,7 +56,7 @@ TEST(LshParamsForThreshold, RejectsOutOfRange) {
 }
 
 TEST(ValidateLshParams, ProductMustBeH) {
-  EXPECT_TRUE(ValidateLshParams({16, 8}, 128).ok());
+  EXPECT_OK(ValidateLshParams({16, 8}, 128));
   EXPECT_FALSE(ValidateLshParams({16, 4}, 128).ok());
   EXPECT_FALSE(ValidateLshParams({0, 128}, 128).ok());
   EXPECT_THAT(ValidateLshParams({3, 5}, 128).message(), HasSubstr("3 x 5"));
@@ -71,7 +72,7 @@ TEST(ValidateLshParams, ProductIsComputedWithoutOverflow) {
 }
 
 TEST(ValidateLshParams, NumPermHasARange) {
-  EXPECT_TRUE(ValidateLshParams({1, kMaxNumPerm}, kMaxNumPerm).ok());
+  EXPECT_OK(ValidateLshParams({1, kMaxNumPerm}, kMaxNumPerm));
   EXPECT_FALSE(ValidateLshParams({1, 0}, 0).ok());
   EXPECT_THAT(ValidateLshParams({2, kMaxNumPerm}, 2 * kMaxNumPerm).message(),
               HasSubstr("num_perm must be in [1, 1024]"));

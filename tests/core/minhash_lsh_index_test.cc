@@ -7,6 +7,8 @@
 #include <random>
 #include <thread>
 
+#include "support/status_matchers.h"
+
 namespace neardup {
 namespace {
 
@@ -21,7 +23,7 @@ std::unique_ptr<MinHashLshIndex> MakeIndex(int verify_bits = 64,
                                .lsh = lsh,
                                .verify_bits = verify_bits,
                                .shards = shards});
-  EXPECT_TRUE(index.ok()) << index.status();
+  EXPECT_OK(index);
   return *std::move(index);
 }
 
@@ -84,11 +86,11 @@ TEST(MinHashLshIndex, FindsIdenticalAndNearButNotUnrelated) {
   auto index = MakeIndex();
   std::mt19937_64 rng(2);
   const MinHashSignature base = RandomSignature(rng);
-  ASSERT_TRUE(index->Insert(10, base).ok());
-  ASSERT_TRUE(index->Insert(11, WithEqualPrefix(base, 120, rng)).ok());
-  ASSERT_TRUE(index->Insert(12, RandomSignature(rng)).ok());
+  ASSERT_OK(index->Insert(10, base));
+  ASSERT_OK(index->Insert(11, WithEqualPrefix(base, 120, rng)));
+  ASSERT_OK(index->Insert(12, RandomSignature(rng)));
   auto found = index->Query(base, 0.5);
-  ASSERT_TRUE(found.ok());
+  ASSERT_OK(found);
   EXPECT_THAT(*found,
               ElementsAre(ScoredId{10, 1.0}, ScoredId{11, 120 / 128.0}));
   EXPECT_THAT(*index->Candidates(base), ElementsAre(10, 11));
@@ -99,7 +101,7 @@ TEST(MinHashLshIndex, ThresholdIsInclusive) {
   std::mt19937_64 rng(3);
   const MinHashSignature base = RandomSignature(rng);
   // 100 equal slots: bands 0..11 match, the score is exactly 100/128.
-  ASSERT_TRUE(index->Insert(1, WithEqualPrefix(base, 100, rng)).ok());
+  ASSERT_OK(index->Insert(1, WithEqualPrefix(base, 100, rng)));
   EXPECT_EQ(index->Query(base, 100 / 128.0)->size(), 1u);
   EXPECT_TRUE(index->Query(base, 101 / 128.0)->empty());
   EXPECT_FALSE(index->Query(base, 1.5).ok());
@@ -110,8 +112,8 @@ TEST(MinHashLshIndex, ReinsertReplaces) {
   std::mt19937_64 rng(4);
   const MinHashSignature first = RandomSignature(rng);
   const MinHashSignature second = RandomSignature(rng);
-  ASSERT_TRUE(index->Insert(5, first).ok());
-  ASSERT_TRUE(index->Insert(5, second).ok());
+  ASSERT_OK(index->Insert(5, first));
+  ASSERT_OK(index->Insert(5, second));
   EXPECT_EQ(index->size(), 1u);
   EXPECT_TRUE(index->Query(first, 0.1)->empty());
   EXPECT_THAT(*index->Query(second, 0.1), ElementsAre(ScoredId{5, 1.0}));
@@ -122,8 +124,8 @@ TEST(MinHashLshIndex, Remove) {
   auto index = MakeIndex();
   std::mt19937_64 rng(5);
   const MinHashSignature sig = RandomSignature(rng);
-  ASSERT_TRUE(index->Insert(7, sig).ok());
-  ASSERT_TRUE(index->Insert(8, sig).ok());
+  ASSERT_OK(index->Insert(7, sig));
+  ASSERT_OK(index->Insert(8, sig));
   EXPECT_TRUE(index->Remove(7));
   EXPECT_FALSE(index->Remove(7));
   EXPECT_FALSE(index->Remove(1234));
@@ -131,7 +133,7 @@ TEST(MinHashLshIndex, Remove) {
   EXPECT_FALSE(index->Get(7).has_value());
   EXPECT_THAT(*index->Query(sig, 0.9), ElementsAre(ScoredId{8, 1.0}));
   EXPECT_EQ(index->size(), 1u);
-  ASSERT_TRUE(index->Insert(7, sig).ok());  // ids can come back
+  ASSERT_OK(index->Insert(7, sig));  // ids can come back
   EXPECT_EQ(index->Query(sig, 0.9)->size(), 2u);
 }
 
@@ -139,7 +141,7 @@ TEST(MinHashLshIndex, GetKeepsOnlyVerifyBits) {
   auto index = MakeIndex(16);
   std::mt19937_64 rng(6);
   const MinHashSignature sig = RandomSignature(rng);
-  ASSERT_TRUE(index->Insert(3, sig).ok());
+  ASSERT_OK(index->Insert(3, sig));
   const std::vector<uint64_t> kept = *index->Get(3);
   ASSERT_EQ(kept.size(), 128u);
   for (int i = 0; i < 128; ++i) EXPECT_EQ(kept[i], sig.slots[i] & 0xFFFF);
@@ -152,8 +154,7 @@ TEST(MinHashLshIndex, TopKIsBestFirstWithIdTieBreak) {
   const MinHashSignature base = RandomSignature(rng);
   const int equal[] = {40, 120, 80, 120, 16};
   for (uint32_t id = 0; id < 5; ++id) {
-    ASSERT_TRUE(
-        index->Insert(100 - id, WithEqualPrefix(base, equal[id], rng)).ok());
+    ASSERT_OK(index->Insert(100 - id, WithEqualPrefix(base, equal[id], rng)));
   }
   EXPECT_THAT(*index->TopK(base, 3),
               ElementsAre(ScoredId{97, 120 / 128.0}, ScoredId{99, 120 / 128.0},
@@ -166,8 +167,7 @@ TEST(MinHashLshIndex, ManyExactDuplicates) {
   auto index = MakeIndex(16);
   std::mt19937_64 rng(8);
   const MinHashSignature sig = RandomSignature(rng);
-  for (uint32_t id = 0; id < 3000; ++id)
-    ASSERT_TRUE(index->Insert(id, sig).ok());
+  for (uint32_t id = 0; id < 3000; ++id) ASSERT_OK(index->Insert(id, sig));
   EXPECT_EQ(index->Query(sig, 1.0)->size(), 3000u);
   for (uint32_t id = 0; id < 3000; id += 3) ASSERT_TRUE(index->Remove(id));
   EXPECT_EQ(index->Query(sig, 1.0)->size(), 2000u);
@@ -184,11 +184,11 @@ TEST(MinHashLshIndex, BulkInsertMatchesSequentialInserts) {
   }
   auto sequential = MakeIndex();
   for (size_t i = 0; i < ids.size(); ++i) {
-    ASSERT_TRUE(sequential->Insert(ids[i], sigs[i]).ok());
+    ASSERT_OK(sequential->Insert(ids[i], sigs[i]));
   }
   for (int threads : {1, 2, 8}) {
     auto bulk = MakeIndex();
-    ASSERT_TRUE(bulk->BulkInsert(ids, sigs, threads).ok());
+    ASSERT_OK(bulk->BulkInsert(ids, sigs, threads));
     EXPECT_EQ(bulk->size(), sequential->size());
     for (size_t i = 0; i < ids.size(); i += 97) {
       EXPECT_EQ(*bulk->Query(sigs[i], 0.3), *sequential->Query(sigs[i], 0.3));
@@ -203,7 +203,7 @@ TEST(MinHashLshIndex, MemoryGrowsWithDocuments) {
   std::mt19937_64 rng(10);
   const size_t empty = index->MemoryBytes();
   for (uint32_t id = 0; id < 1000; ++id) {
-    ASSERT_TRUE(index->Insert(id, RandomSignature(rng)).ok());
+    ASSERT_OK(index->Insert(id, RandomSignature(rng)));
   }
   // 16-bit slots alone take 256 bytes per document.
   EXPECT_GT(index->MemoryBytes(), empty + 1000 * 256);

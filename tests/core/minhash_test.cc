@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <random>
 
+#include "support/status_matchers.h"
+
 namespace neardup {
 namespace {
 
@@ -17,7 +19,7 @@ MinHasher Make(int num_perm = 128,
   config.num_perm = num_perm;
   config.tokenizer = std::move(tokenizer);
   auto hasher = MinHasher::Create(config);
-  EXPECT_TRUE(hasher.ok()) << hasher.status();
+  EXPECT_OK(hasher);
   return *std::move(hasher);
 }
 
@@ -54,7 +56,8 @@ TEST(MinHasher, WidthsShareSlotPrefix) {
   const std::string text = "one two three four five six seven eight nine";
   auto s64 = Make(64).Fingerprint(text);
   auto s256 = Make(256).Fingerprint(text);
-  ASSERT_TRUE(s64.ok() && s256.ok());
+  ASSERT_OK(s64);
+  ASSERT_OK(s256);
   ASSERT_EQ(s64->num_perm(), 64);
   ASSERT_EQ(s256->num_perm(), 256);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(s64->slots[i], s256->slots[i]);
@@ -65,7 +68,9 @@ TEST(MinHasher, DeterministicAcrossInstancesAndCalls) {
   auto a = Make().Fingerprint(text);
   auto b = Make().Fingerprint(text);
   auto c = Make().Fingerprint(text);
-  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  ASSERT_OK(c);
   EXPECT_EQ(a->Serialize(), b->Serialize());
   EXPECT_EQ(b->Serialize(), c->Serialize());
 }
@@ -74,25 +79,26 @@ TEST(MinHasher, CanonicalizationMakesVariantsEqual) {
   const MinHasher hasher = Make();
   auto a = hasher.Fingerprint("The Quick Brown Fox Jumps Over");
   auto b = hasher.Fingerprint("the quick\u200B brown fox jumps over");
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   EXPECT_EQ(*a, *b);
 }
 
 TEST(Signature, SerializeParseRoundTrip) {
   auto sig = Make(64).Fingerprint("round trip of a signature through bytes");
-  ASSERT_TRUE(sig.ok());
+  ASSERT_OK(sig);
   const std::string bytes = sig->Serialize();
   ASSERT_EQ(bytes.size(), 8u + 8 * 64);
   EXPECT_EQ(bytes[0], 1);
   EXPECT_EQ(bytes[1], 0);
   auto parsed = MinHashSignature::Parse(bytes);
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_OK(parsed);
   EXPECT_EQ(*parsed, *sig);
 }
 
 TEST(Signature, ParseRejectsMalformedBytes) {
   auto sig = Make().Fingerprint("a signature to corrupt in several ways");
-  ASSERT_TRUE(sig.ok());
+  ASSERT_OK(sig);
   const std::string good = sig->Serialize();
 
   EXPECT_THAT(MinHashSignature::Parse(good.substr(0, 1031)).status().message(),
@@ -127,7 +133,8 @@ TEST(Jaccard, ExactOverTokenSets) {
   const MinHasher hasher = Make(128, "word-uax29");
   auto a = hasher.TokenSet("a b c d");
   auto b = hasher.TokenSet("c d e f f f");
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   EXPECT_EQ(a->size(), 4u);
   EXPECT_EQ(b->size(), 4u);  // duplicates removed
   EXPECT_DOUBLE_EQ(ExactJaccard(*a, *b), 2.0 / 6.0);
@@ -150,7 +157,9 @@ TEST(Jaccard, NearDuplicatesScoreHigherThanUnrelated) {
   auto s_base = hasher.Fingerprint(base);
   auto s_edit = hasher.Fingerprint(edited);
   auto s_other = hasher.Fingerprint(other);
-  ASSERT_TRUE(s_base.ok() && s_edit.ok() && s_other.ok());
+  ASSERT_OK(s_base);
+  ASSERT_OK(s_edit);
+  ASSERT_OK(s_other);
   EXPECT_GT(*EstimateJaccard(*s_base, *s_edit), 0.6);
   EXPECT_LT(*EstimateJaccard(*s_base, *s_other), 0.1);
 }
@@ -192,10 +201,10 @@ TEST(MinHasher, FusedShinglingMatchesTheTokenizer) {
     MinHashConfig config;
     config.tokenizer = "shingle-k=" + std::to_string(k) + "/word-uax29";
     auto hasher = MinHasher::Create(config);
-    ASSERT_TRUE(hasher.ok());
+    ASSERT_OK(hasher);
     for (const std::string& text : all) {
       auto canonical = hasher->canonicalizer().Canonicalize(text);
-      ASSERT_TRUE(canonical.ok());
+      ASSERT_OK(canonical);
       std::vector<Hash128> expected;
       hasher->tokenizer().ForEachToken(*canonical, [&](std::string_view t) {
         expected.push_back(Xxh3Hash128(t, kDefaultSeed));
@@ -207,7 +216,7 @@ TEST(MinHasher, FusedShinglingMatchesTheTokenizer) {
       expected.erase(std::unique(expected.begin(), expected.end()),
                      expected.end());
       auto set = hasher->TokenSet(text);
-      ASSERT_TRUE(set.ok());
+      ASSERT_OK(set);
       EXPECT_EQ(*set, expected) << "k=" << k << " text=" << text;
     }
   }

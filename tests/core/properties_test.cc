@@ -12,6 +12,7 @@
 
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/minhash.h"
+#include "support/status_matchers.h"
 #include "support/utf8_encode.h"
 
 namespace neardup {
@@ -71,13 +72,13 @@ TEST(Properties, CanonicalizeIsIdempotent) {
   nfc.normalization = Normalization::kNfc;
   for (const CanonicalizerOptions& o : {CanonicalizerOptions{}, nfc}) {
     absl::StatusOr<Canonicalizer> c = Canonicalizer::Create(o);
-    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_OK(c);
     for (int iter = 0; iter < 2500; ++iter) {
       const std::string s = RandomText(rng, 12);
       absl::StatusOr<std::string> once = c->Canonicalize(s);
-      ASSERT_TRUE(once.ok()) << once.status();
+      ASSERT_OK(once);
       absl::StatusOr<std::string> twice = c->Canonicalize(*once);
-      ASSERT_TRUE(twice.ok()) << twice.status();
+      ASSERT_OK(twice);
       ASSERT_EQ(*twice, *once) << c->ConfigString() << " iteration " << iter;
     }
   }
@@ -85,7 +86,7 @@ TEST(Properties, CanonicalizeIsIdempotent) {
 
 TEST(Properties, CanonicalizeIsIdempotentOnEveryCodePoint) {
   absl::StatusOr<Canonicalizer> c = Canonicalizer::Create();
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   int failures = 0;
   // Everything assigned below plane 14 (planes 4-13 are unassigned), and
   // the tags and variation selectors of plane 14.
@@ -109,7 +110,7 @@ MinHasher WordMinHasher() {
   config.tokenizer = "word-uax29";
   config.num_perm = 128;
   absl::StatusOr<MinHasher> h = MinHasher::Create(config);
-  EXPECT_TRUE(h.ok()) << h.status();
+  EXPECT_OK(h);
   return *std::move(h);
 }
 
@@ -140,7 +141,7 @@ TEST(Properties, MinHashIgnoresOrderAndRepeats) {
     }
     const absl::StatusOr<MinHashSignature> base =
         h.Fingerprint(Join(words, rng));
-    ASSERT_TRUE(base.ok()) << base.status();
+    ASSERT_OK(base);
 
     std::vector<std::string> shuffled = words;
     const int dups = std::uniform_int_distribution<int>(0, n)(rng);
@@ -151,7 +152,7 @@ TEST(Properties, MinHashIgnoresOrderAndRepeats) {
     std::shuffle(shuffled.begin(), shuffled.end(), rng);
     const absl::StatusOr<MinHashSignature> other =
         h.Fingerprint(Join(shuffled, rng));
-    ASSERT_TRUE(other.ok()) << other.status();
+    ASSERT_OK(other);
     EXPECT_TRUE(*other == *base) << "iteration " << iter;
 
     // Case and width differences vanish too (canonicalization).
@@ -192,7 +193,8 @@ TEST(Properties, MinHashEstimateIsWithinFourSigma) {
 
     const absl::StatusOr<std::vector<Hash128>> sa = h.TokenSet(ta);
     const absl::StatusOr<std::vector<Hash128>> sb = h.TokenSet(tb);
-    ASSERT_TRUE(sa.ok() && sb.ok());
+    ASSERT_OK(sa);
+    ASSERT_OK(sb);
     ASSERT_EQ(sa->size(), a.size());
     ASSERT_EQ(sb->size(), b.size());
     const double exact = ExactJaccard(*sa, *sb);
@@ -201,10 +203,11 @@ TEST(Properties, MinHashEstimateIsWithinFourSigma) {
 
     const absl::StatusOr<MinHashSignature> ma = h.Fingerprint(ta);
     const absl::StatusOr<MinHashSignature> mb = h.Fingerprint(tb);
-    ASSERT_TRUE(ma.ok() && mb.ok());
+    ASSERT_OK(ma);
+    ASSERT_OK(mb);
     ASSERT_EQ(ma->num_perm(), kH);
     const absl::StatusOr<double> est = EstimateJaccard(*ma, *mb);
-    ASSERT_TRUE(est.ok());
+    ASSERT_OK(est);
     const double sigma =
         std::max(std::sqrt(exact * (1 - exact) / kH), 1.0 / kH);
     EXPECT_LE(std::abs(*est - exact), 4 * sigma)

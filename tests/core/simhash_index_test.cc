@@ -7,6 +7,8 @@
 #include <random>
 #include <thread>
 
+#include "support/status_matchers.h"
+
 namespace neardup {
 namespace {
 
@@ -15,7 +17,7 @@ using ::testing::HasSubstr;
 
 std::unique_ptr<SimHashIndex> MakeIndex(int k = 3, int blocks = 0) {
   auto index = SimHashIndex::Create({k, blocks, 4});
-  EXPECT_TRUE(index.ok()) << index.status();
+  EXPECT_OK(index);
   return *std::move(index);
 }
 
@@ -39,12 +41,12 @@ TEST(SimHashIndex, DistanceBoundaryKAndKPlusOne) {
   auto index = MakeIndex(3);
   const uint64_t h = 0xce0e315a6cc6f940ULL;
   // Flips within one block and spread across blocks.
-  ASSERT_TRUE(index->Insert(1, h).ok());
-  ASSERT_TRUE(index->Insert(2, FlipBits(h, {0, 1, 2})).ok());
-  ASSERT_TRUE(index->Insert(3, FlipBits(h, {0, 20, 40})).ok());
-  ASSERT_TRUE(index->Insert(4, FlipBits(h, {0, 1, 2, 3})).ok());
-  ASSERT_TRUE(index->Insert(5, FlipBits(h, {5, 21, 42, 63})).ok());
-  ASSERT_TRUE(index->Insert(6, FlipBits(h, {63})).ok());
+  ASSERT_OK(index->Insert(1, h));
+  ASSERT_OK(index->Insert(2, FlipBits(h, {0, 1, 2})));
+  ASSERT_OK(index->Insert(3, FlipBits(h, {0, 20, 40})));
+  ASSERT_OK(index->Insert(4, FlipBits(h, {0, 1, 2, 3})));
+  ASSERT_OK(index->Insert(5, FlipBits(h, {5, 21, 42, 63})));
+  ASSERT_OK(index->Insert(6, FlipBits(h, {63})));
   EXPECT_THAT(*index->Query(h),
               ElementsAre(IdDistance{1, 0}, IdDistance{6, 1}, IdDistance{2, 3},
                           IdDistance{3, 3}));
@@ -57,8 +59,8 @@ TEST(SimHashIndex, DistanceBoundaryKAndKPlusOne) {
 
 TEST(SimHashIndex, ReplaceAndRemove) {
   auto index = MakeIndex();
-  ASSERT_TRUE(index->Insert(9, 0).ok());
-  ASSERT_TRUE(index->Insert(9, ~0ULL).ok());
+  ASSERT_OK(index->Insert(9, 0));
+  ASSERT_OK(index->Insert(9, ~0ULL));
   EXPECT_EQ(index->size(), 1u);
   EXPECT_TRUE(index->Query(0)->empty());
   EXPECT_EQ(*index->Get(9), ~0ULL);
@@ -89,7 +91,7 @@ TEST_P(SimHashIndexScanTest, MatchesLinearScan) {
   }
   std::vector<uint32_t> ids(hashes.size());
   for (uint32_t i = 0; i < ids.size(); ++i) ids[i] = i;
-  ASSERT_TRUE(index->BulkInsert(ids, hashes, 2).ok());
+  ASSERT_OK(index->BulkInsert(ids, hashes, 2));
   for (size_t q = 0; q < hashes.size(); q += 7) {
     std::vector<IdDistance> expected;
     for (uint32_t i = 0; i < hashes.size(); ++i) {
@@ -116,10 +118,9 @@ TEST(SimHashIndex, ConcurrentWriters) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (uint32_t i = 0; i < 500; ++i) {
-        ASSERT_TRUE(
-            index->Insert(t * 1000 + i, uint64_t{i} * 0x9E3779B97F4A7C15ULL)
-                .ok());
-        ASSERT_TRUE(index->Query(uint64_t{i}).ok());
+        ASSERT_OK(
+            index->Insert(t * 1000 + i, uint64_t{i} * 0x9E3779B97F4A7C15ULL));
+        ASSERT_OK(index->Query(uint64_t{i}));
       }
     });
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "neardup/core/hash.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -16,7 +17,7 @@ SimHasher Make(SimHashWeighting w = SimHashWeighting::kTf,
   config.weighting = w;
   config.idf = std::move(idf);
   auto hasher = SimHasher::Create(config);
-  EXPECT_TRUE(hasher.ok()) << hasher.status();
+  EXPECT_OK(hasher);
   return *std::move(hasher);
 }
 
@@ -37,12 +38,14 @@ uint64_t Reference(const std::vector<std::pair<std::string, int64_t>>& terms) {
 TEST(SimHash, TfCountsEveryOccurrence) {
   EXPECT_EQ(*Make().Fingerprint("the the fox"),
             Reference({{"the", 2}, {"fox", 1}}));
-  EXPECT_NE(*Make().Fingerprint("the the the fox"), *Make().Fingerprint("the fox"));
+  EXPECT_NE(*Make().Fingerprint("the the the fox"),
+            *Make().Fingerprint("the fox"));
 }
 
 TEST(SimHash, UniformCountsDistinctTokens) {
   const SimHasher uniform = Make(SimHashWeighting::kUniform);
-  EXPECT_EQ(*uniform.Fingerprint("the the the fox"), *uniform.Fingerprint("fox the"));
+  EXPECT_EQ(*uniform.Fingerprint("the the the fox"),
+            *uniform.Fingerprint("fox the"));
   EXPECT_EQ(*uniform.Fingerprint("a b c"),
             Reference({{"a", 1}, {"b", 1}, {"c", 1}}));
 }

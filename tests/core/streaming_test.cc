@@ -7,6 +7,7 @@
 
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -22,13 +23,13 @@ MinHasher MakeMinHasher() {
   MinHashConfig config;
   config.tokenizer = "shingle-k=2/word-uax29";
   absl::StatusOr<MinHasher> h = MinHasher::Create(config);
-  EXPECT_TRUE(h.ok()) << h.status();
+  EXPECT_OK(h);
   return *std::move(h);
 }
 
 SimHasher MakeSimHasher() {
   absl::StatusOr<SimHasher> h = SimHasher::Create();
-  EXPECT_TRUE(h.ok()) << h.status();
+  EXPECT_OK(h);
   return *std::move(h);
 }
 
@@ -41,23 +42,23 @@ TEST(Streaming, EveryTwoWaySplitMatchesOneShot) {
   const SimHasher sh = MakeSimHasher();
   const absl::StatusOr<MinHashSignature> mh_ref = mh.Fingerprint(kText);
   const absl::StatusOr<uint64_t> sh_ref = sh.Fingerprint(kText);
-  ASSERT_TRUE(mh_ref.ok()) << mh_ref.status();
-  ASSERT_TRUE(sh_ref.ok()) << sh_ref.status();
+  ASSERT_OK(mh_ref);
+  ASSERT_OK(sh_ref);
   for (size_t cut = 0; cut <= kText.size(); ++cut) {
     const std::string_view a = std::string_view(kText).substr(0, cut);
     const std::string_view b = std::string_view(kText).substr(cut);
     MinHashStream ms(mh);
-    ASSERT_TRUE(ms.Update(a).ok()) << "cut " << cut;
-    ASSERT_TRUE(ms.Update(b).ok()) << "cut " << cut;
+    ASSERT_OK(ms.Update(a));
+    ASSERT_OK(ms.Update(b));
     absl::StatusOr<MinHashSignature> m = ms.Finalize();
-    ASSERT_TRUE(m.ok()) << "cut " << cut << ": " << m.status();
+    ASSERT_OK(m);
     EXPECT_TRUE(*m == *mh_ref) << "cut " << cut;
 
     SimHashStream ss(sh);
-    ASSERT_TRUE(ss.Update(a).ok()) << "cut " << cut;
-    ASSERT_TRUE(ss.Update(b).ok()) << "cut " << cut;
+    ASSERT_OK(ss.Update(a));
+    ASSERT_OK(ss.Update(b));
     absl::StatusOr<uint64_t> s = ss.Finalize();
-    ASSERT_TRUE(s.ok()) << "cut " << cut << ": " << s.status();
+    ASSERT_OK(s);
     EXPECT_EQ(*s, *sh_ref) << "cut " << cut;
   }
 }
@@ -68,16 +69,16 @@ TEST(Streaming, EveryThreeWaySplitMatchesOneShot) {
   // small.
   const std::string text = "\u00E9\u20AC\U0001F600\u4E2D a\u0301";
   const absl::StatusOr<uint64_t> ref = sh.Fingerprint(text);
-  ASSERT_TRUE(ref.ok()) << ref.status();
+  ASSERT_OK(ref);
   for (size_t i = 0; i <= text.size(); ++i) {
     for (size_t j = i; j <= text.size(); ++j) {
       SimHashStream ss(sh);
-      ASSERT_TRUE(ss.Update(text.substr(0, i)).ok());
-      ASSERT_TRUE(ss.Update(text.substr(i, j - i)).ok());
-      ASSERT_TRUE(ss.Update(text.substr(j)).ok());
+      ASSERT_OK(ss.Update(text.substr(0, i)));
+      ASSERT_OK(ss.Update(text.substr(i, j - i)));
+      ASSERT_OK(ss.Update(text.substr(j)));
       EXPECT_EQ(ss.buffered_bytes(), text.size());
       absl::StatusOr<uint64_t> got = ss.Finalize();
-      ASSERT_TRUE(got.ok()) << i << "," << j << ": " << got.status();
+      ASSERT_OK(got);
       EXPECT_EQ(*got, *ref) << i << "," << j;
     }
   }
@@ -86,21 +87,21 @@ TEST(Streaming, EveryThreeWaySplitMatchesOneShot) {
 TEST(Streaming, ByteAtATime) {
   const MinHasher mh = MakeMinHasher();
   MinHashStream ms(mh);
-  for (char c : kText) ASSERT_TRUE(ms.Update(std::string_view(&c, 1)).ok());
+  for (char c : kText) ASSERT_OK(ms.Update(std::string_view(&c, 1)));
   absl::StatusOr<MinHashSignature> got = ms.Finalize();
-  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_OK(got);
   EXPECT_TRUE(*got == *mh.Fingerprint(kText));
 }
 
 TEST(Streaming, FinalizeDoesNotConsume) {
   const SimHasher sh = MakeSimHasher();
   SimHashStream ss(sh);
-  ASSERT_TRUE(ss.Update("hello ").ok());
+  ASSERT_OK(ss.Update("hello "));
   const absl::StatusOr<uint64_t> first = ss.Finalize();
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   EXPECT_EQ(*first, *ss.Finalize());
   EXPECT_EQ(*first, *sh.Fingerprint("hello "));
-  ASSERT_TRUE(ss.Update("world").ok());
+  ASSERT_OK(ss.Update("world"));
   EXPECT_EQ(*ss.Finalize(), *sh.Fingerprint("hello world"));
 }
 
@@ -108,17 +109,17 @@ TEST(Streaming, EmptyStreamIsAnEmptyDocument) {
   const SimHasher sh = MakeSimHasher();
   SimHashStream ss(sh);
   EXPECT_TRUE(IsBadInput(ss.Finalize().status()));
-  ASSERT_TRUE(ss.Update("").ok());
-  ASSERT_TRUE(ss.Update(" ,; ").ok());
+  ASSERT_OK(ss.Update(""));
+  ASSERT_OK(ss.Update(" ,; "));
   EXPECT_TRUE(IsBadInput(ss.Finalize().status()));
 }
 
 TEST(Streaming, CapErrorsInsteadOfTruncating) {
   const SimHasher sh = MakeSimHasher();
   SimHashStream ss(sh, /*max_bytes=*/10);
-  ASSERT_TRUE(ss.Update("hello").ok());
-  ASSERT_TRUE(ss.Update("world").ok());  // exactly at the cap
-  ASSERT_TRUE(ss.Finalize().ok());
+  ASSERT_OK(ss.Update("hello"));
+  ASSERT_OK(ss.Update("world"));  // exactly at the cap
+  ASSERT_OK(ss.Finalize());
   const absl::Status over = ss.Update("!");
   EXPECT_TRUE(IsBadInput(over)) << over;
   EXPECT_EQ(ss.buffered_bytes(), 10u);
@@ -127,7 +128,7 @@ TEST(Streaming, CapErrorsInsteadOfTruncating) {
   EXPECT_TRUE(IsBadInput(ss.Finalize().status()));
   ss.Reset();
   EXPECT_EQ(ss.buffered_bytes(), 0u);
-  ASSERT_TRUE(ss.Update("fresh").ok());
+  ASSERT_OK(ss.Update("fresh"));
   EXPECT_EQ(*ss.Finalize(), *sh.Fingerprint("fresh"));
 }
 
@@ -143,21 +144,21 @@ TEST(Streaming, DefaultCap) {
   const SimHasher sh = MakeSimHasher();
   SimHashStream ss(sh);
   const std::string big(kDefaultStreamMaxBytes, 'a');
-  ASSERT_TRUE(ss.Update(big).ok());
+  ASSERT_OK(ss.Update(big));
   EXPECT_TRUE(IsBadInput(ss.Update("a")));
 }
 
 TEST(Streaming, InvalidUtf8FailsAtOnceAndSticks) {
   const SimHasher sh = MakeSimHasher();
   SimHashStream ss(sh);
-  ASSERT_TRUE(ss.Update("abc").ok());
+  ASSERT_OK(ss.Update("abc"));
   const absl::Status bad = ss.Update("d\xFF");
   EXPECT_TRUE(IsBadInput(bad)) << bad;
   EXPECT_NE(bad.message().find("byte 4"), std::string_view::npos) << bad;
   EXPECT_TRUE(IsBadInput(ss.Update("valid")));
   EXPECT_TRUE(IsBadInput(ss.Finalize().status()));
   ss.Reset();
-  ASSERT_TRUE(ss.Update("valid").ok());
+  ASSERT_OK(ss.Update("valid"));
   EXPECT_EQ(*ss.Finalize(), *sh.Fingerprint("valid"));
 }
 
@@ -176,7 +177,7 @@ TEST(Streaming, InvalidSequenceSplitAcrossChunks) {
   };
   for (const Case& c : cases) {
     SimHashStream ss(sh);
-    ASSERT_TRUE(ss.Update(c.first).ok());
+    ASSERT_OK(ss.Update(c.first));
     const absl::Status s = ss.Update(c.second);
     EXPECT_TRUE(IsBadInput(s)) << s;
     EXPECT_NE(s.message().find("byte 2"), std::string_view::npos) << s;
@@ -204,42 +205,42 @@ TEST(Streaming, IncompleteTailAtFinalize) {
   const SimHasher sh = MakeSimHasher();
   for (std::string_view tail : {"\xC3", "\xE2\x82", "\xF0\x9F\x98"}) {
     SimHashStream ss(sh);
-    ASSERT_TRUE(ss.Update("hello ").ok());
-    ASSERT_TRUE(ss.Update(tail).ok());  // may still be completed
+    ASSERT_OK(ss.Update("hello "));
+    ASSERT_OK(ss.Update(tail));  // may still be completed
     const absl::Status s = ss.Finalize().status();
     EXPECT_TRUE(IsBadInput(s)) << s;
   }
   // Completing the sequence makes the stream whole again.
   SimHashStream ss(sh);
-  ASSERT_TRUE(ss.Update("caf\xC3").ok());
+  ASSERT_OK(ss.Update("caf\xC3"));
   EXPECT_FALSE(ss.Finalize().ok());
-  ASSERT_TRUE(ss.Update("\xA9").ok());
+  ASSERT_OK(ss.Update("\xA9"));
   EXPECT_EQ(*ss.Finalize(), *sh.Fingerprint("caf\u00E9"));
 }
 
 TEST(Streaming, ResetClearsAPendingPartialSequence) {
   const SimHasher sh = MakeSimHasher();
   SimHashStream ss(sh);
-  ASSERT_TRUE(ss.Update("x\xE2\x82").ok());
+  ASSERT_OK(ss.Update("x\xE2\x82"));
   ss.Reset();
   EXPECT_EQ(ss.buffered_bytes(), 0u);
   // The dangling E2 82 must be gone: a bare continuation byte now is invalid,
   // and plain text fingerprints as itself.
   EXPECT_TRUE(IsBadInput(ss.Update("\xAC")));
   ss.Reset();
-  ASSERT_TRUE(ss.Update("plain text").ok());
+  ASSERT_OK(ss.Update("plain text"));
   EXPECT_EQ(*ss.Finalize(), *sh.Fingerprint("plain text"));
 }
 
 TEST(Utf8StreamBuffer, CompleteReturnsTheWholeInput) {
   Utf8StreamBuffer buf(/*max_bytes=*/64);
   EXPECT_EQ(buf.max_bytes(), 64u);
-  ASSERT_TRUE(buf.Append("\xE2").ok());
-  ASSERT_TRUE(buf.Append("\x82").ok());
+  ASSERT_OK(buf.Append("\xE2"));
+  ASSERT_OK(buf.Append("\x82"));
   EXPECT_FALSE(buf.Complete().ok());
-  ASSERT_TRUE(buf.Append("\xAC = euro").ok());
+  ASSERT_OK(buf.Append("\xAC = euro"));
   absl::StatusOr<std::string_view> all = buf.Complete();
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_EQ(*all, "\u20AC = euro");
   EXPECT_EQ(buf.size(), all->size());
 }

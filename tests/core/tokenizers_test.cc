@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "neardup/core/tokenizer.h"
+#include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
@@ -29,7 +30,7 @@ std::string Concat(const Tokens& tokens) {
 
 std::unique_ptr<Tokenizer> Named(std::string_view name) {
   absl::StatusOr<std::unique_ptr<Tokenizer>> t = MakeTokenizer(name);
-  EXPECT_TRUE(t.ok()) << name << ": " << t.status();
+  EXPECT_OK(t);
   return t.ok() ? *std::move(t) : MakeWordTokenizer();
 }
 
@@ -261,7 +262,7 @@ TEST(ShingleTokenizer, LargeK) {
 
 TEST(CjkTokenizer, SegmentsChineseIntoWords) {
   absl::StatusOr<std::unique_ptr<Tokenizer>> t = MakeCjkTokenizer();
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_OK(t);
   EXPECT_EQ((*t)->Name(), "cjk-icu");
   const std::string text = "\u6211\u7231\u5317\u4EAC\u5929\u5B89\u95E8";
   const Tokens tokens = TokensOf(**t, text);
@@ -272,7 +273,7 @@ TEST(CjkTokenizer, SegmentsChineseIntoWords) {
 
 TEST(CjkTokenizer, KeepsLatinWordsAndDropsPunctuation) {
   absl::StatusOr<std::unique_ptr<Tokenizer>> t = MakeCjkTokenizer();
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_OK(t);
   EXPECT_EQ(TokensOf(**t, "hello, world! don't"),
             (Tokens{"hello", "world", "don't"}));
   const std::string zh = "\u5317\u4EAC";
@@ -286,7 +287,7 @@ TEST(CjkTokenizer, KeepsLatinWordsAndDropsPunctuation) {
 
 TEST(CjkTokenizer, InvalidUtf8DoesNotCrash) {
   absl::StatusOr<std::unique_ptr<Tokenizer>> t = MakeCjkTokenizer();
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_OK(t);
   const std::string text = "ab\xFF\u5317\u4EAC\xE2\x82";
   (*t)->ForEachToken(text, [&](std::string_view tok) {
     EXPECT_GE(tok.data(), text.data());
@@ -298,7 +299,7 @@ TEST(CjkTokenizer, SinkMayTokenizeAgain) {
   // Using the tokenizer from inside its own sink must not end or derail the
   // outer pass.
   absl::StatusOr<std::unique_ptr<Tokenizer>> t = MakeCjkTokenizer();
-  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_OK(t);
   Tokens outer;
   (*t)->ForEachToken("alpha beta gamma", [&](std::string_view tok) {
     outer.emplace_back(tok);

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/status_matchers.h"
+
 namespace neardup::dataset {
 namespace {
 
@@ -12,7 +14,7 @@ using ::testing::HasSubstr;
 std::vector<std::string> Fields(std::string_view record, char delimiter = ',') {
   CsvFields fields;
   absl::Status status = ParseCsvRecord(record, delimiter, &fields);
-  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_OK(status);
   return {fields.values.begin(), fields.values.begin() + fields.count};
 }
 
@@ -35,7 +37,7 @@ TEST(CsvRecord, TabDelimited) {
 
 TEST(CsvRecord, RawSpansCoverQuotes) {
   CsvFields fields;
-  ASSERT_TRUE(ParseCsvRecord("x,\"q,q\",z\n", ',', &fields).ok());
+  ASSERT_OK(ParseCsvRecord("x,\"q,q\",z\n", ',', &fields));
   ASSERT_EQ(fields.count, 3u);
   EXPECT_EQ(fields.raw_spans[1], std::make_pair(size_t{2}, size_t{7}));
 }

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 namespace neardup::dataset {
@@ -23,12 +24,12 @@ void PrintTo(const Read& r, std::ostream* os) {
 std::vector<Read> ReadAll(const std::string& path, Format format,
                           bool whole_file = false) {
   auto reader = RecordReader::Open(path, format, whole_file);
-  EXPECT_TRUE(reader.ok()) << reader.status();
+  EXPECT_OK(reader);
   std::vector<Read> out;
   RawRecord record;
   while (true) {
     absl::StatusOr<bool> got = (*reader)->Next(&record);
-    EXPECT_TRUE(got.ok()) << got.status();
+    EXPECT_OK(got);
     if (!got.ok() || !*got) break;
     out.push_back({std::string(record.bytes), record.line});
   }
@@ -42,7 +43,7 @@ TEST(RecordReader, RecordLongerThanTheLimitFailsNamingTheLine) {
   const std::string path = dir.Write(
       "long.jsonl", "{\"text\":\"short\"}\n" + std::string(3 << 20, 'x'));
   auto reader = RecordReader::Open(path, Format::kJsonl, false, 1 << 20);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   RawRecord record;
   ASSERT_TRUE(*(*reader)->Next(&record));
   const absl::StatusOr<bool> got = (*reader)->Next(&record);
@@ -51,7 +52,7 @@ TEST(RecordReader, RecordLongerThanTheLimitFailsNamingTheLine) {
   // Exactly at the limit is still a record.
   const std::string fits = dir.Write("fits.txt", std::string(1 << 20, 'y'));
   auto ok = RecordReader::Open(fits, Format::kTxt, false, 1 << 20);
-  ASSERT_TRUE(ok.ok());
+  ASSERT_OK(ok);
   EXPECT_TRUE(*(*ok)->Next(&record));
 }
 

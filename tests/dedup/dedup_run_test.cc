@@ -11,6 +11,7 @@
 #include "dedup/dedup_fixtures.h"
 #include "neardup/base/json.h"
 #include "neardup/dedup/dedup.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 namespace neardup::dedup {
@@ -109,7 +110,7 @@ TEST_F(DedupRunTest, EachAlgorithmAndVerifyModeFindsTheKnownClusters) {
     // A one-word edit moves a 200-word SimHash by a few bits.
     o.max_distance = 6;
     absl::StatusOr<RunStats> stats = RunDedup(o);
-    ASSERT_TRUE(stats.ok()) << stats.status();
+    ASSERT_OK(stats);
     EXPECT_EQ(stats->total, 16u);
     EXPECT_EQ(stats->duplicates, 6u);
     EXPECT_EQ(stats->unique, 10u);
@@ -122,7 +123,7 @@ TEST_F(DedupRunTest, ClustersNameTheFirstOccurrence) {
   DedupOptions o = Options({WriteJsonl(corpus, "in.jsonl")});
   o.verify = Verify::kExact;
   o.clusters_path = dir_.path() + "/clusters.jsonl";
-  ASSERT_TRUE(RunDedup(o).ok());
+  ASSERT_OK(RunDedup(o));
   EXPECT_EQ(ReadFile(o.clusters_path),
             "{\"representative\":0,\"members\":[0,10],\"size\":2,"
             "\"mean_similarity\":0.950249}\n"
@@ -151,7 +152,7 @@ TEST_F(DedupRunTest, ExactVerifyNeverMergesBelowTheThreshold) {
   o.threshold = 0.9;
   o.verify = Verify::kExact;
   absl::StatusOr<RunStats> stats = RunDedup(o);
-  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->duplicates, 1u);
   EXPECT_EQ(ReadFile(o.output),
             JsonLine(0, Join(base)) + JsonLine(1, Join(far)));
@@ -174,7 +175,7 @@ TEST_F(DedupRunTest, SameBytesForOneAndTwoThreadsAndAcrossRuns) {
     o.batch_records = 7;
     o.verify = Verify::kNone;
     o.clusters_path = dir_.path() + "/clusters";
-    ASSERT_TRUE(RunDedup(o).ok());
+    ASSERT_OK(RunDedup(o));
     const std::string out = ReadFile(o.output) + ReadFile(o.clusters_path);
     if (first.empty()) first = out;
     EXPECT_EQ(out, first) << "threads=" << threads;
@@ -197,7 +198,7 @@ TEST_F(DedupRunTest, JsonEscapesAndNonAsciiAreCopiedByteForByte) {
       "\xD1\x82 \\ud83d\\ude00 other words entirely\"}";
   DedupOptions o = Options({dir_.Write("in.jsonl", a + b + c)});
   absl::StatusOr<RunStats> stats = RunDedup(o);
-  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->duplicates, 1u);
   EXPECT_EQ(ReadFile(o.output), a + c + "\n");
 }
@@ -224,7 +225,7 @@ TEST_F(DedupRunTest, CsvWithQuotedNewlinesKeepsHeaderAndRows) {
     o.algorithm = algorithm;
     o.max_distance = 6;
     absl::StatusOr<RunStats> stats = RunDedup(o);
-    ASSERT_TRUE(stats.ok()) << stats.status();
+    ASSERT_OK(stats);
     EXPECT_EQ(stats->duplicates, 6u);
     EXPECT_EQ(ReadFile(o.output), expected);
   }
@@ -237,7 +238,7 @@ TEST_F(DedupRunTest, TsvPicksTheColumnByName) {
   data += "zeta eta theta iota kappa\t3\n";
   DedupOptions o = Options({dir_.Write("in.tsv", data)});
   o.input.field = "body";
-  ASSERT_TRUE(RunDedup(o).ok());
+  ASSERT_OK(RunDedup(o));
   EXPECT_EQ(ReadFile(o.output),
             "body\tid\nalpha beta gamma delta epsilon\t1\n"
             "zeta eta theta iota kappa\t3\n");
@@ -254,7 +255,7 @@ TEST_F(DedupRunTest, TxtLinesAndDocPerFile) {
       "seven eight nine ten eleven\n";
   DedupOptions o = Options({dir_.Write("in.txt", lines)});
   absl::StatusOr<RunStats> stats = RunDedup(o);
-  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->empty, 1u);  // the blank line, kept
   EXPECT_EQ(ReadFile(o.output),
             "one two three four five six\n\nseven eight nine ten eleven\n");
@@ -266,7 +267,7 @@ TEST_F(DedupRunTest, TxtLinesAndDocPerFile) {
   DedupOptions files = Options({dir_.path() + "/docs"});
   files.input.doc_per_file = true;
   files.output = dir_.path() + "/kept";
-  ASSERT_TRUE(RunDedup(files).ok());
+  ASSERT_OK(RunDedup(files));
   EXPECT_EQ(ReadFile(files.output + "/a.txt"),
             "the same document body in a file");
   EXPECT_EQ(ReadFile(files.output + "/c.txt"), "a different one");
@@ -279,14 +280,14 @@ TEST_F(DedupRunTest, EmptyAndWhitespaceDocumentsAreCountedKeptOrDropped) {
                            JsonLine(4, "");
   DedupOptions o = Options({dir_.Write("in.jsonl", data)});
   absl::StatusOr<RunStats> stats = RunDedup(o);
-  ASSERT_TRUE(stats.ok());
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->empty, 4u);
   EXPECT_EQ(stats->unique, 5u);
   EXPECT_EQ(ReadFile(o.output), data);
 
   o.drop_empty = true;
   stats = RunDedup(o);
-  ASSERT_TRUE(stats.ok());
+  ASSERT_OK(stats);
   EXPECT_EQ(ReadFile(o.output), JsonLine(3, "real words here"));
 }
 
@@ -309,7 +310,7 @@ TEST_F(DedupRunTest, InvalidRecordsStopWithFileAndLineOrAreSkipped) {
 
   o.skip_invalid = true;
   stats = RunDedup(o);
-  ASSERT_TRUE(stats.ok());
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->invalid, 1u);
   EXPECT_EQ(ReadFile(o.output), "fine line\nok\n");
 
@@ -321,7 +322,7 @@ TEST_F(DedupRunTest, InvalidRecordsStopWithFileAndLineOrAreSkipped) {
   EXPECT_THAT(stats.status().message(), HasSubstr(json + ":2: malformed JSON"));
   j.skip_invalid = true;
   stats = RunDedup(j);
-  ASSERT_TRUE(stats.ok());
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->invalid, 2u);  // line 3 has no "text" field
 
   const std::string csv =
@@ -351,7 +352,7 @@ TEST_F(DedupRunTest, StatsFileHasTheCounters) {
   const Corpus corpus = MakeCorpus();
   DedupOptions o = Options({WriteJsonl(corpus, "in.jsonl")});
   o.stats_path = dir_.path() + "/stats.json";
-  ASSERT_TRUE(RunDedup(o).ok());
+  ASSERT_OK(RunDedup(o));
   const std::string stats = ReadFile(o.stats_path);
   for (const char* key :
        {"\"total\":16", "\"unique\":10", "\"duplicates\":6",
@@ -368,7 +369,7 @@ TEST_F(DedupRunTest, LshBloomReportsItsSize) {
   o.algorithm = Algorithm::kLshBloom;
   o.expected_docs = 1000;
   o.stats_path = dir_.path() + "/stats.json";
-  ASSERT_TRUE(RunDedup(o).ok());
+  ASSERT_OK(RunDedup(o));
   // 0.85 -> 8 bands; per band p = 1.25e-4 -> 18.7 bits per document.
   EXPECT_THAT(ReadFile(o.stats_path),
               HasSubstr("\"bands\":8,\"rows\":16,\"expected_docs\":1000,"
@@ -389,7 +390,7 @@ TEST_F(DedupRunTest, SuffixArrayCutsLaterRepeatsAndListsThem) {
   o.min_length = 30;
   o.spans_path = dir_.path() + "/spans.jsonl";
   absl::StatusOr<RunStats> stats = RunDedup(o);
-  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->duplicates, 1u);
   EXPECT_EQ(ReadFile(o.output), JsonLine(0, "1 " + shared + " x") +
                                     JsonLine(1, "unrelated text") +
@@ -408,7 +409,7 @@ TEST_F(DedupRunTest, SuffixArrayRewritesCsvFields) {
   DedupOptions o = Options({dir_.Write("in.csv", data)});
   o.algorithm = Algorithm::kSuffixArray;
   o.min_length = 20;
-  ASSERT_TRUE(RunDedup(o).ok());
+  ASSERT_OK(RunDedup(o));
   EXPECT_EQ(ReadFile(o.output), "id,text\n1,\"x " + shared + "\"\n2,y tail\n");
 }
 

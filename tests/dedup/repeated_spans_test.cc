@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/status_matchers.h"
+
 namespace neardup::dedup {
 namespace {
 
@@ -20,7 +22,7 @@ TEST(RepeatedSpans, LaterCopyIsReportedWithItsFirstOccurrence) {
   const std::string b = "BBBB\t" + kShared + "\tYYYY";
   const std::string corpus = Corpus({a, b});
   auto spans = FindRepeatedSpans(corpus, 20);
-  ASSERT_TRUE(spans.ok()) << spans.status();
+  ASSERT_OK(spans);
   ASSERT_EQ(spans->size(), 1u);
   const RepeatedSpan& s = spans->front();
   const uint64_t b_start = a.size() + 1;
@@ -35,7 +37,7 @@ TEST(RepeatedSpans, ShortRepeatsAndSeparatorsDoNotCount) {
   const std::string corpus =
       Corpus({"unique one tail", "head two tail", "head three"});
   auto spans = FindRepeatedSpans(corpus, 8);
-  ASSERT_TRUE(spans.ok());
+  ASSERT_OK(spans);
   EXPECT_TRUE(spans->empty());
 }
 
@@ -44,7 +46,7 @@ TEST(RepeatedSpans, CutsWholeUtf8Characters) {
   const std::string shared = "\xC3\xA9t\xC3\xA9 " + kShared;
   const std::string corpus = Corpus({"x" + shared, "y" + shared});
   auto spans = FindRepeatedSpans(corpus, 20);
-  ASSERT_TRUE(spans.ok());
+  ASSERT_OK(spans);
   ASSERT_EQ(spans->size(), 1u);
   const RepeatedSpan& s = spans->front();
   EXPECT_NE(static_cast<unsigned char>(corpus[s.begin]) & 0xC0, 0x80u);
@@ -54,7 +56,7 @@ TEST(RepeatedSpans, CutsWholeUtf8Characters) {
 TEST(RepeatedSpans, EveryCopyAfterTheFirstIsCut) {
   const std::string corpus = Corpus({kShared, kShared, kShared});
   auto spans = FindRepeatedSpans(corpus, 30);
-  ASSERT_TRUE(spans.ok());
+  ASSERT_OK(spans);
   ASSERT_EQ(spans->size(), 2u);
   for (const RepeatedSpan& s : *spans) {
     EXPECT_EQ(s.end - s.begin, kShared.size());

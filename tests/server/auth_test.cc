@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "support/status_matchers.h"
 
 namespace neardup::server {
 namespace {
@@ -21,14 +22,14 @@ TokenAuthenticator Make() {
       ", scopes: [admin]}\n  - {name: w, sha256: ", Sha256Hex("token-w"),
       ", scopes: [\"write:news\"]}\n  - {name: r, sha256: ",
       Sha256Hex("token-r"), ", scopes: [\"read:*\"]}\n"));
-  EXPECT_TRUE(auth.ok()) << auth.status();
+  EXPECT_OK(auth);
   return *std::move(auth);
 }
 
 TEST(TokenAuthenticator, AuthenticatesBearerTokens) {
   const TokenAuthenticator auth = Make();
   auto w = auth.Authenticate("Bearer token-w");
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   EXPECT_EQ((*w)->name, "w");
   for (std::string_view bad : {"", "token-w", "Bearer ", "Bearer token-x",
                                "bearer token-w", "Basic dG9rZW4tdw=="}) {

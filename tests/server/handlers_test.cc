@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "support/corpus.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 namespace neardup::server {
@@ -28,14 +29,14 @@ class HandlersTest : public ::testing::Test {
     options.store.block_cache_bytes = size_t{8} << 20;
     options.store.write_buffer_bytes = size_t{4} << 20;
     auto db = storage::Database::Open(temp_.path() + "/db", options);
-    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_OK(db);
     db_ = *std::move(db);
     handlers_ = std::make_unique<Handlers>(db_.get(), HandlerLimits{});
     v1::CreateCollectionRequest create;
     create.set_name("c");
     create.mutable_config()->set_threshold(0.5);
     v1::Collection created;
-    ASSERT_TRUE(handlers_->CreateCollection(create, &created).ok());
+    ASSERT_OK(handlers_->CreateCollection(create, &created));
   }
 
   absl::Status Upsert(const std::string& id, const std::string& text) {
@@ -68,19 +69,19 @@ class HandlersTest : public ::testing::Test {
 
 TEST_F(HandlersTest, TopKAndExclude) {
   const std::string base = GeneratedText(1);
-  ASSERT_TRUE(Upsert("orig", base).ok());
+  ASSERT_OK(Upsert("orig", base));
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(Upsert(absl::StrCat("copy", i), base).ok());
+    ASSERT_OK(Upsert(absl::StrCat("copy", i), base));
   }
   auto all = Query(base);
-  ASSERT_TRUE(all.ok());
+  ASSERT_OK(all);
   EXPECT_EQ(all->matches_size(), 6);
   auto two = Query(base, 2);
-  ASSERT_TRUE(two.ok());
+  ASSERT_OK(two);
   ASSERT_EQ(two->matches_size(), 2);
   EXPECT_EQ(two->matches(0).id(), "orig");  // ties broken by insertion
   auto without = Query(base, 6, "orig");
-  ASSERT_TRUE(without.ok());
+  ASSERT_OK(without);
   EXPECT_EQ(without->matches_size(), 5);
   for (const auto& m : without->matches()) EXPECT_NE(m.id(), "orig");
 }
@@ -91,7 +92,7 @@ TEST_F(HandlersTest, UpsertBatchKeepsOrderAndPerItemResults) {
   v1::CreateCollectionRequest create;
   create.set_name("other");
   v1::Collection created;
-  ASSERT_TRUE(handlers_->CreateCollection(create, &created).ok());
+  ASSERT_OK(handlers_->CreateCollection(create, &created));
   const std::string a = GeneratedText(11), b = GeneratedText(12);
   auto item = [](const std::string& collection, const std::string& id,
                  const std::string& text) {
@@ -143,14 +144,14 @@ TEST_F(HandlersTest, UpsertBatchKeepsOrderAndPerItemResults) {
 
   // "a" holds item 1's text: a query for b finds it at similarity 1.
   auto by_b = Query(b);
-  ASSERT_TRUE(by_b.ok());
+  ASSERT_OK(by_b);
   ASSERT_GE(by_b->matches_size(), 1);
   EXPECT_EQ(by_b->matches(0).id(), "a");
   EXPECT_EQ(by_b->matches(0).similarity(), 1.0);
   v1::StatsRequest stats_request;
   stats_request.set_collection("c");
   v1::StatsResponse stats;
-  ASSERT_TRUE(handlers_->Stats(stats_request, &stats).ok());
+  ASSERT_OK(handlers_->Stats(stats_request, &stats));
   ASSERT_EQ(stats.collections_size(), 1);
   EXPECT_EQ(stats.collections(0).document_count(), 2u);  // a, fresh
 }
@@ -166,7 +167,7 @@ TEST_F(HandlersTest, QueryRequiresAProbe) {
 }
 
 TEST_F(HandlersTest, SimHashQueryOnMinHashOnlyCollection) {
-  ASSERT_TRUE(Upsert("a", GeneratedText(2)).ok());
+  ASSERT_OK(Upsert("a", GeneratedText(2)));
   v1::QueryRequest request;
   request.set_collection("c");
   request.set_text(GeneratedText(2));
@@ -182,7 +183,7 @@ TEST_F(HandlersTest, CompareAndFingerprintAreStateless) {
   compare.set_a(GeneratedText(3));
   compare.set_b(NearCopy(GeneratedText(3)));
   v1::CompareResponse compared;
-  ASSERT_TRUE(Handlers::Compare(compare, &compared, {}).ok());
+  ASSERT_OK(Handlers::Compare(compare, &compared, {}));
   EXPECT_GT(compared.exact_jaccard(), 0.5);
   EXPECT_LT(compared.exact_jaccard(), 1.0);
   EXPECT_NEAR(compared.estimated_jaccard(), compared.exact_jaccard(), 0.2);
@@ -217,7 +218,7 @@ TEST_F(HandlersTest, ConcurrentUpsertsQueriesDeletes) {
   EXPECT_EQ(failures.load(), 0);
   v1::StatsRequest stats_request;
   v1::StatsResponse stats;
-  ASSERT_TRUE(handlers_->Stats(stats_request, &stats).ok());
+  ASSERT_OK(handlers_->Stats(stats_request, &stats));
   EXPECT_EQ(stats.collections(0).document_count(), 4u * 40);
 }
 
@@ -261,14 +262,14 @@ TEST_F(HandlersTest, ConcurrentBatchesAndSingleUpserts) {
   EXPECT_EQ(failures.load(), 0);
   v1::StatsRequest stats_request;
   v1::StatsResponse stats;
-  ASSERT_TRUE(handlers_->Stats(stats_request, &stats).ok());
+  ASSERT_OK(handlers_->Stats(stats_request, &stats));
   EXPECT_EQ(stats.collections(0).document_count(), 120u + 120u);
   for (int i = 0; i < 120; ++i) {
     v1::GetRequest get;
     get.set_collection("c");
     get.set_id(absl::StrCat("shared-", i));
     v1::Document doc;
-    ASSERT_TRUE(handlers_->Get(get, &doc).ok()) << i;
+    ASSERT_OK(handlers_->Get(get, &doc));
   }
 }
 

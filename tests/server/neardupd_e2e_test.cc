@@ -16,6 +16,7 @@
 #include "neardup/core/minhash.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 namespace neardup {
@@ -61,7 +62,7 @@ class NeardupdTest : public ::testing::Test {
     request.mutable_config()->set_simhash(true);
     request.mutable_config()->set_store_text(store_text);
     auto created = client_->CreateCollection(request);
-    ASSERT_TRUE(created.ok()) << created.status();
+    ASSERT_OK(created);
   }
 
   // Base documents b0..b299 and near copies c0..c29, through BulkUpsert.
@@ -89,7 +90,7 @@ class NeardupdTest : public ::testing::Test {
           EXPECT_EQ(result.index(), static_cast<uint64_t>(ok));
           ok += result.code() == 0;
         });
-    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_OK(status);
     ASSERT_EQ(ok, kBaseDocs + kCopies);
   }
 
@@ -103,7 +104,7 @@ class NeardupdTest : public ::testing::Test {
       query.set_text(NearCopy(GeneratedText(i)));
       query.set_exclude_id(absl::StrCat("c", i));
       auto response = client_->Query(query);
-      EXPECT_TRUE(response.ok()) << response.status();
+      EXPECT_OK(response);
       if (!response.ok()) continue;
       for (const auto& match : response->matches()) {
         out[absl::StrCat("c", i)].push_back(absl::StrCat(
@@ -130,7 +131,7 @@ TEST_F(NeardupdTest, IngestQueryRestartSameAnswers) {
     query.set_exclude_id(absl::StrCat("c", i));
     query.set_include_metadata(true);
     auto response = client_->Query(query);
-    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_OK(response);
     ASSERT_GE(response->matches_size(), 1) << "copy " << i;
     const v1::Match& best = response->matches(0);
     EXPECT_EQ(best.id(), absl::StrCat("b", i));
@@ -146,7 +147,7 @@ TEST_F(NeardupdTest, IngestQueryRestartSameAnswers) {
   simhash_query.set_text(GeneratedText(200));
   simhash_query.set_algorithm(v1::ALGORITHM_SIMHASH);
   auto near = client_->Query(simhash_query);
-  ASSERT_TRUE(near.ok()) << near.status();
+  ASSERT_OK(near);
   ASSERT_GE(near->matches_size(), 1);
   EXPECT_EQ(near->matches(0).id(), "b200");
   EXPECT_EQ(near->matches(0).hamming_distance(), 0u);
@@ -157,7 +158,7 @@ TEST_F(NeardupdTest, IngestQueryRestartSameAnswers) {
   ASSERT_TRUE(server_->WaitServing()) << Log();
   EXPECT_EQ(CopyMatches("news"), before);
   auto collection = client_->GetCollection("news");
-  ASSERT_TRUE(collection.ok());
+  ASSERT_OK(collection);
   EXPECT_EQ(collection->document_count(), uint64_t{kBaseDocs + kCopies});
   EXPECT_THAT(Log(), HasSubstr("documents indexed"));
 }
@@ -170,19 +171,19 @@ TEST_F(NeardupdTest, DocumentsGetDeleteAndStats) {
   upsert.set_text(GeneratedText(1));
   (*upsert.mutable_metadata())["lang"] = "en";
   auto first = client_->Upsert(upsert);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_TRUE(first->written());
   EXPECT_FALSE(first->replaced());
   auto again = client_->Upsert(upsert);
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_TRUE(again->replaced());
 
   auto doc = client_->Get("docs", "a");
-  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_OK(doc);
   EXPECT_EQ(doc->text(), GeneratedText(1));
   EXPECT_EQ(doc->metadata().at("lang"), "en");
   auto parsed = MinHashSignature::Parse(doc->signatures().minhash());
-  ASSERT_TRUE(parsed.ok());
+  ASSERT_OK(parsed);
   EXPECT_EQ(parsed->num_perm(), 128);
 
   // Dedup-on-write refuses a near copy and names the blocker.
@@ -191,18 +192,18 @@ TEST_F(NeardupdTest, DocumentsGetDeleteAndStats) {
   copy.set_text(NearCopy(GeneratedText(1)));
   copy.set_insert_only_below(0.5);
   auto refused = client_->Upsert(copy);
-  ASSERT_TRUE(refused.ok()) << refused.status();
+  ASSERT_OK(refused);
   EXPECT_FALSE(refused->written());
   ASSERT_EQ(refused->blocking_size(), 1);
   EXPECT_EQ(refused->blocking(0).id(), "a");
 
   auto stats = client_->Stats("docs");
-  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_OK(stats);
   ASSERT_EQ(stats->collections_size(), 1);
   EXPECT_EQ(stats->collections(0).document_count(), 1u);
   EXPECT_GT(stats->collections(0).index_bytes(), 0u);
 
-  ASSERT_TRUE(client_->Delete("docs", "a").ok());
+  ASSERT_OK(client_->Delete("docs", "a"));
   EXPECT_EQ(client_->Get("docs", "a").status().code(),
             absl::StatusCode::kNotFound);
   EXPECT_EQ(client_->Delete("docs", "a").code(), absl::StatusCode::kNotFound);
@@ -247,7 +248,7 @@ TEST_F(NeardupdTest, ErrorCodesSayWhatToFix) {
   fingerprint.mutable_config()->set_num_perm(128);
   fingerprint.mutable_config()->set_seed(42);
   auto other = client_->Fingerprint(fingerprint);
-  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_OK(other);
   upsert.mutable_signatures()->set_minhash(other->minhash());
   upsert.mutable_signatures()->set_minhash_config_hash(
       other->minhash_config_hash());
@@ -269,12 +270,12 @@ TEST_F(NeardupdTest, ErrorCodesSayWhatToFix) {
 TEST_F(NeardupdTest, SignaturesFromFingerprintAreAccepted) {
   CreateCollection("sigs", /*store_text=*/false);
   auto collection = client_->GetCollection("sigs");
-  ASSERT_TRUE(collection.ok());
+  ASSERT_OK(collection);
   v1::FingerprintRequest fingerprint;
   fingerprint.set_text(GeneratedText(9));
   *fingerprint.mutable_config() = collection->config();
   auto made = client_->Fingerprint(fingerprint);
-  ASSERT_TRUE(made.ok()) << made.status();
+  ASSERT_OK(made);
   EXPECT_EQ(made->minhash_config_hash(), collection->minhash_config_hash());
   EXPECT_EQ(made->simhash_config_hash(), collection->simhash_config_hash());
 
@@ -286,12 +287,12 @@ TEST_F(NeardupdTest, SignaturesFromFingerprintAreAccepted) {
   sigs->set_minhash_config_hash(made->minhash_config_hash());
   sigs->set_simhash(made->simhash());
   sigs->set_simhash_config_hash(made->simhash_config_hash());
-  ASSERT_TRUE(client_->Upsert(upsert).ok());
+  ASSERT_OK(client_->Upsert(upsert));
   v1::QueryRequest query;
   query.set_collection("sigs");
   query.set_text(GeneratedText(9));
   auto found = client_->Query(query);
-  ASSERT_TRUE(found.ok());
+  ASSERT_OK(found);
   ASSERT_EQ(found->matches_size(), 1);
   EXPECT_EQ(found->matches(0).id(), "s");
   EXPECT_EQ(found->matches(0).similarity(), 1.0);
@@ -304,7 +305,7 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   v1::QueryRequest query;
   query.set_collection("m");
   query.set_text(GeneratedText(3));
-  ASSERT_TRUE(client_->Query(query).ok());
+  ASSERT_OK(client_->Query(query));
   const std::string body =
       testing::HttpGet(server_->metrics_port(), "/metrics");
   ASSERT_FALSE(body.empty());
@@ -365,7 +366,7 @@ TEST_F(NeardupdTest, SigtermDuringIngestLosesNoAcknowledgedDocument) {
   server_->Start();
   ASSERT_TRUE(server_->WaitServing()) << Log();
   for (const std::string& id : acknowledged) {
-    ASSERT_TRUE(client_->Get("ingest", id).ok()) << "lost " << id;
+    ASSERT_OK(client_->Get("ingest", id));
   }
 }
 
@@ -390,7 +391,7 @@ TEST_F(NeardupdLimitsTest, OversizedInputIsRefusedCleanly) {
             absl::StatusCode::kResourceExhausted);
   // The server keeps serving.
   upsert.set_text(GeneratedText(1, 50));
-  EXPECT_TRUE(client_->Upsert(upsert).ok());
+  EXPECT_OK(client_->Upsert(upsert));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
+#include "support/status_matchers.h"
 
 namespace neardup::server {
 namespace {
@@ -17,13 +18,13 @@ using ::testing::HasSubstr;
 
 TEST(ConfigFromProto, EmptyMeansTxtfpDefaults) {
   auto config = ConfigFromProto({});
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   EXPECT_EQ(config->minhash_tokenizer, "shingle-k=5/word-uax29");
   EXPECT_EQ(config->num_perm, 128);
   EXPECT_EQ(config->threshold, 0.8);
   EXPECT_EQ(config->lsh, (LshParams{8, 16}));
   auto hasher = MinHasher::Create(MinHashConfigOf(*config));
-  ASSERT_TRUE(hasher.ok());
+  ASSERT_OK(hasher);
   // txtfp's default MinHash config hash.
   EXPECT_EQ(hasher->config_hash(), 0x1ffc8214c1e9e9dbULL);
   auto simhasher = SimHasher::Create(SimHashConfigOf(*config));
@@ -50,7 +51,7 @@ TEST(ConfigFromProto, MapsEveryField) {
   proto.set_simhash_max_distance(5);
   proto.set_store_text(true);
   auto config = ConfigFromProto(proto);
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   EXPECT_EQ(config->canonicalizer.normalization, Normalization::kNfc);
   EXPECT_FALSE(config->canonicalizer.strip_bidi);
   EXPECT_TRUE(config->canonicalizer.strip_format);
@@ -66,7 +67,7 @@ TEST(ConfigFromProto, MapsEveryField) {
   EXPECT_TRUE(config->store_text);
   // And back: the filled-in proto converts to the same config.
   auto again = ConfigFromProto(ConfigToProto(*config));
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   EXPECT_EQ(*again, *config);
 }
 
@@ -75,7 +76,7 @@ TEST(ConfigFromProto, ShingleOneMeansPlainTokens) {
   proto.set_shingle_k(1);
   proto.set_tokenizer("cjk");
   auto config = ConfigFromProto(proto);
-  ASSERT_TRUE(config.ok());
+  ASSERT_OK(config);
   EXPECT_EQ(config->minhash_tokenizer, "cjk-icu");
   EXPECT_EQ(ConfigToProto(*config).shingle_k(), 1u);
 }

@@ -14,7 +14,9 @@
 #include "server/server_process.h"
 #include "support/corpus.h"
 #include "support/net.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace neardup {
 namespace {
@@ -84,18 +86,16 @@ TEST(Security, TlsAndMutualTls) {
     tls.tls_ca_pem = ReadAll(pki.Path("ca.pem"));
     client::Client good(tls);
     auto health = good.Health();
-    ASSERT_TRUE(health.ok()) << health.status();
-    for (int i = 0; i < 100 && !good.ListCollections().ok(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    EXPECT_TRUE(good.ListCollections().ok());
+    ASSERT_OK(health);
+    EXPECT_TRUE(neardup::testing::WaitUntil(
+        [&] { return good.ListCollections().ok(); }));
     client::Client plaintext(Options(server));
     EXPECT_EQ(plaintext.ListCollections().status().code(),
               absl::StatusCode::kUnavailable);
     // Connecting by IP, checking the certificate against its DNS name.
     client::ClientOptions by_name = tls;
     by_name.tls_server_name = "localhost";
-    EXPECT_TRUE(client::Client(by_name).ListCollections().ok());
+    EXPECT_OK(client::Client(by_name).ListCollections());
     by_name.tls_server_name = "elsewhere.example";
     EXPECT_FALSE(client::Client(by_name).ListCollections().ok());
     client::ClientOptions wrong_ca = tls;
@@ -117,7 +117,7 @@ TEST(Security, TlsAndMutualTls) {
   with_cert.tls_cert_pem = ReadAll(pki.Path("client.pem"));
   with_cert.tls_key_pem = ReadAll(pki.Path("client.key"));
   auto health = client::Client(with_cert).Health();
-  EXPECT_TRUE(health.ok()) << health.status();
+  EXPECT_OK(health);
 }
 
 TEST(Security, ServerRefusesToStartWithoutTlsOrPlaintext) {
@@ -157,8 +157,8 @@ class AuthTest : public ::testing::Test {
         std::vector<std::string>{"--auth-tokens=" + tokens});
     server_->Start();
     ASSERT_TRUE(server_->WaitServing());
-    ASSERT_TRUE(As(kAdminToken).CreateCollection(Named("news")).ok());
-    ASSERT_TRUE(As(kAdminToken).CreateCollection(Named("other")).ok());
+    ASSERT_OK(As(kAdminToken).CreateCollection(Named("news")));
+    ASSERT_OK(As(kAdminToken).CreateCollection(Named("other")));
   }
 
   static std::string Hash(const std::string& token) {
@@ -205,7 +205,7 @@ TEST_F(AuthTest, EveryOutcome) {
   auto denied = As(kWriterToken).CreateCollection(Named("x"));
   EXPECT_EQ(denied.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(denied.status().message(), HasSubstr("admin"));
-  EXPECT_TRUE(As(kWriterToken).Upsert(Doc("news", 1)).ok());
+  EXPECT_OK(As(kWriterToken).Upsert(Doc("news", 1)));
   auto other = As(kWriterToken).Upsert(Doc("other", 1));
   EXPECT_EQ(other.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(other.status().message(), HasSubstr("write:other"));
@@ -215,13 +215,13 @@ TEST_F(AuthTest, EveryOutcome) {
   query.set_collection("news");
   query.set_text(GeneratedText(1, 30));
   auto found = As(kReaderToken).Query(query);
-  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_OK(found);
   EXPECT_EQ(found->matches_size(), 1);
-  EXPECT_TRUE(As(kWriterToken).Query(query).ok());
+  EXPECT_OK(As(kWriterToken).Query(query));
   query.set_collection("other");
   EXPECT_EQ(As(kWriterToken).Query(query).status().code(),
             absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(As(kReaderToken).ListCollections().ok());
+  EXPECT_OK(As(kReaderToken).ListCollections());
   EXPECT_EQ(As(kWriterToken).ListCollections().status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(As(kWriterToken).Compare(v1::CompareRequest()).status().code() ==
@@ -230,17 +230,17 @@ TEST_F(AuthTest, EveryOutcome) {
   // Streams: the token is checked at the start, scopes per item.
   int n = 0;
   std::vector<int> codes;
-  ASSERT_TRUE(
-      As(kWriterToken)
-          .BulkUpsert(
-              [&](v1::UpsertRequest* request) {
-                if (n >= 4) return false;
-                *request = Doc(n % 2 ? "other" : "news", 10 + n);
-                ++n;
-                return true;
-              },
-              [&](const v1::BulkUpsertResult& r) { codes.push_back(r.code()); })
-          .ok());
+  ASSERT_OK(As(kWriterToken)
+                .BulkUpsert(
+                    [&](v1::UpsertRequest* request) {
+                      if (n >= 4) return false;
+                      *request = Doc(n % 2 ? "other" : "news", 10 + n);
+                      ++n;
+                      return true;
+                    },
+                    [&](const v1::BulkUpsertResult& r) {
+                      codes.push_back(r.code());
+                    }));
   EXPECT_EQ(codes, (std::vector<int>{0, 7, 0, 7}));
   n = 0;
   const absl::Status refused = As("").BulkUpsert(
@@ -253,7 +253,7 @@ TEST_F(AuthTest, EveryOutcome) {
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnauthenticated);
 
   // Health and metrics need no token; tokens never reach the log.
-  EXPECT_TRUE(As("").Health().ok());
+  EXPECT_OK(As("").Health());
   EXPECT_THAT(neardup::testing::HttpGet(server_->metrics_port(), "/metrics"),
               HasSubstr("neardup_rpcs_total"));
   const std::string log = ReadAll(temp_.path() + "/auth.log");
@@ -273,13 +273,13 @@ TEST(Limits, FloodFromOneClientDoesNotStarveAnother) {
   client::Client admin(Options(server));
   v1::CreateCollectionRequest create;
   create.set_name("f");
-  ASSERT_TRUE(admin.CreateCollection(create).ok());
+  ASSERT_OK(admin.CreateCollection(create));
   for (int i = 0; i < 20; ++i) {
     v1::UpsertRequest doc;
     doc.set_collection("f");
     doc.set_id(absl::StrCat(i));
     doc.set_text(GeneratedText(i, 200));
-    ASSERT_TRUE(admin.Upsert(doc).ok());
+    ASSERT_OK(admin.Upsert(doc));
   }
   v1::QueryRequest query;
   query.set_collection("f");
@@ -307,7 +307,8 @@ TEST(Limits, FloodFromOneClientDoesNotStarveAnother) {
       }
     });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The flood is on once the per-client limit has refused a call.
+  ASSERT_TRUE(neardup::testing::WaitUntil([&] { return flood_refused > 0; }));
   client::Client victim(Options(server));
   int victim_ok = 0;
   for (int i = 0; i < 30; ++i) {
@@ -334,7 +335,7 @@ TEST(Limits, StreamsAndItemsAreBounded) {
   client::Client client(Options(server));
   v1::CreateCollectionRequest create;
   create.set_name("s");
-  ASSERT_TRUE(client.CreateCollection(create).ok());
+  ASSERT_OK(client.CreateCollection(create));
 
   // Items count, not messages: in messages of 2 items, the first two
   // messages (4 items) are answered and the third, which would carry the
@@ -359,7 +360,19 @@ TEST(Limits, StreamsAndItemsAreBounded) {
   grpc::ClientContext c1, c2, c3;
   auto s1 = client.stub().BulkUpsert(&c1);
   auto s2 = client.stub().BulkUpsert(&c2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // An answered item proves the server admitted a stream (and holds its
+  // slot): no guessing how long admission takes.
+  for (auto* stream : {s1.get(), s2.get()}) {
+    v1::BulkUpsertRequest one;
+    v1::UpsertRequest* item = one.add_items();
+    item->set_collection("s");
+    item->set_id("probe");
+    item->set_text("a probe that proves the stream was admitted");
+    ASSERT_TRUE(stream->Write(one));
+    v1::BulkUpsertResponse answer;
+    ASSERT_TRUE(stream->Read(&answer));
+    ASSERT_EQ(answer.results_size(), 1);
+  }
   auto s3 = client.stub().BulkUpsert(&c3);
   s3->WritesDone();
   const grpc::Status third = s3->Finish();

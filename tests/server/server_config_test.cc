@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
 namespace neardup::server {
@@ -23,7 +24,7 @@ TEST(ServerConfig, DefaultsAreValidOnceTransportIsChosen) {
   ServerConfig config;
   EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("--plaintext"));
   config.plaintext = true;
-  EXPECT_TRUE(ValidateServerConfig(config).ok());
+  EXPECT_OK(ValidateServerConfig(config));
   const ParsedCommandLine parsed = Parse({"--plaintext"});
   ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
   EXPECT_EQ(std::get<ServerConfig>(parsed).listen_address, "127.0.0.1:50051");
@@ -57,7 +58,7 @@ TEST(ServerConfig, YamlErrorsNameTheKey) {
               HasSubstr("shards"));
   EXPECT_THAT(ApplyYamlConfig("[1, 2]\n", config).message(),
               HasSubstr("mapping"));
-  EXPECT_TRUE(ApplyYamlConfig("", config).ok());
+  EXPECT_OK(ApplyYamlConfig("", config));
 }
 
 TEST(ServerConfig, ValidationRejectsUnusableValues) {
@@ -84,7 +85,7 @@ TEST(ServerConfig, TlsSettingsMustBeConsistent) {
   config.tls_cert = "cert.pem";
   EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("go together"));
   config.tls_key = "key.pem";
-  EXPECT_TRUE(ValidateServerConfig(config).ok());
+  EXPECT_OK(ValidateServerConfig(config));
   config.plaintext = true;
   EXPECT_THAT(ValidateServerConfig(config).message(), HasSubstr("contradicts"));
   config = {};

@@ -10,7 +10,9 @@
 #include "storage/raw_db.h"
 #include "support/corpus.h"
 #include "support/net.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace neardup::server {
 namespace {
@@ -40,10 +42,10 @@ TEST(NeardupServer, NotServingWhileRebuildingThenServing) {
   ServerConfig config = TestConfig(temp.path() + "/db");
   config.open_delay_for_tests = std::chrono::milliseconds(1500);
   auto server = NeardupServer::Start(config);
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   client::Client client(ClientFor(**server));
   auto health = client.Health();
-  ASSERT_TRUE(health.ok()) << health.status();
+  ASSERT_OK(health);
   EXPECT_EQ(*health, HealthCheckResponse::NOT_SERVING);
   // Database calls are refused with a reason; stateless ones work.
   auto list = client.ListCollections();
@@ -51,17 +53,15 @@ TEST(NeardupServer, NotServingWhileRebuildingThenServing) {
   EXPECT_THAT(list.status().message(), HasSubstr("starting"));
   v1::FingerprintRequest fingerprint;
   fingerprint.set_text("the quick brown fox jumps over the lazy dog");
-  EXPECT_TRUE(client.Fingerprint(fingerprint).ok());
+  EXPECT_OK(client.Fingerprint(fingerprint));
 
-  for (int i = 0; i < 300 && !(*server)->serving(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE((*server)->serving());
+  ASSERT_TRUE(
+      neardup::testing::WaitUntil([&] { return (*server)->serving(); }));
   EXPECT_EQ(*client.Health(), HealthCheckResponse::SERVING);
-  EXPECT_TRUE(client.ListCollections().ok());
+  EXPECT_OK(client.ListCollections());
 
   (*server)->Shutdown();
-  EXPECT_TRUE((*server)->Wait().ok());
+  EXPECT_OK((*server)->Wait());
   EXPECT_FALSE(client.ListCollections().ok());
 }
 
@@ -70,12 +70,12 @@ TEST(NeardupServer, ClientRetriesUnavailableUntilServing) {
   ServerConfig config = TestConfig(temp.path() + "/db");
   config.open_delay_for_tests = std::chrono::milliseconds(300);
   auto server = NeardupServer::Start(config);
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   client::ClientOptions options = ClientFor(**server);
   options.max_attempts = 20;
   options.initial_backoff = std::chrono::milliseconds(50);
   client::Client client(options);
-  EXPECT_TRUE(client.ListCollections().ok());  // retried past the rebuild
+  EXPECT_OK(client.ListCollections());  // retried past the rebuild
 }
 
 TEST(NeardupServer, StoreThatCannotOpenStopsTheServerWithTheReason) {
@@ -83,16 +83,13 @@ TEST(NeardupServer, StoreThatCannotOpenStopsTheServerWithTheReason) {
   // A regular file where the data directory should be.
   ServerConfig config = TestConfig(temp.Write("not-a-dir", "x"));
   auto server = NeardupServer::Start(config);
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   const absl::Status status = (*server)->Wait();
   EXPECT_FALSE(status.ok());
 }
 
 void WaitUntilServing(const NeardupServer& server) {
-  for (int i = 0; i < 500 && !server.serving(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(server.serving());
+  ASSERT_TRUE(neardup::testing::WaitUntil([&] { return server.serving(); }));
 }
 
 // The critical reproduction: bands x rows = 128 x 33554433 wraps to 128 in
@@ -101,7 +98,7 @@ void WaitUntilServing(const NeardupServer& server) {
 TEST(NeardupServer, BandingThatWrapsIsRefusedAndTheServerKeepsServing) {
   neardup::testing::TempDir temp;
   auto server = NeardupServer::Start(TestConfig(temp.path() + "/db"));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   WaitUntilServing(**server);
   client::Client client(ClientFor(**server));
   for (auto [bands, rows] : {std::pair<uint32_t, uint32_t>{128, 33554433},
@@ -118,11 +115,11 @@ TEST(NeardupServer, BandingThatWrapsIsRefusedAndTheServerKeepsServing) {
   }
   v1::CreateCollectionRequest fine;
   fine.set_name("fine");
-  ASSERT_TRUE(client.CreateCollection(fine).ok());
+  ASSERT_OK(client.CreateCollection(fine));
   v1::QueryRequest query;
   query.set_collection("fine");
   query.set_text("the quick brown fox jumps over the lazy dog again");
-  EXPECT_TRUE(client.Query(query).ok());
+  EXPECT_OK(client.Query(query));
 }
 
 // A store holding such a record (planted under the Store) starts, serves
@@ -133,13 +130,13 @@ TEST(NeardupServer, QuarantinedCollectionDoesNotStopTheOthers) {
   const std::string text = neardup::testing::GeneratedText(1, 80);
   {
     auto db = storage::Database::Open(dir);
-    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_OK(db);
     for (const char* name : {"good", "bad"}) {
       auto collection = (*db)->CreateCollection(name, {});
-      ASSERT_TRUE(collection.ok()) << collection.status();
+      ASSERT_OK(collection);
       auto write = (*collection)->PrepareWrite("d1", text, {});
-      ASSERT_TRUE(write.ok()) << write.status();
-      ASSERT_TRUE((*collection)->Upsert(*write).ok());
+      ASSERT_OK(write);
+      ASSERT_OK((*collection)->Upsert(*write));
     }
   }
   storage::testing::EditCollectionRecord(dir, "bad",
@@ -148,28 +145,28 @@ TEST(NeardupServer, QuarantinedCollectionDoesNotStopTheOthers) {
                                          });
 
   auto server = NeardupServer::Start(TestConfig(dir));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   WaitUntilServing(**server);
   client::Client client(ClientFor(**server));
   v1::QueryRequest query;
   query.set_collection("good");
   query.set_text(text);
   auto found = client.Query(query);
-  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_OK(found);
   EXPECT_EQ(found->matches_size(), 1);
   query.set_collection("bad");
   const auto refused = client.Query(query);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.status().message(), HasSubstr("'bad' is quarantined"));
   auto stats = client.Stats();
-  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_OK(stats);
   ASSERT_EQ(stats->quarantined_size(), 1);
   EXPECT_EQ(stats->quarantined(0).name(), "bad");
   EXPECT_THAT(stats->quarantined(0).reason(), HasSubstr("bands x rows"));
 
-  ASSERT_TRUE(client.DropCollection("bad").ok());
+  ASSERT_OK(client.DropCollection("bad"));
   stats = client.Stats();
-  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_OK(stats);
   EXPECT_EQ(stats->quarantined_size(), 0);
   EXPECT_EQ(client.Query(query).status().code(), absl::StatusCode::kNotFound);
 }
@@ -182,13 +179,13 @@ TEST(NeardupServer, StreamsKeepOrderAndReportErrors) {
   ServerConfig config = TestConfig(temp.path() + "/db");
   config.worker_threads = 3;
   auto server = NeardupServer::Start(config);
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   client::ClientOptions options = ClientFor(**server);
   options.max_attempts = 50;
   client::Client client(options);
   v1::CreateCollectionRequest create;
   create.set_name("s");
-  ASSERT_TRUE(client.CreateCollection(create).ok());
+  ASSERT_OK(client.CreateCollection(create));
 
   constexpr int kItems = 400;
   int next = 0;
@@ -205,7 +202,7 @@ TEST(NeardupServer, StreamsKeepOrderAndReportErrors) {
         return true;
       },
       [&](const v1::BulkUpsertResult& result) { results.push_back(result); });
-  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_OK(status);
   ASSERT_EQ(results.size(), size_t{kItems});
   for (int i = 0; i < kItems; ++i) {
     EXPECT_EQ(results[i].index(), uint64_t(i));

@@ -121,11 +121,11 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     options.store.block_cache_bytes = size_t{8} << 20;
     options.store.write_buffer_bytes = size_t{4} << 20;
     auto db = Database::Open(dir, options);
-    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_OK(db);
     auto collection = (*db)->GetCollection("crash");
-    ASSERT_TRUE(collection.ok()) << collection.status();
+    ASSERT_OK(collection);
     for (const std::string& id : live) {
-      ASSERT_TRUE((*collection)->Get(id).ok()) << "lost acknowledged " << id;
+      ASSERT_OK((*collection)->Get(id));
     }
     for (const std::string& id : deleted) {
       ASSERT_EQ((*collection)->Get(id).status().code(),

@@ -220,7 +220,7 @@ TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
   const auto results = docs->UpsertMany(batch, WriteOptions{});
   ASSERT_THAT(results, SizeIs(600));
   for (int i = 0; i < 600; ++i) {
-    ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].status();
+    ASSERT_OK(results[i]);
     EXPECT_EQ(results[i]->replaced, i >= 400) << i;
     if (i >= 400) {
       EXPECT_EQ(results[i]->internal_id, results[i - 400]->internal_id);
@@ -250,12 +250,12 @@ TEST_F(DatabaseTest, PutDocumentsGivesEachDocumentItsOwnResult) {
   ASSERT_OK_AND_ASSIGN(auto results,
                        db->store().PutDocuments(docs->record(), batch));
   ASSERT_THAT(results, SizeIs(4));
-  ASSERT_TRUE(results[0].ok());
+  ASSERT_OK(results[0]);
   EXPECT_EQ(results[1].status().code(), absl::StatusCode::kFailedPrecondition);
-  ASSERT_TRUE(results[2].ok());
+  ASSERT_OK(results[2]);
   EXPECT_TRUE(results[2]->replaced);  // the same id earlier in the batch
   EXPECT_EQ(results[2]->internal_id, results[0]->internal_id);
-  ASSERT_TRUE(results[3].ok());
+  ASSERT_OK(results[3]);
   EXPECT_NE(results[3]->internal_id, results[0]->internal_id);
   ASSERT_OK_AND_ASSIGN(auto stored, docs->Get("a"));
   EXPECT_EQ(stored.minhash, a_again.minhash);  // the later put wins

@@ -18,6 +18,7 @@
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/internal/record_codec.h"
 #include "rocksdb/db.h"
+#include "support/status_matchers.h"
 
 namespace neardup::storage::testing {
 
@@ -106,7 +107,7 @@ inline void EditCollectionRecord(
   RawDb raw(dir);
   auto record =
       DecodeCollectionRecord(raw.Get(ColumnFamily::kCollections, name));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   edit(*record);
   raw.Put(ColumnFamily::kCollections, name, EncodeCollectionRecord(*record));
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "neardup/storage/records.pb.h"
+#include "support/status_matchers.h"
 
 namespace neardup::storage {
 namespace {
@@ -40,7 +41,7 @@ TEST(RecordCodecTest, CollectionRecordRoundTripsEveryField) {
   const CollectionRecord record = EveryFieldSet();
   absl::StatusOr<CollectionRecord> decoded =
       DecodeCollectionRecord(EncodeCollectionRecord(record));
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, record);
 }
 
@@ -50,7 +51,7 @@ TEST(RecordCodecTest, CollectionRecordRoundTripsDefaults) {
   record.name = std::string("c");  // not = "c": GCC 12 -Wrestrict bug
   absl::StatusOr<CollectionRecord> decoded =
       DecodeCollectionRecord(EncodeCollectionRecord(record));
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, record);
 }
 
@@ -80,7 +81,7 @@ TEST(RecordCodecTest, DocumentRecordRoundTripsBinaryBytes) {
       .updated_unix_micros = 9};
   absl::StatusOr<DocumentRecord> decoded =
       DecodeDocumentRecord(EncodeDocumentRecord(record));
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_OK(decoded);
   EXPECT_EQ(decoded->external_id, record.external_id);
   EXPECT_EQ(decoded->metadata, record.metadata);
   EXPECT_EQ(decoded->text, record.text);
@@ -93,12 +94,12 @@ TEST(RecordCodecTest, AbsentAndEmptyTextDiffer) {
   record.external_id = "x";
   absl::StatusOr<DocumentRecord> absent =
       DecodeDocumentRecord(EncodeDocumentRecord(record));
-  ASSERT_TRUE(absent.ok());
+  ASSERT_OK(absent);
   EXPECT_EQ(absent->text, std::nullopt);
   record.text = "";
   absl::StatusOr<DocumentRecord> empty =
       DecodeDocumentRecord(EncodeDocumentRecord(record));
-  ASSERT_TRUE(empty.ok());
+  ASSERT_OK(empty);
   EXPECT_EQ(empty->text, "");
 }
 
@@ -118,7 +119,7 @@ TEST(RecordCodecTest, MinHashValueKeepsTxtfpWireBytes) {
   EXPECT_EQ(message.signature(), signature.Serialize());
 
   absl::StatusOr<MinHashValue> decoded = DecodeMinHashValue(bytes);
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_OK(decoded);
   EXPECT_EQ(decoded->config_hash, 0xABCDull);
   EXPECT_EQ(decoded->signature, signature);
 }
@@ -136,7 +137,7 @@ TEST(RecordCodecTest, SimHashValueRoundTrips) {
                            .value = 0x0123456789ABCDEFull};
   absl::StatusOr<SimHashValue> decoded =
       DecodeSimHashValue(EncodeSimHashValue(value));
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_OK(decoded);
   EXPECT_EQ(decoded->config_hash, value.config_hash);
   EXPECT_EQ(decoded->value, value.value);
 }

@@ -42,7 +42,7 @@ class StoreDocumentsTest : public StoreTest {
           all.push_back(std::move(s));
           return absl::OkStatus();
         });
-    EXPECT_TRUE(status.ok()) << status;
+    EXPECT_OK(status);
     return all;
   }
 
@@ -288,7 +288,7 @@ TEST_F(StoreDocumentsTest, ConcurrentPutsGetUniqueIds) {
         const std::string id = absl::StrCat("t", t, "-", i);
         absl::StatusOr<PutResult> put = store_->PutDocument(
             collection_, Doc(id, absl::StrCat("thread ", t, " doc ", i)));
-        ASSERT_TRUE(put.ok()) << put.status();
+        ASSERT_OK(put);
         ids[t].push_back(put->internal_id);
       }
     });
@@ -318,7 +318,7 @@ TEST_F(StoreDocumentsTest, ConcurrentReplacesOfOneIdShareItsInternalId) {
     threads.emplace_back([&, t] {
       absl::StatusOr<PutResult> put = store_->PutDocument(
           collection_, Doc("same", absl::StrCat("version ", t)));
-      ASSERT_TRUE(put.ok()) << put.status();
+      ASSERT_OK(put);
       ids[t] = put->internal_id;
     });
   }

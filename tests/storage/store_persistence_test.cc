@@ -54,7 +54,7 @@ Contents Capture(const Store& store, const CollectionRecord& collection) {
         snapshot.signatures.push_back(std::move(s));
         return absl::OkStatus();
       });
-  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_OK(status);
   return snapshot;
 }
 
@@ -250,7 +250,7 @@ TEST_F(StorePersistenceTest, ForeignConfigHashIsDataLossNamingTheDocument) {
     const std::string key = keys::DocKey(collection.id, 3);
     absl::StatusOr<MinHashValue> value =
         DecodeMinHashValue(raw.Get(ColumnFamily::kMinHash, key));
-    ASSERT_TRUE(value.ok()) << value.status();
+    ASSERT_OK(value);
     raw.Put(ColumnFamily::kMinHash, key,
             EncodeMinHashValue(value->config_hash ^ 1, value->signature));
   }

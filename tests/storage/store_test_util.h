@@ -16,26 +16,8 @@
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/storage/store.h"
+#include "support/status_matchers.h"
 #include "support/temp_dir.h"
-
-#define NEARDUP_TEST_CONCAT_INNER_(a, b) a##b
-#define NEARDUP_TEST_CONCAT_(a, b) NEARDUP_TEST_CONCAT_INNER_(a, b)
-
-// Fails the test, printing the status, unless `expr` is OK.
-#define ASSERT_OK(expr)                                             \
-  do {                                                              \
-    const ::absl::Status neardup_test_status_ = (expr);             \
-    ASSERT_TRUE(neardup_test_status_.ok()) << neardup_test_status_; \
-  } while (false)
-
-// `ASSERT_OK_AND_ASSIGN(auto x, MakeX());`
-#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
-  NEARDUP_TEST_ASSIGN_IMPL_(            \
-      NEARDUP_TEST_CONCAT_(neardup_test_statusor_, __LINE__), lhs, expr)
-#define NEARDUP_TEST_ASSIGN_IMPL_(tmp, lhs, expr) \
-  auto tmp = (expr);                              \
-  ASSERT_TRUE(tmp.ok()) << tmp.status();          \
-  lhs = std::move(tmp).value()
 
 namespace neardup::storage::testing {
 

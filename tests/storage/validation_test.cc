@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "support/status_matchers.h"
+
 namespace neardup::storage {
 namespace {
 
@@ -33,9 +35,9 @@ DocumentWrite Write(bool simhash) {
 absl::StatusCode CodeOf(const absl::Status& status) { return status.code(); }
 
 TEST(ValidationTest, CollectionNames) {
-  EXPECT_TRUE(ValidateCollectionName("a").ok());
-  EXPECT_TRUE(ValidateCollectionName("News_2024.v-1").ok());
-  EXPECT_TRUE(ValidateCollectionName(std::string(128, 'x')).ok());
+  EXPECT_OK(ValidateCollectionName("a"));
+  EXPECT_OK(ValidateCollectionName("News_2024.v-1"));
+  EXPECT_OK(ValidateCollectionName(std::string(128, 'x')));
   for (const std::string& bad :
        {std::string(), std::string(129, 'x'), std::string("a b"),
         std::string("a/b"), std::string("ünï"), std::string("a\0b", 3)}) {
@@ -46,16 +48,16 @@ TEST(ValidationTest, CollectionNames) {
 }
 
 TEST(ValidationTest, ExternalIds) {
-  EXPECT_TRUE(ValidateExternalId(std::string("\0\xff", 2)).ok());
-  EXPECT_TRUE(ValidateExternalId(std::string(1024, 'x')).ok());
+  EXPECT_OK(ValidateExternalId(std::string("\0\xff", 2)));
+  EXPECT_OK(ValidateExternalId(std::string(1024, 'x')));
   EXPECT_EQ(CodeOf(ValidateExternalId("")), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(CodeOf(ValidateExternalId(std::string(1025, 'x'))),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ValidationTest, AcceptsMatchingWrites) {
-  EXPECT_TRUE(ValidateDocumentWrite(Collection(false), Write(false)).ok());
-  EXPECT_TRUE(ValidateDocumentWrite(Collection(true), Write(true)).ok());
+  EXPECT_OK(ValidateDocumentWrite(Collection(false), Write(false)));
+  EXPECT_OK(ValidateDocumentWrite(Collection(true), Write(true)));
 }
 
 TEST(ValidationTest, MinHashConfigMismatchNamesBothHashes) {
@@ -90,7 +92,7 @@ TEST(ValidationTest, SimHashPresence) {
 TEST(ValidationTest, SortedMetadata) {
   absl::StatusOr<Metadata> sorted =
       SortedMetadata({{"b", "2"}, {"a", "1"}, {"c", "3"}});
-  ASSERT_TRUE(sorted.ok()) << sorted.status();
+  ASSERT_OK(sorted);
   EXPECT_EQ(*sorted, (Metadata{{"a", "1"}, {"b", "2"}, {"c", "3"}}));
   EXPECT_EQ(
       SortedMetadata({{"a", "1"}, {"b", "2"}, {"a", "3"}}).status().code(),

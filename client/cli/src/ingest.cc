@@ -105,6 +105,32 @@ class DocumentSource {
   std::atomic<uint64_t> bytes_{0};
 };
 
+// Ids sent and not answered yet, in order: the writer thread adds them, the
+// thread that reads results takes them.
+class PendingIds {
+ public:
+  void Push(std::string id) {
+    MutexLock lock(&mu_);
+    ids_.push_back(std::move(id));
+    ++pushed_;
+  }
+  std::string Pop() {
+    MutexLock lock(&mu_);
+    std::string id = std::move(ids_.front());
+    ids_.pop_front();
+    return id;
+  }
+  uint64_t pushed() const {
+    MutexLock lock(&mu_);
+    return pushed_;
+  }
+
+ private:
+  mutable Mutex mu_;
+  std::deque<std::string> ids_ ABSL_GUARDED_BY(mu_);
+  uint64_t pushed_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 }  // namespace
 
 absl::Status RunIngest(const ServerCommands& cmd,
@@ -125,26 +151,18 @@ absl::Status RunIngest(const ServerCommands& cmd,
   dataset::Progress progress("ingest", !cmd.no_progress,
                              source.total_size_hint());
   const Clock::time_point start = Clock::now();
-  Mutex mu;  // the writer thread reads, this thread counts results
-  std::deque<std::string> pending_ids;  // guarded by mu (a local)
-  uint64_t sent = 0, written = 0, refused = 0, failed = 0;
+  PendingIds pending;
+  uint64_t written = 0, refused = 0, failed = 0;
   std::string first_failure;
 
   const absl::Status stream = client.BulkUpsert(
       [&](v1::UpsertRequest* request) {
         if (!source.Next(request)) return false;
-        MutexLock lock(&mu);
-        pending_ids.push_back(request->id());
-        ++sent;
+        pending.Push(request->id());
         return true;
       },
       [&](const v1::BulkUpsertResult& result) {
-        std::string id;
-        {
-          MutexLock lock(&mu);
-          id = std::move(pending_ids.front());
-          pending_ids.pop_front();
-        }
+        const std::string id = pending.Pop();
         if (result.code() != 0) {
           if (failed++ == 0) first_failure = id + ": " + result.message();
         } else if (result.response().written()) {
@@ -154,6 +172,7 @@ absl::Status RunIngest(const ServerCommands& cmd,
         }
         progress.Update(written + refused + failed, source.bytes());
       });
+  const uint64_t sent = pending.pushed();
   progress.Finish(written + refused + failed, source.bytes());
   const double seconds =
       std::chrono::duration<double>(Clock::now() - start).count();

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "neardup/base/version.h"
 #include "neardup/cli/commands.h"
 #include "neardup/cli/server_commands.h"
 
@@ -14,7 +15,8 @@ int main(int argc, char** argv) {
       "Against a neardupd server (--server or $NEARDUP_SERVER): collections, "
       "ingest, query, get, delete, stats, health."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "neardup 0.1.0");
+  app.set_version_flag("--version",
+                       std::string("neardup ") + neardup::kVersion);
 
   CanonicalizeCommand canonicalize;
   FingerprintCommand fingerprint;

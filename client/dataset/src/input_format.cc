@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
 
 namespace neardup::dataset {
 namespace {
@@ -67,9 +68,7 @@ absl::StatusOr<Format> ResolveFormat(const std::string& path,
   if (ext == ".tsv" || ext == ".tab") return Format::kTsv;
   if (ext == ".txt" || ext == ".text") return Format::kTxt;
   if (ext == ".parquet" || ext == ".pq") {
-    absl::Status refused = ParseFormatName("parquet").status();
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": ", refused.message()));
+    return Prefixed(path, ParseFormatName("parquet").status());
   }
   if (ext == ".gz" || ext == ".zst" || ext == ".bz2" || ext == ".xz") {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -37,7 +37,8 @@ class BatchReader {
   // Every CSV/TSV input must share the first one's header (one output).
   BatchReader(std::vector<dataset::InputFile> files,
               const DedupOptions& options)
-      : reader_(std::move(files), options.input, {.same_header = true}) {}
+      : reader_(std::move(files), options.input,
+                {.id_field = "", .same_header = true}) {}
 
   // Opens the first input, so that header() is known before any batch.
   absl::Status Start() { return reader_.Start(); }

@@ -11,12 +11,12 @@
 #include "duplicate_finder.h"
 #include "fingerprinter.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/base/worker_pool.h"
 #include "neardup/dataset/input_files.h"
 #include "neardup/dataset/progress.h"
 #include "neardup/dedup/dedup.h"
 #include "output_sink.h"
 #include "suffix_array_dedup.h"
-#include "worker_pool.h"
 
 namespace neardup::dedup {
 namespace {

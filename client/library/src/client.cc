@@ -5,6 +5,8 @@
 #include <sstream>
 #include <thread>
 
+#include "neardup/base/files.h"
+
 namespace neardup::client {
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
@@ -18,11 +20,9 @@ absl::Status LoadTlsFiles(const std::string& ca_path,
                           const std::string& key_path, ClientOptions& options) {
   auto read = [](const std::string& path, std::string* out) -> absl::Status {
     if (path.empty()) return absl::OkStatus();
-    std::ifstream file(path);
-    if (!file) return absl::NotFoundError("cannot read " + path);
-    std::stringstream text;
-    text << file.rdbuf();
-    *out = text.str();
+    absl::StatusOr<std::string> bytes = ReadFile(path);
+    if (!bytes.ok()) return bytes.status();
+    *out = *std::move(bytes);
     return absl::OkStatus();
   };
   if (absl::Status s = read(ca_path, &options.tls_ca_pem); !s.ok()) return s;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
+#include "neardup/base/worker_pool.h"
 #include "neardup/core/index/internal/bitset.h"
 #include "neardup/core/index/internal/key_chains.h"
 #include "neardup/core/index/internal/shard_work.h"
@@ -144,7 +145,7 @@ absl::Status MinHashLshIndex::BulkInsert(
       shard.InsertLocked(ids[i] / num_shards, tags.data(), signatures[i]);
     }
   };
-  index_internal::ForEachShardInParallel(num_shards, threads, fill_shard);
+  ParallelFor(num_shards, threads, fill_shard);
   return absl::OkStatus();
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
+#include "neardup/base/worker_pool.h"
 #include "neardup/core/index/internal/bitset.h"
 #include "neardup/core/index/internal/key_chains.h"
 #include "neardup/core/index/internal/shard_work.h"
@@ -176,7 +177,7 @@ absl::Status SimHashIndex::BulkInsert(std::span<const uint32_t> ids,
       shard.InsertLocked(ids[i] / num_shards, simhashes[i], masks_);
     }
   };
-  index_internal::ForEachShardInParallel(num_shards, threads, fill_shard);
+  ParallelFor(num_shards, threads, fill_shard);
   return absl::OkStatus();
 }
 

@@ -12,9 +12,9 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "neardup/base/sync.h"
+#include "neardup/base/worker_pool.h"
 #include "neardup/server/internal/metrics.h"
 #include "neardup/server/internal/service.h"
-#include "neardup/server/internal/worker_pool.h"
 #include "neardup/server/server_config.h"
 #include "neardup/storage/database.h"
 
@@ -59,7 +59,7 @@ class NeardupServer {
   int metrics_port_ = 0;
 
   mutable Mutex mu_;
-  std::condition_variable_any stopped_cv_;
+  CondVar stopped_cv_;
   bool serving_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

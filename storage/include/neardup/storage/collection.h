@@ -6,7 +6,6 @@
 // indexes after, under the collection's write lock, so the indexes never
 // hold a document the store does not.
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/base/sync.h"
@@ -107,7 +107,9 @@ class Collection {
   // A put waiting to be written by the current group-commit leader.
   struct PendingPut;
   // Writes queued puts as one RocksDB batch per round until none are left.
-  void LeadGroupCommit();
+  // Writes queued rounds until `own_done` (the leader's own puts are
+  // written) or the queue is empty, then hands leadership over.
+  void LeadGroupCommit(absl::FunctionRef<bool()> own_done);
 
   // Serialises writes so the store and the indexes change together and
   // dedup-on-write admits one of two racing near-duplicates.
@@ -115,7 +117,7 @@ class Collection {
   // Group commit: concurrent plain upserts queue here; one of them (the
   // leader) writes everything queued in one batch while the others wait.
   Mutex queue_mu_;
-  std::condition_variable_any queue_cv_;
+  CondVar queue_cv_;
   std::vector<PendingPut*> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool leader_active_ ABSL_GUARDED_BY(queue_mu_) = false;
   std::unique_ptr<MinHashLshIndex> minhash_index_;

@@ -1,10 +1,29 @@
 #ifndef NEARDUP_BASE_STATUS_MACROS_H_
 #define NEARDUP_BASE_STATUS_MACROS_H_
 
-// Abseil 20220623 ships no RETURN_IF_ERROR / ASSIGN_OR_RETURN; these are ours.
+// Abseil 20220623 ships no RETURN_IF_ERROR / ASSIGN_OR_RETURN; these are ours,
+// with the one helper that puts context in front of an error.
+
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace neardup {
+
+// `status` with "prefix: " in front of its message, same code; OK stays OK.
+inline absl::Status Prefixed(std::string_view prefix,
+                             const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(
+      status.code(),
+      absl::StrCat(absl::string_view(prefix.data(), prefix.size()), ": ",
+                   status.message()));
+}
+
+}  // namespace neardup
 
 #define NEARDUP_CONCAT_INNER_(a, b) a##b
 #define NEARDUP_CONCAT_(a, b) NEARDUP_CONCAT_INNER_(a, b)

@@ -7,6 +7,8 @@
 // standard mutexes (which TSan intercepts) in Abseil's capability
 // annotations instead.
 
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
 
@@ -18,12 +20,38 @@ class ABSL_LOCKABLE Mutex {
  public:
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
-  // For std::condition_variable_any and std::unique_lock.
-  void lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
-  void unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
 
  private:
+  friend class CondVar;
   std::mutex mu_;
+};
+
+// A condition variable for Mutex. Wait in a loop on the guarded condition,
+// in the function that holds the lock, so -Wthread-safety checks it:
+//   MutexLock lock(&mu_);
+//   while (!ready_) ready_cv_.Wait(&mu_);
+class CondVar {
+ public:
+  // Releases `mu` until signalled (or woken spuriously), then retakes it.
+  void Wait(Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
+    cv_.wait(lock);
+    lock.release();  // still held: the caller's MutexLock releases it
+  }
+  // As Wait, for at most until `deadline`; false once it has passed.
+  bool WaitUntil(Mutex* mu, std::chrono::steady_clock::time_point deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
+    const bool woken =
+        cv_.wait_until(lock, deadline) == std::cv_status::no_timeout;
+    lock.release();
+    return woken;
+  }
+  void Signal() { cv_.notify_one(); }
+  void SignalAll() { cv_.notify_all(); }
+
+ private:
+  std::condition_variable cv_;
 };
 
 class ABSL_LOCKABLE SharedMutex {

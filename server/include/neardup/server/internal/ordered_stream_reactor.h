@@ -20,7 +20,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "neardup/base/sync.h"
-#include "neardup/server/internal/worker_pool.h"
+#include "neardup/base/worker_pool.h"
 
 namespace neardup::server {
 

@@ -9,11 +9,11 @@
 #include <memory>
 
 #include "grpcpp/grpcpp.h"
+#include "neardup/base/worker_pool.h"
 #include "neardup/server/internal/auth.h"
 #include "neardup/server/internal/client_slots.h"
 #include "neardup/server/internal/handlers.h"
 #include "neardup/server/internal/metrics.h"
-#include "neardup/server/internal/worker_pool.h"
 #include "neardup/storage/database.h"
 #include "neardup/v1/neardup.grpc.pb.h"
 
