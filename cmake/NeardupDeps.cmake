@@ -5,9 +5,9 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_package(Threads REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)  # JSON output (neardup::base)
+find_package(simdjson CONFIG REQUIRED)  # the dataset readers' JSON
 if(NOT NEARDUP_CORE_ONLY)
   find_package(CLI11 CONFIG REQUIRED)
-  find_package(simdjson CONFIG REQUIRED)
   # storage/: RocksDB for persistence, protobuf (module mode: Debian ships no
   # protobuf CMake config) for its record encodings.
   find_package(RocksDB CONFIG REQUIRED)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
 #  1. Release build (gcc): the whole suite via ctest.
-#  2. Sanitize build (clang, ASan + UBSan) of core: its tests, then a short
-#     deterministic libFuzzer run over canonicalize + tokenize + streaming.
+#  2. Sanitize build (clang, ASan + UBSan) of core, base and the dataset
+#     readers: their tests, then short deterministic libFuzzer runs over
+#     canonicalize + tokenize + streaming and over the dataset readers.
 #  3. Tsan build (clang, ThreadSanitizer): the tests labelled tsan (the
 #     concurrent index, storage and server tests).
 set -euo pipefail
@@ -24,7 +25,7 @@ if [ ! -x "$symbolizer" ]; then
 fi
 export ASAN_SYMBOLIZER_PATH="$symbolizer"
 
-echo "== Sanitizer build (ASan+UBSan) of core, tests and fuzz smoke"
+echo "== Sanitizer build (ASan+UBSan) of core, base and the dataset readers: tests and fuzz smoke"
 CC=clang CXX=clang++ scripts/build.sh Sanitize -DNEARDUP_CORE_ONLY=ON \
   -DNEARDUP_BUILD_FUZZ=ON -DNEARDUP_BUILD_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -8,6 +8,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/proto/fingerprint_settings_proto.h"
 
 namespace neardup::server {
 namespace {
@@ -60,58 +61,8 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
   RETURN_IF_ERROR(CheckRanges(proto));
   // The wire fields are core's FingerprintSettings, the vocabulary the CLI
   // and dedup use too; core turns them into the fingerprinter configs.
-  FingerprintSettings settings;
-  CanonicalizerOptions& canonicalizer = settings.canonicalizer;
-  const auto& canon = proto.canonicalizer();
-  switch (canon.normalization()) {
-    case v1::CanonicalizerOptions::NORMALIZATION_UNSPECIFIED:
-    case v1::CanonicalizerOptions::NORMALIZATION_NFKC:
-      canonicalizer.normalization = Normalization::kNfkc;
-      break;
-    case v1::CanonicalizerOptions::NORMALIZATION_NFC:
-      canonicalizer.normalization = Normalization::kNfc;
-      break;
-    case v1::CanonicalizerOptions::NORMALIZATION_NONE:
-      canonicalizer.normalization = Normalization::kNone;
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          "config.canonicalizer.normalization: unknown value");
-  }
-  canonicalizer.case_fold =
-      canon.disable_case_fold() ? CaseFold::kNone : CaseFold::kFull;
-  canonicalizer.strip_bidi = !canon.keep_bidi_controls();
-  canonicalizer.strip_format = !canon.keep_format_characters();
-  canonicalizer.confusable_skeleton = canon.confusable_skeleton();
-  if (!proto.tokenizer().empty()) settings.tokenizer = proto.tokenizer();
-  settings.shingle_k = static_cast<int>(proto.shingle_k());
-  if (proto.num_perm() != 0) {
-    settings.num_perm = static_cast<int>(proto.num_perm());
-  }
-  if (proto.has_seed()) settings.seed = proto.seed();
-  switch (proto.hash_family()) {
-    case v1::HASH_FAMILY_UNSPECIFIED:
-    case v1::HASH_FAMILY_XXH3:
-      settings.family = HashFamily::kXxh3;
-      break;
-    case v1::HASH_FAMILY_MURMUR3:
-      settings.family = HashFamily::kMurmur3;
-      break;
-    default:
-      return absl::InvalidArgumentError("config.hash_family: unknown value");
-  }
-  switch (proto.simhash_weighting()) {
-    case v1::SIMHASH_WEIGHTING_UNSPECIFIED:
-    case v1::SIMHASH_WEIGHTING_TF:
-      settings.weighting = SimHashWeighting::kTf;
-      break;
-    case v1::SIMHASH_WEIGHTING_UNIFORM:
-      settings.weighting = SimHashWeighting::kUniform;
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          "config.simhash_weighting: unknown value");
-  }
+  ASSIGN_OR_RETURN(const FingerprintSettings settings,
+                   neardup::proto::SettingsFromProto(proto));
   absl::StatusOr<CollectionConfig> config = CollectionConfigOf(settings);
   if (!config.ok()) {
     return absl::InvalidArgumentError(
@@ -139,42 +90,23 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
 
 v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
   v1::FingerprintConfig proto;
-  auto* canon = proto.mutable_canonicalizer();
-  switch (config.canonicalizer.normalization) {
-    case Normalization::kNfkc:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFKC);
-      break;
-    case Normalization::kNfc:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFC);
-      break;
-    case Normalization::kNone:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NONE);
-      break;
-  }
-  canon->set_disable_case_fold(config.canonicalizer.case_fold ==
-                               CaseFold::kNone);
-  canon->set_keep_bidi_controls(!config.canonicalizer.strip_bidi);
-  canon->set_keep_format_characters(!config.canonicalizer.strip_format);
-  canon->set_confusable_skeleton(config.canonicalizer.confusable_skeleton);
-  proto.set_tokenizer(config.simhash_tokenizer);
+  FingerprintSettings settings;
+  settings.canonicalizer = config.canonicalizer;
   // Normalized configs hold names made by ShingledTokenizerName.
   const absl::StatusOr<SplitTokenizer> minhash =
       SplitTokenizerName(config.minhash_tokenizer);
-  proto.set_shingle_k(minhash.ok() ? minhash->shingle_k : 0);
-  proto.set_num_perm(config.num_perm);
-  proto.set_seed(config.seed);
-  proto.set_hash_family(config.family == HashFamily::kMurmur3
-                            ? v1::HASH_FAMILY_MURMUR3
-                            : v1::HASH_FAMILY_XXH3);
+  settings.tokenizer = minhash.ok() ? minhash->base : config.simhash_tokenizer;
+  settings.shingle_k = minhash.ok() ? minhash->shingle_k : 0;
+  settings.num_perm = config.num_perm;
+  settings.seed = config.seed;
+  settings.family = config.family;
+  settings.weighting = config.simhash_weighting;
+  neardup::proto::SettingsToProto(settings, &proto);
   proto.set_threshold(config.threshold);
   proto.set_bands(config.lsh.bands);
   proto.set_rows(config.lsh.rows);
   proto.set_verify_bits(config.verify_bits);
   proto.set_simhash(config.simhash_enabled);
-  proto.set_simhash_weighting(config.simhash_weighting ==
-                                      SimHashWeighting::kUniform
-                                  ? v1::SIMHASH_WEIGHTING_UNIFORM
-                                  : v1::SIMHASH_WEIGHTING_TF);
   proto.set_simhash_max_distance(config.simhash_max_distance);
   proto.set_store_text(config.store_text);
   return proto;

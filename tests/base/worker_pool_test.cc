@@ -22,10 +22,11 @@ TEST(WorkerPool, RunsEverythingSubmitted) {
 }
 
 TEST(WorkerPool, FullQueueRefusesInsteadOfGrowing) {
-  WorkerPool pool(1, 2);
+  // Declared before the pool, so they outlive the tasks that use them.
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::promise<void> started;
+  WorkerPool pool(1, 2);
   ASSERT_TRUE(pool.TrySubmit([&] {
     started.set_value();
     released.wait();
@@ -40,10 +41,10 @@ TEST(WorkerPool, FullQueueRefusesInsteadOfGrowing) {
 
 // Submit blocks while the queue is full and goes on once a task is taken.
 TEST(WorkerPool, SubmitWaitsForRoom) {
-  WorkerPool pool(1, 1);
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::promise<void> started;
+  WorkerPool pool(1, 1);
   ASSERT_TRUE(pool.Submit([&] {
     started.set_value();
     released.wait();

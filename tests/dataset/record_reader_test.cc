@@ -49,6 +49,14 @@ TEST(RecordReader, RecordLongerThanTheLimitFailsNamingTheLine) {
   const absl::StatusOr<bool> got = (*reader)->Next(&record);
   EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(got.status().message(), ::testing::HasSubstr("line 2"));
+  // Also when the whole over-long line arrived in one read.
+  const std::string line =
+      dir.Write("line.txt", "ok\n" + std::string(5000, 'z') + "\n");
+  auto lines = RecordReader::Open(line, Format::kTxt, false, 1000);
+  ASSERT_TRUE(lines.ok());
+  ASSERT_TRUE(*(*lines)->Next(&record));
+  EXPECT_EQ((*lines)->Next(&record).status().code(),
+            absl::StatusCode::kInvalidArgument);
   // Exactly at the limit is still a record.
   const std::string fits = dir.Write("fits.txt", std::string(1 << 20, 'y'));
   auto ok = RecordReader::Open(fits, Format::kTxt, false, 1 << 20);

@@ -136,10 +136,7 @@ class PendingIds {
 absl::Status RunIngest(const ServerCommands& cmd,
                        const client::ClientOptions& options,
                        std::ostream& out) {
-  dataset::DatasetOptions input;
-  input.inputs = cmd.inputs;
-  input.field = cmd.field;
-  ASSIGN_OR_RETURN(input.format, dataset::ParseFormatName(cmd.format));
+  const dataset::DatasetOptions& input = cmd.input_files;
   ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files,
                    dataset::ListInputFiles(input));
   client::Client client(options);

@@ -14,6 +14,7 @@
 #include "neardup/cli/cli_options.h"
 #include "neardup/client/client.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/proto/fingerprint_settings_proto.h"
 
 namespace neardup::cli {
 namespace {
@@ -89,34 +90,8 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
 
 v1::FingerprintConfig CollectionConfigRequest(
     const CollectionConfigFlags& flags) {
-  const FingerprintSettings& s = flags.fingerprint;
   v1::FingerprintConfig config;
-  auto* canon = config.mutable_canonicalizer();
-  switch (s.canonicalizer.normalization) {
-    case Normalization::kNfkc:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFKC);
-      break;
-    case Normalization::kNfc:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFC);
-      break;
-    case Normalization::kNone:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NONE);
-      break;
-  }
-  canon->set_disable_case_fold(s.canonicalizer.case_fold == CaseFold::kNone);
-  canon->set_keep_bidi_controls(!s.canonicalizer.strip_bidi);
-  canon->set_keep_format_characters(!s.canonicalizer.strip_format);
-  canon->set_confusable_skeleton(s.canonicalizer.confusable_skeleton);
-  config.set_tokenizer(s.tokenizer);
-  config.set_shingle_k(static_cast<uint32_t>(s.shingle_k));
-  config.set_num_perm(static_cast<uint32_t>(s.num_perm));
-  config.set_seed(s.seed);
-  config.set_hash_family(s.family == HashFamily::kMurmur3
-                             ? v1::HASH_FAMILY_MURMUR3
-                             : v1::HASH_FAMILY_XXH3);
-  config.set_simhash_weighting(s.weighting == SimHashWeighting::kUniform
-                                   ? v1::SIMHASH_WEIGHTING_UNIFORM
-                                   : v1::SIMHASH_WEIGHTING_TF);
+  proto::SettingsToProto(flags.fingerprint, &config);
   config.set_threshold(flags.threshold);
   config.set_bands(static_cast<uint32_t>(flags.bands));
   config.set_rows(static_cast<uint32_t>(flags.rows));
@@ -235,12 +210,17 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   CLI::App* ingest = app->add_subcommand(
       "ingest", "stream documents from files into a collection (BulkUpsert)");
   AddServerFlags(ingest, &cmd->server);
-  ingest->add_option("inputs", cmd->inputs, "JSONL, CSV, TSV or TXT files")
+  dataset::DatasetOptions& files = cmd->input_files;
+  ingest->add_option("inputs", files.inputs, "JSONL, CSV, TSV or TXT files")
       ->required();
   ingest->add_option("--collection,-c", cmd->collection)->required();
-  ingest->add_option("--format", cmd->format, "auto, jsonl, csv, tsv, txt")
+  AddParsedOption(ingest, "--format", &files.format, dataset::ParseFormatName,
+                  "auto (by extension, the default), jsonl, csv, tsv or txt");
+  ingest->add_option("--field", files.field, "JSON field or column of the text")
       ->capture_default_str();
-  ingest->add_option("--field", cmd->field, "JSON field or column of the text")
+  ingest
+      ->add_option("--max-record-bytes", files.max_record_bytes,
+                   "refuse a record longer than this (as dedup does)")
       ->capture_default_str();
   ingest->add_option("--id-field", cmd->id_field,
                      "JSON field or column of the id (default FILE:LINE)");

@@ -145,6 +145,14 @@ size_t RecordReader::FindRecordEnd() {
   return std::string::npos;
 }
 
+absl::Status RecordReader::TooLong() const {
+  return absl::InvalidArgumentError(absl::StrCat(
+      name_, ": the record starting at line ", line_, " is longer than ",
+      max_record_bytes_,
+      " bytes (--max-record-bytes); is the input missing its line breaks, or "
+      "in another format?"));
+}
+
 absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
   while (true) {
     if (at_file_start_ && (size_ - begin_ >= 3 || eof_)) {
@@ -160,13 +168,9 @@ absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
     }
     size_t end = at_file_start_ ? std::string::npos : FindRecordEnd();
     if (end == std::string::npos) {
-      if (!eof_ && size_ - begin_ > max_record_bytes_) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            name_, ": the record starting at line ", line_, " is longer than ",
-            max_record_bytes_,
-            " bytes (--max-record-bytes); is the input missing its line "
-            "breaks, or in another format?"));
-      }
+      // Stop growing the buffer: a newline-free input is an error, not a
+      // read of the whole stream into memory.
+      if (!eof_ && size_ - begin_ > max_record_bytes_) return TooLong();
       if (!eof_) {
         absl::Status read = ReadMore();
         if (!read.ok()) return read;
@@ -180,6 +184,7 @@ absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
       end = size_;  // last record without a terminator
       csv_state_ = CsvState::kFieldStart;
     }
+    if (end - begin_ > max_record_bytes_) return TooLong();
     const std::string_view bytes(buffer_.data() + begin_, end - begin_);
     const uint64_t start_line = line_;
     // Outside CSV quotes and whole files a record ends at its first '\n'.

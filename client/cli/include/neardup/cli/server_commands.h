@@ -13,6 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/dataset/input_files.h"
 #include "neardup/v1/neardup.pb.h"
 
 namespace neardup::cli {
@@ -51,11 +52,9 @@ struct ServerCommands {
   // collections
   std::string collection_name;
   CollectionConfigFlags config;
-  // ingest
-  std::vector<std::string> inputs;
+  // ingest: the inputs are read as `neardup dedup` reads them.
+  dataset::DatasetOptions input_files;
   std::string collection;
-  std::string format = "auto";
-  std::string field = "text";
   std::string id_field;
   double insert_only_below = 0;  // 0: plain upserts
   bool skip_invalid = false;

@@ -53,6 +53,7 @@ class RecordReader {
   // Offset one past the record's '\n', or npos when it has not arrived yet.
   size_t FindRecordEnd();
   absl::Status ReadMore();
+  absl::Status TooLong() const;
 
   int fd_;
   bool owns_fd_;

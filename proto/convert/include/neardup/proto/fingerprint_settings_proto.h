@@ -1,0 +1,27 @@
+#ifndef NEARDUP_PROTO_FINGERPRINT_SETTINGS_PROTO_H_
+#define NEARDUP_PROTO_FINGERPRINT_SETTINGS_PROTO_H_
+
+// neardup.v1.FingerprintConfig's fingerprint fields <-> core's
+// FingerprintSettings, in one place for the server (requests) and the CLI
+// (`collections create`): one mapping each way.
+
+#include "absl/status/statusor.h"
+#include "neardup/core/fingerprint_settings.h"
+#include "neardup/v1/neardup.pb.h"
+
+namespace neardup::proto {
+
+// canonicalizer, tokenizer, shingle_k, num_perm, seed, hash_family and
+// simhash_weighting as settings; 0, empty and unset mean the defaults.
+// INVALID_ARGUMENT, naming the field, for an enum value this build does not
+// know. Ranges are checked by core when the settings are used.
+absl::StatusOr<FingerprintSettings> SettingsFromProto(
+    const v1::FingerprintConfig& proto);
+
+// Writes `settings` into those fields of `proto`, every one explicitly.
+void SettingsToProto(const FingerprintSettings& settings,
+                     v1::FingerprintConfig* proto);
+
+}  // namespace neardup::proto
+
+#endif  // NEARDUP_PROTO_FINGERPRINT_SETTINGS_PROTO_H_

@@ -1,0 +1,93 @@
+#include "neardup/proto/fingerprint_settings_proto.h"
+
+namespace neardup::proto {
+
+absl::StatusOr<FingerprintSettings> SettingsFromProto(
+    const v1::FingerprintConfig& proto) {
+  FingerprintSettings settings;
+  CanonicalizerOptions& canonicalizer = settings.canonicalizer;
+  const v1::CanonicalizerOptions& canon = proto.canonicalizer();
+  switch (canon.normalization()) {
+    case v1::CanonicalizerOptions::NORMALIZATION_UNSPECIFIED:
+    case v1::CanonicalizerOptions::NORMALIZATION_NFKC:
+      canonicalizer.normalization = Normalization::kNfkc;
+      break;
+    case v1::CanonicalizerOptions::NORMALIZATION_NFC:
+      canonicalizer.normalization = Normalization::kNfc;
+      break;
+    case v1::CanonicalizerOptions::NORMALIZATION_NONE:
+      canonicalizer.normalization = Normalization::kNone;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          "config.canonicalizer.normalization: unknown value");
+  }
+  canonicalizer.case_fold =
+      canon.disable_case_fold() ? CaseFold::kNone : CaseFold::kFull;
+  canonicalizer.strip_bidi = !canon.keep_bidi_controls();
+  canonicalizer.strip_format = !canon.keep_format_characters();
+  canonicalizer.confusable_skeleton = canon.confusable_skeleton();
+  if (!proto.tokenizer().empty()) settings.tokenizer = proto.tokenizer();
+  settings.shingle_k = static_cast<int>(proto.shingle_k());
+  if (proto.num_perm() != 0) {
+    settings.num_perm = static_cast<int>(proto.num_perm());
+  }
+  if (proto.has_seed()) settings.seed = proto.seed();
+  switch (proto.hash_family()) {
+    case v1::HASH_FAMILY_UNSPECIFIED:
+    case v1::HASH_FAMILY_XXH3:
+      settings.family = HashFamily::kXxh3;
+      break;
+    case v1::HASH_FAMILY_MURMUR3:
+      settings.family = HashFamily::kMurmur3;
+      break;
+    default:
+      return absl::InvalidArgumentError("config.hash_family: unknown value");
+  }
+  switch (proto.simhash_weighting()) {
+    case v1::SIMHASH_WEIGHTING_UNSPECIFIED:
+    case v1::SIMHASH_WEIGHTING_TF:
+      settings.weighting = SimHashWeighting::kTf;
+      break;
+    case v1::SIMHASH_WEIGHTING_UNIFORM:
+      settings.weighting = SimHashWeighting::kUniform;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          "config.simhash_weighting: unknown value");
+  }
+  return settings;
+}
+
+void SettingsToProto(const FingerprintSettings& settings,
+                     v1::FingerprintConfig* proto) {
+  const CanonicalizerOptions& canonicalizer = settings.canonicalizer;
+  v1::CanonicalizerOptions* canon = proto->mutable_canonicalizer();
+  switch (canonicalizer.normalization) {
+    case Normalization::kNfkc:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFKC);
+      break;
+    case Normalization::kNfc:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFC);
+      break;
+    case Normalization::kNone:
+      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NONE);
+      break;
+  }
+  canon->set_disable_case_fold(canonicalizer.case_fold == CaseFold::kNone);
+  canon->set_keep_bidi_controls(!canonicalizer.strip_bidi);
+  canon->set_keep_format_characters(!canonicalizer.strip_format);
+  canon->set_confusable_skeleton(canonicalizer.confusable_skeleton);
+  proto->set_tokenizer(settings.tokenizer);
+  proto->set_shingle_k(static_cast<uint32_t>(settings.shingle_k));
+  proto->set_num_perm(static_cast<uint32_t>(settings.num_perm));
+  proto->set_seed(settings.seed);
+  proto->set_hash_family(settings.family == HashFamily::kMurmur3
+                             ? v1::HASH_FAMILY_MURMUR3
+                             : v1::HASH_FAMILY_XXH3);
+  proto->set_simhash_weighting(settings.weighting == SimHashWeighting::kUniform
+                                   ? v1::SIMHASH_WEIGHTING_UNIFORM
+                                   : v1::SIMHASH_WEIGHTING_TF);
+}
+
+}  // namespace neardup::proto
