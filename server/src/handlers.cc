@@ -138,6 +138,8 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
     out->set_id(stored->external_id);
     out->set_similarity(match.score);
   }
+  response->set_blocking_count(
+      static_cast<uint32_t>(response->blocking_size()));
 }
 
 absl::Status Handlers::Upsert(const v1::UpsertRequest& request,

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/server/internal/grpc_status.h"
 #include "neardup/server/internal/ordered_stream_reactor.h"
 
@@ -38,6 +39,14 @@ grpc::Status NearDupService::Availability(bool needs_db) const {
                         "from the store; retry shortly");
   }
   return grpc::Status::OK;
+}
+
+bool NearDupService::MayRead(grpc::CallbackServerContext* context,
+                             std::string_view collection) const {
+  const absl::StatusOr<const TokenEntry*> token = Authenticate(context);
+  if (!token.ok()) return false;
+  return *token == nullptr ||
+         TokenAuthenticator::Authorize(**token, Access::kRead, collection).ok();
 }
 
 absl::StatusOr<const TokenEntry*> NearDupService::Authenticate(
@@ -192,10 +201,14 @@ grpc::ServerUnaryReactor* NearDupService::DropCollection(
 grpc::ServerUnaryReactor* NearDupService::Upsert(
     grpc::CallbackServerContext* context, const v1::UpsertRequest* request,
     v1::UpsertResponse* response) {
+  // Which documents blocked a dedup-on-write insert is read access.
+  const bool may_read = MayRead(context, request->collection());
   return Dispatch(Method::kUpsert, context, true, Access::kWrite,
                   request->collection(), request->ByteSizeLong(),
-                  [request, response](Handlers* h) {
-                    return h->Upsert(*request, response);
+                  [request, response, may_read](Handlers* h) {
+                    RETURN_IF_ERROR(h->Upsert(*request, response));
+                    if (!may_read) response->clear_blocking();
+                    return absl::OkStatus();
                   });
 }
 
@@ -350,6 +363,13 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
                               allowed_outputs);
         for (size_t k = 0; k < allowed_at.size(); ++k) {
           statuses[allowed_at[k]] = std::move(allowed_statuses[k]);
+          // Which documents blocked an insert is read access.
+          if (token != nullptr &&
+              !TokenAuthenticator::Authorize(*token, Access::kRead,
+                                             allowed[k]->collection())
+                   .ok()) {
+            allowed_outputs[k]->clear_blocking();
+          }
         }
         for (size_t i = 0; i < n; ++i) {
           v1::BulkUpsertResult* result =

@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 using Result = ::neardup::testing::CommandResult;
 
 Result RunNeardup(const std::string& args) {
-  return ::neardup::testing::RunCommand(std::string(NEARDUP_BIN) + " " + args);
+  return ::neardup::testing::RunBinary(NEARDUP_BIN, args);
 }
 
 TEST(CliBinary, FingerprintFromStdin) {

@@ -25,14 +25,11 @@ using ::testing::HasSubstr;
 using Result = ::neardup::testing::CommandResult;
 
 Result RunNeardup(const std::string& args) {
-  return ::neardup::testing::RunCommand(std::string(NEARDUP_BIN) + " " + args);
+  return ::neardup::testing::RunBinary(NEARDUP_BIN, args);
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ::neardup::testing::FileContents(path);
 }
 
 TEST(DedupBinary, HelpListsDedupAndItsOptions) {

@@ -11,6 +11,7 @@
 #include "dedup/dedup_fixtures.h"
 #include "neardup/base/json.h"
 #include "neardup/dedup/dedup.h"
+#include "support/run_command.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
@@ -24,10 +25,7 @@ using ::neardup::testing::WordSource;
 using ::testing::HasSubstr;
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ::neardup::testing::FileContents(path);
 }
 
 std::string JsonLine(int id, const std::string& text) {

@@ -16,6 +16,7 @@
 #include "neardup/core/minhash.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
+#include "support/run_command.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
@@ -49,10 +50,7 @@ class NeardupdTest : public ::testing::Test {
   }
 
   std::string Log() const {
-    std::ifstream in(temp_.path() + "/neardupd.log");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return testing::FileContents(temp_.path() + "/neardupd.log");
   }
 
   void CreateCollection(const std::string& name, bool store_text = true) {

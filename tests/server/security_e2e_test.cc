@@ -14,6 +14,7 @@
 #include "server/server_process.h"
 #include "support/corpus.h"
 #include "support/net.h"
+#include "support/run_command.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
@@ -26,10 +27,7 @@ using ::testing::HasSubstr;
 using testing::ServerProcess;
 
 std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::FileContents(path);
 }
 
 // A CA, a server certificate for 127.0.0.1/localhost and a client
@@ -137,6 +135,7 @@ TEST(Security, ServerRefusesToStartWithoutTlsOrPlaintext) {
 constexpr const char* kAdminToken = "admin-secret-token-1";
 constexpr const char* kWriterToken = "writer-secret-token-2";
 constexpr const char* kReaderToken = "reader-secret-token-3";
+constexpr const char* kWriteOnlyToken = "write-only-secret-token-4";
 
 class AuthTest : public ::testing::Test {
  protected:
@@ -151,7 +150,10 @@ class AuthTest : public ::testing::Test {
                      Hash(kWriterToken),
                      ", scopes: [\"write:news\", \"read:news\"]}\n"
                      "  - {name: search, sha256: ",
-                     Hash(kReaderToken), ", scopes: [\"read:*\"]}\n"));
+                     Hash(kReaderToken),
+                     ", scopes: [\"read:*\"]}\n"
+                     "  - {name: blind, sha256: ",
+                     Hash(kWriteOnlyToken), ", scopes: [\"write:news\"]}\n"));
     server_ = std::make_unique<ServerProcess>(
         temp_.path() + "/data", temp_.path() + "/auth.log",
         std::vector<std::string>{"--auth-tokens=" + tokens});
@@ -192,6 +194,43 @@ class AuthTest : public ::testing::Test {
   neardup::testing::TempDir temp_;
   std::unique_ptr<ServerProcess> server_;
 };
+
+// insert_only_below answers with the documents that blocked the insert:
+// that is read access, so a write-only token gets only their number.
+TEST_F(AuthTest, WriteOnlyTokenLearnsOnlyHowManyBlocked) {
+  ASSERT_OK(As(kWriterToken).Upsert(Doc("news", 1)));
+  v1::UpsertRequest copy = Doc("news", 1);
+  copy.set_id("copy");
+  copy.set_insert_only_below(0.5);
+  auto blind = As(kWriteOnlyToken).Upsert(copy);
+  ASSERT_OK(blind);
+  EXPECT_FALSE(blind->written());
+  EXPECT_EQ(blind->blocking_count(), 1u);
+  EXPECT_EQ(blind->blocking_size(), 0);
+  auto seeing = As(kWriterToken).Upsert(copy);  // write and read scope
+  ASSERT_OK(seeing);
+  EXPECT_FALSE(seeing->written());
+  EXPECT_EQ(seeing->blocking_count(), 1u);
+  ASSERT_EQ(seeing->blocking_size(), 1);
+  EXPECT_EQ(seeing->blocking(0).id(), "d1");
+
+  // The same in a stream.
+  std::vector<v1::BulkUpsertResult> results;
+  bool sent = false;
+  ASSERT_OK(
+      As(kWriteOnlyToken)
+          .BulkUpsert(
+              [&](v1::UpsertRequest* request) {
+                if (sent) return false;
+                *request = copy;
+                sent = true;
+                return true;
+              },
+              [&](const v1::BulkUpsertResult& r) { results.push_back(r); }));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].response().blocking_count(), 1u);
+  EXPECT_EQ(results[0].response().blocking_size(), 0);
+}
 
 TEST_F(AuthTest, EveryOutcome) {
   // Missing, unknown and malformed tokens: UNAUTHENTICATED.
@@ -257,8 +296,9 @@ TEST_F(AuthTest, EveryOutcome) {
   EXPECT_THAT(neardup::testing::HttpGet(server_->metrics_port(), "/metrics"),
               HasSubstr("neardup_rpcs_total"));
   const std::string log = ReadAll(temp_.path() + "/auth.log");
-  EXPECT_THAT(log, HasSubstr("authentication on: 3 tokens"));
-  for (const char* token : {kAdminToken, kWriterToken, kReaderToken}) {
+  EXPECT_THAT(log, HasSubstr("authentication on: 4 tokens"));
+  for (const char* token :
+       {kAdminToken, kWriterToken, kReaderToken, kWriteOnlyToken}) {
     EXPECT_THAT(log, ::testing::Not(HasSubstr(token)));
   }
 }

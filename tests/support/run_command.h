@@ -2,13 +2,15 @@
 #define NEARDUP_TESTS_SUPPORT_RUN_COMMAND_H_
 
 // Runs a shell command and captures its exit code and output, for tests of
-// the real binaries.
+// the real binaries; reads the files they write.
 
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <string>
+
+#include "neardup/base/files.h"
 
 namespace neardup::testing {
 
@@ -30,6 +32,19 @@ inline CommandResult RunCommand(const std::string& command) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// `binary args...` through the shell (args may redirect).
+inline CommandResult RunBinary(const std::string& binary,
+                               const std::string& args) {
+  return RunCommand(binary + " " + args);
+}
+
+// The bytes of `path`, or "" when it cannot be read (a file a failed run
+// was not supposed to write reads as empty).
+inline std::string FileContents(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ::neardup::ReadFile(path);
+  return bytes.ok() ? *std::move(bytes) : std::string();
 }
 
 }  // namespace neardup::testing

@@ -100,6 +100,9 @@ class NearDupService final : public v1::NearDup::CallbackService {
                                      std::string_view collection,
                                      size_t request_bytes, Work work);
   // The caller's token (null when authentication is off), or why not.
+  // True when the caller may read `collection` (or auth is off).
+  bool MayRead(grpc::CallbackServerContext* context,
+               std::string_view collection) const;
   absl::StatusOr<const TokenEntry*> Authenticate(
       grpc::CallbackServerContext* context) const;
   // Admission of a stream: availability, token, stream count. On success
