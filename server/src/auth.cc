@@ -138,6 +138,24 @@ absl::StatusOr<const TokenEntry*> TokenAuthenticator::Authenticate(
   return match;
 }
 
+absl::Status TokenAuthenticator::AuthorizeSome(const TokenEntry& token,
+                                               Access access) {
+  const std::string_view kind = access == Access::kRead    ? "read:"
+                                : access == Access::kWrite ? "write:"
+                                                           : "";
+  for (const std::string& scope : token.scopes) {
+    if (scope == "admin" || access == Access::kAny ||
+        (!kind.empty() && std::string_view(scope).starts_with(kind))) {
+      return absl::OkStatus();
+    }
+  }
+  return absl::PermissionDeniedError(
+      absl::StrCat("token '", token.name, "' has no ",
+                   AbslView(kind.empty() ? "admin"
+                                         : kind.substr(0, kind.size() - 1)),
+                   " scope on any collection"));
+}
+
 absl::Status TokenAuthenticator::Authorize(const TokenEntry& token,
                                            Access access,
                                            std::string_view collection) {

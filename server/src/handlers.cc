@@ -30,10 +30,39 @@ absl::Status AboutField(std::string_view field, const absl::Status& status) {
   return Prefixed(field, status);
 }
 
-absl::Status CheckId(const std::string& id) {
-  if (id.empty()) return absl::InvalidArgumentError("id must not be empty");
+absl::Status CheckId(const std::string& id, std::string_view field = "id") {
+  if (id.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(field), " must not be empty"));
+  }
+  if (id.size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(field), " is ", id.size(),
+                     " bytes, over the limit of ", kMaxIdBytes, " bytes"));
+  }
   return absl::OkStatus();
 }
+
+absl::Status CheckMetadata(
+    const google::protobuf::Map<std::string, std::string>& metadata,
+    const HandlerLimits& limits) {
+  if (metadata.size() > static_cast<size_t>(limits.max_metadata_keys)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metadata has ", metadata.size(), " keys, over the limit of ",
+        limits.max_metadata_keys, " (--max-metadata-keys)"));
+  }
+  size_t bytes = 0;
+  for (const auto& [key, value] : metadata) bytes += key.size() + value.size();
+  if (bytes > limits.max_metadata_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metadata is ", bytes, " bytes, over the limit of ",
+        limits.max_metadata_bytes, " bytes (--max-metadata-bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+// Room kept in a Query answer for everything but the matches.
+constexpr size_t kResponseSlackBytes = 4096;
 
 }  // namespace
 
@@ -83,6 +112,7 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
   ASSIGN_OR_RETURN(prepared.collection, FindCollection(request.collection()));
   const storage::Collection& collection = *prepared.collection;
   RETURN_IF_ERROR(CheckId(request.id()));
+  RETURN_IF_ERROR(CheckMetadata(request.metadata(), limits_));
   storage::DocumentWrite& doc = prepared.doc;
   switch (request.content_case()) {
     case v1::UpsertRequest::kText: {
@@ -239,6 +269,9 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     return absl::InvalidArgumentError(absl::StrCat(
         "top_k must be at most ", kMaxTopK, ", got ", request.top_k()));
   }
+  if (!request.exclude_id().empty()) {
+    RETURN_IF_ERROR(CheckId(request.exclude_id(), "exclude_id"));
+  }
   const size_t top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
   const size_t wanted = top_k + (request.exclude_id().empty() ? 0 : 1);
 
@@ -311,6 +344,11 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     for (const ScoredId& m : found) hits.push_back({m.id, m.score, {}});
   }
 
+  // Matches stop before the answer would outgrow the message limit.
+  const size_t budget = limits_.max_response_bytes > kResponseSlackBytes
+                            ? limits_.max_response_bytes - kResponseSlackBytes
+                            : 0;
+  size_t answer_bytes = 0;
   for (const Hit& hit : hits) {
     if (static_cast<size_t>(response->matches_size()) >= top_k) break;
     auto doc = collection->GetByInternalId(hit.internal_id,
@@ -319,6 +357,13 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     RETURN_IF_ERROR(doc.status());
     if (doc->external_id == request.exclude_id()) continue;
     v1::Match* match = response->add_matches();
+    // Counted as it will be encoded: the match plus its tag and length.
+    const auto fits = [&] {
+      const size_t bytes = match->ByteSizeLong() + 16;
+      if (answer_bytes + bytes > budget) return false;
+      answer_bytes += bytes;
+      return true;
+    };
     match->set_id(doc->external_id);
     match->set_similarity(hit.similarity);
     if (hit.distance) match->set_hamming_distance(*hit.distance);
@@ -332,6 +377,11 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
       if (tokens.ok()) {
         match->set_exact_jaccard(ExactJaccard(*probe_tokens, *tokens));
       }
+    }
+    if (!fits()) {
+      response->mutable_matches()->RemoveLast();
+      response->set_truncated(true);
+      break;
     }
   }
   response->set_candidates(stats->candidates);

@@ -47,7 +47,9 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
   if (bits != 0 && bits != 16 && bits != 32 && bits != 64) {
     return out_of_range("verify_bits", bits, "0 (16), 16, 32 or 64");
   }
-  if (proto.has_simhash_max_distance() && proto.simhash_max_distance() > 16) {
+  // Only a collection with SimHash uses it (older records may hold more).
+  if (proto.simhash() && proto.has_simhash_max_distance() &&
+      proto.simhash_max_distance() > 16) {
     return out_of_range("simhash_max_distance", proto.simhash_max_distance(),
                         "in [0, 16]");
   }
@@ -75,7 +77,7 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
     config->verify_bits = static_cast<int>(proto.verify_bits());
   }
   config->simhash_enabled = proto.simhash();
-  if (proto.has_simhash_max_distance()) {
+  if (proto.simhash() && proto.has_simhash_max_distance()) {
     config->simhash_max_distance =
         static_cast<int>(proto.simhash_max_distance());
   }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/files.h"
 #include "neardup/base/status_macros.h"
@@ -91,6 +92,9 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.max_stream_items = config.max_stream_items;
   options.max_calls_per_client = config.max_calls_per_client;
   options.limits.max_document_bytes = config.max_document_bytes;
+  options.limits.max_metadata_keys = config.max_metadata_keys;
+  options.limits.max_metadata_bytes = config.max_metadata_bytes;
+  options.limits.max_response_bytes = config.max_message_bytes;
   options.limits.sync_writes = config.sync_writes;
   options.default_deadline_seconds = config.default_deadline_seconds;
   server->service_ = std::make_unique<NearDupService>(
@@ -105,6 +109,18 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
                            &server->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
+  // Bounds on what connections may hold (see ServerConfig).
+  grpc::ResourceQuota quota("neardupd-requests");
+  quota.Resize(config.request_memory_bytes);
+  builder.SetResourceQuota(quota);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             config.max_streams_per_connection);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
+                             config.keepalive_seconds * 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20'000);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                             config.max_connection_age_seconds * 1000);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, 300'000);
   builder.RegisterService(server->service_.get());
   server->grpc_server_ = builder.BuildAndStart();
   if (server->grpc_server_ == nullptr || server->grpc_port_ == 0) {

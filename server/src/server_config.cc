@@ -50,6 +50,10 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "largest gRPC message accepted or sent");
   visit("max-document-bytes", c.max_document_bytes,
         "largest document text accepted");
+  visit("max-metadata-keys", c.max_metadata_keys,
+        "metadata entries one document may carry");
+  visit("max-metadata-bytes", c.max_metadata_bytes,
+        "bytes of metadata (keys and values) one document may carry");
   visit("default-deadline", c.default_deadline_seconds,
         "deadline in seconds for calls that set none");
   visit("sync-writes", c.sync_writes,
@@ -72,6 +76,15 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("max-stream-items", c.max_stream_items, "items one stream may carry");
   visit("max-calls-per-client", c.max_calls_per_client,
         "calls one connection may have queued or running");
+  visit("max-streams-per-connection", c.max_streams_per_connection,
+        "HTTP/2 streams (calls) one connection may have open at once");
+  visit("request-memory-bytes", c.request_memory_bytes,
+        "memory all in-flight requests may hold (gRPC resource quota)");
+  visit("keepalive", c.keepalive_seconds,
+        "seconds between keepalive pings on idle connections");
+  visit("max-connection-age", c.max_connection_age_seconds,
+        "seconds after which a connection is asked to reconnect (its calls "
+        "get 5 more minutes)");
 }
 
 template <typename T>
@@ -145,6 +158,26 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   if (c.max_document_bytes < 1 || c.max_document_bytes > c.max_message_bytes) {
     return absl::InvalidArgumentError(
         "--max-document-bytes must be in [1, --max-message-bytes]");
+  }
+  if (c.max_metadata_keys < 0 || c.max_metadata_keys > 100000) {
+    return absl::InvalidArgumentError(
+        "--max-metadata-keys must be in [0, 100000]");
+  }
+  if (c.max_metadata_bytes > c.max_message_bytes) {
+    return absl::InvalidArgumentError(
+        "--max-metadata-bytes must be at most --max-message-bytes");
+  }
+  if (c.max_streams_per_connection < 1) {
+    return absl::InvalidArgumentError(
+        "--max-streams-per-connection must be >= 1");
+  }
+  if (c.request_memory_bytes < c.max_message_bytes) {
+    return absl::InvalidArgumentError(
+        "--request-memory-bytes must be at least --max-message-bytes");
+  }
+  if (c.keepalive_seconds < 1 || c.max_connection_age_seconds < 1) {
+    return absl::InvalidArgumentError(
+        "--keepalive and --max-connection-age must be >= 1 second");
   }
   if (!(c.default_deadline_seconds > 0)) {
     return absl::InvalidArgumentError("--default-deadline must be > 0");

@@ -288,11 +288,18 @@ class RefusedStream : public grpc::ServerBidiReactor<Request, Response> {
 }  // namespace
 
 grpc::Status NearDupService::AdmitStream(grpc::CallbackServerContext* context,
+                                         Access access,
                                          const TokenEntry** token) {
   if (grpc::Status status = Availability(true); !status.ok()) return status;
   auto authenticated = Authenticate(context);
   if (!authenticated.ok()) return ToGrpcStatus(authenticated.status());
   *token = *authenticated;
+  // A token that could not use a single item is refused at once, instead
+  // of holding a stream slot while every item fails.
+  if (*token != nullptr) {
+    absl::Status allowed = TokenAuthenticator::AuthorizeSome(**token, access);
+    if (!allowed.ok()) return ToGrpcStatus(allowed);
+  }
   if (++active_streams_ > options_.max_concurrent_streams) {
     --active_streams_;
     return grpc::Status(
@@ -323,7 +330,8 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
   using Response = v1::BulkUpsertResponse;
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
-  if (grpc::Status status = AdmitStream(context, &token); !status.ok()) {
+  if (grpc::Status status = AdmitStream(context, Access::kWrite, &token);
+      !status.ok()) {
     metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(), 0);
     return new RefusedStream<Request, Response>(status);
   }
@@ -403,7 +411,8 @@ grpc::ServerBidiReactor<v1::QueryRequest, v1::QueryResponse>*
 NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
-  if (grpc::Status status = AdmitStream(context, &token); !status.ok()) {
+  if (grpc::Status status = AdmitStream(context, Access::kRead, &token);
+      !status.ok()) {
     metrics_->RecordRpc(Method::kBatchQuery, status.error_code(), 0);
     return new RefusedStream<v1::QueryRequest, v1::QueryResponse>(status);
   }

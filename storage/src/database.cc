@@ -62,6 +62,15 @@ absl::Status Database::LoadAll(const RebuildListener& on_rebuilt) {
       on_rebuilt(report);
     }
   });
+  // What is wrong with a collection's own data quarantines it; a failing
+  // store (I/O, memory) fails Open, since it says nothing about the data.
+  for (const absl::Status& status : statuses) {
+    if (!status.ok() && status.code() != absl::StatusCode::kDataLoss &&
+        status.code() != absl::StatusCode::kInvalidArgument &&
+        status.code() != absl::StatusCode::kFailedPrecondition) {
+      return status;
+    }
+  }
   WriterLock lock(&mu_);
   for (size_t i = 0; i < records.size(); ++i) {
     if (!statuses[i].ok()) {

@@ -193,19 +193,58 @@ absl::Status Store::LoadCollections() {
     const std::string key = it->key().ToString();
     const absl::Status loaded =
         LoadCollection(key, it->value().ToStringView(), *docs);
-    // A failing read of the store itself is the store's problem, not one
-    // collection's: it still fails Open.
+    // A failing read of the store itself (I/O, memory) is the store's
+    // problem, not one collection's: it still fails Open.
     RETURN_IF_ERROR(FromRocksDb(docs->status(), "scan documents"));
-    if (!loaded.ok()) {
-      Unreadable& entry = unreadable_[key];
-      entry.reason = loaded;
-      if (auto record = DecodeCollectionRecord(it->value().ToStringView());
-          record.ok() && record->name == key) {
-        entry.id = record->id;
-      }
+    if (loaded.ok()) continue;
+    if (loaded.code() != absl::StatusCode::kDataLoss &&
+        loaded.code() != absl::StatusCode::kInvalidArgument &&
+        loaded.code() != absl::StatusCode::kFailedPrecondition) {
+      return loaded;
+    }
+    Unreadable& entry = unreadable_[key];
+    entry.reason = loaded;
+    // The id is kept (so that a drop removes the documents) only when it is
+    // one this store could have handed out.
+    if (auto record = DecodeCollectionRecord(it->value().ToStringView());
+        record.ok() && record->name == key &&
+        record->id >= keys::kFirstCollectionId &&
+        record->id < next_collection_id_) {
+      entry.id = record->id;
     }
   }
-  return FromRocksDb(it->status(), "scan collections");
+  RETURN_IF_ERROR(FromRocksDb(it->status(), "scan collections"));
+  QuarantineSharedIds();
+  return absl::OkStatus();
+}
+
+void Store::QuarantineSharedIds() {
+  std::map<uint32_t, std::vector<std::string>> names_by_id;
+  for (const auto& [name, state] : collections_) {
+    names_by_id[state->record.id].push_back(name);
+  }
+  for (const auto& [id, names] : names_by_id) {
+    if (names.size() < 2) continue;
+    for (const std::string& name : names) {
+      unreadable_[name] = {
+          .id = id,
+          .reason = absl::DataLossError(
+              absl::StrCat("collection id ", id, " is used by ", names.size(),
+                           " collection records")),
+      };
+      collections_.erase(name);
+    }
+  }
+}
+
+bool Store::IdInUseElsewhere(uint32_t id, std::string_view name) const {
+  for (const auto& [other, state] : collections_) {
+    if (other != name && state->record.id == id) return true;
+  }
+  for (const auto& [other, entry] : unreadable_) {
+    if (other != name && entry.id == id) return true;
+  }
+  return false;
 }
 
 absl::Status Store::LoadCollection(std::string_view key, std::string_view value,
@@ -344,7 +383,16 @@ absl::Status Store::DropCollection(std::string_view name) {
   rocksdb::WriteBatch batch;
   batch.Delete(handle(ColumnFamily::kCollections), name);
   if (unreadable.has_value()) {
-    if (unreadable->id.has_value()) AddDropOfId(*unreadable->id, batch);
+    bool shared = false;
+    if (unreadable->id.has_value()) {
+      ReaderLock lock(&collections_mu_);
+      shared = IdInUseElsewhere(*unreadable->id, name);
+    }
+    // Documents under an id another record also claims are not this
+    // record's to delete: only the record goes.
+    if (unreadable->id.has_value() && !shared) {
+      AddDropOfId(*unreadable->id, batch);
+    }
     RETURN_IF_ERROR(
         FromRocksDb(db_->Write(SyncedWrite(), &batch),
                     absl::StrCat("drop collection ", AbslView(name))));

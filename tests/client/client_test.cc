@@ -31,7 +31,9 @@ TEST(CheckTokenTransport, LoopbackTargetsMayCarryATokenInClear) {
 TEST(CheckTokenTransport, RemotePlaintextTargetsAreRefused) {
   for (const char* target :
        {"10.0.0.5:50051", "neardup.example.com:443", "[2001:db8::1]:50051",
-        "dns:///db.internal:1", "127.0.0.1.evil.example:50051"}) {
+        "dns:///db.internal:1", "127.0.0.1.evil.example:50051",
+        "127.0.0.1.5:50051", "localhost.evil.example:1",
+        "ipv6:[::1]:1,[2001:db8::1]:1", "ipv4:127.0.0.1:1,10.0.0.5:1"}) {
     const absl::Status status = CheckTokenTransport(WithToken(target));
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << target;
     EXPECT_THAT(status.message(), HasSubstr("without TLS"));

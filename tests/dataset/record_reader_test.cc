@@ -57,6 +57,13 @@ TEST(RecordReader, RecordLongerThanTheLimitFailsNamingTheLine) {
   ASSERT_TRUE(*(*lines)->Next(&record));
   EXPECT_EQ((*lines)->Next(&record).status().code(),
             absl::StatusCode::kInvalidArgument);
+  // The terminator does not count: a 1000-byte line ending in CRLF fits.
+  const std::string crlf =
+      dir.Write("crlf.txt", std::string(1000, 'w') + "\r\n" + "next\n");
+  auto at_limit = RecordReader::Open(crlf, Format::kTxt, false, 1000);
+  ASSERT_TRUE(at_limit.ok());
+  ASSERT_TRUE(*(*at_limit)->Next(&record));
+  EXPECT_EQ(record.bytes.size(), 1002u);
   // Exactly at the limit is still a record.
   const std::string fits = dir.Write("fits.txt", std::string(1 << 20, 'y'));
   auto ok = RecordReader::Open(fits, Format::kTxt, false, 1 << 20);

@@ -63,6 +63,21 @@ TEST(TokenAuthenticator, ScopeMatrix) {
   EXPECT_THAT(denied.message(), HasSubstr("write:other"));
 }
 
+TEST(TokenAuthenticator, AuthorizeSomeAsksForAnyScopeOfTheKind) {
+  const TokenAuthenticator auth = Make();
+  const TokenEntry& admin = **auth.Authenticate("Bearer token-a");
+  const TokenEntry& writer = **auth.Authenticate("Bearer token-w");
+  const TokenEntry& reader = **auth.Authenticate("Bearer token-r");
+  EXPECT_TRUE(TokenAuthenticator::AuthorizeSome(admin, Access::kRead).ok());
+  EXPECT_TRUE(TokenAuthenticator::AuthorizeSome(writer, Access::kWrite).ok());
+  EXPECT_TRUE(TokenAuthenticator::AuthorizeSome(reader, Access::kRead).ok());
+  const absl::Status denied =
+      TokenAuthenticator::AuthorizeSome(writer, Access::kRead);
+  EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(denied.message(), HasSubstr("no read scope"));
+  EXPECT_FALSE(TokenAuthenticator::AuthorizeSome(reader, Access::kWrite).ok());
+}
+
 TEST(TokenAuthenticator, FileErrorsAreClear) {
   EXPECT_THAT(TokenAuthenticator::FromYaml("nope: 1").status().message(),
               HasSubstr("tokens:"));

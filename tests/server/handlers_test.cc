@@ -156,6 +156,58 @@ TEST_F(HandlersTest, UpsertBatchKeepsOrderAndPerItemResults) {
   EXPECT_EQ(stats.collections(0).document_count(), 2u);  // a, fresh
 }
 
+TEST_F(HandlersTest, IdsAndMetadataHaveLimits) {
+  v1::UpsertRequest request;
+  request.set_collection("c");
+  request.set_text(GeneratedText(1, 40));
+  request.set_id(std::string(kMaxIdBytes + 1, 'i'));
+  v1::UpsertResponse response;
+  absl::Status status = handlers_->Upsert(request, &response);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("over the limit of 1024"));
+  request.set_id("ok");
+  for (int i = 0; i < HandlerLimits{}.max_metadata_keys + 1; ++i) {
+    (*request.mutable_metadata())[absl::StrCat("k", i)] = "v";
+  }
+  status = handlers_->Upsert(request, &response);
+  EXPECT_THAT(status.message(), HasSubstr("--max-metadata-keys"));
+  request.clear_metadata();
+  (*request.mutable_metadata())["big"] =
+      std::string(HandlerLimits{}.max_metadata_bytes, 'x');
+  status = handlers_->Upsert(request, &response);
+  EXPECT_THAT(status.message(), HasSubstr("--max-metadata-bytes"));
+  EXPECT_EQ(
+      Query(GeneratedText(1, 40), 0, std::string(2000, 'e')).status().code(),
+      absl::StatusCode::kInvalidArgument);
+}
+
+// The answer stops before the message limit and says so.
+TEST_F(HandlersTest, QueryAnswerStaysUnderTheMessageLimit) {
+  HandlerLimits small;
+  small.max_response_bytes = 4096 + 300;  // the slack plus a few matches
+  Handlers handlers(db_.get(), small);
+  const std::string text = GeneratedText(5, 60);
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_OK(Upsert(
+        absl::StrCat("copy-with-a-long-id-", i, std::string(40, 'p')), text));
+  }
+  v1::QueryRequest request;
+  request.set_collection("c");
+  request.set_text(text);
+  request.set_top_k(40);
+  v1::QueryResponse response;
+  IndexQueryStats stats;
+  ASSERT_OK(handlers.Query(request, &response, &stats));
+  EXPECT_TRUE(response.truncated());
+  EXPECT_GT(response.matches_size(), 0);
+  EXPECT_LT(response.matches_size(), 40);
+  EXPECT_LE(response.ByteSizeLong(), small.max_response_bytes);
+  v1::QueryResponse full;
+  ASSERT_OK(handlers_->Query(request, &full, &stats));
+  EXPECT_FALSE(full.truncated());
+  EXPECT_EQ(full.matches_size(), 40);
+}
+
 TEST_F(HandlersTest, QueryRequiresAProbe) {
   v1::QueryRequest request;
   request.set_collection("c");

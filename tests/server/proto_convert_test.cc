@@ -117,7 +117,8 @@ TEST(ConfigFromProto, NumericFieldsOutsideTheirRangeAreRefused) {
       {[](auto& p) { p.set_threshold(-0.5); }, "threshold"},
       {[](auto& p) { p.set_threshold(std::nan("")); }, "threshold"},
       {[](auto& p) { p.set_threshold(INFINITY); }, "threshold"},
-      {[](auto& p) { p.set_simhash_max_distance(17); }, "simhash_max_distance"},
+      {[](auto& p) { p.set_simhash(true), p.set_simhash_max_distance(17); },
+       "simhash_max_distance"},
       {[](auto& p) { p.set_shingle_k(4294967295u); }, "shingle_k"},
   };
   for (const Case& c : cases) {

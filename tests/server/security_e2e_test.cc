@@ -232,6 +232,25 @@ TEST_F(AuthTest, WriteOnlyTokenLearnsOnlyHowManyBlocked) {
   EXPECT_EQ(results[0].response().blocking_size(), 0);
 }
 
+// A stream is refused when opened by a token that could not use any item
+// of it, instead of holding a stream slot while each item fails.
+TEST_F(AuthTest, StreamsCheckTheScopeWhenAdmitted) {
+  client::Client blind = As(kWriteOnlyToken);
+  const absl::Status queries = blind.BatchQuery(
+      [](v1::QueryRequest*) { return false; }, [](const v1::QueryResponse&) {});
+  EXPECT_EQ(queries.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(queries.message(), HasSubstr("no read scope"));
+  const absl::Status upserts =
+      As(kReaderToken)
+          .BulkUpsert([](v1::UpsertRequest*) { return false; },
+                      [](const v1::BulkUpsertResult&) {});
+  EXPECT_EQ(upserts.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(upserts.message(), HasSubstr("no write scope"));
+  EXPECT_OK(As(kWriterToken)
+                .BatchQuery([](v1::QueryRequest*) { return false; },
+                            [](const v1::QueryResponse&) {}));
+}
+
 TEST_F(AuthTest, EveryOutcome) {
   // Missing, unknown and malformed tokens: UNAUTHENTICATED.
   EXPECT_EQ(As("").ListCollections().status().code(),

@@ -75,6 +75,21 @@ TEST(ServerConfig, ValidationRejectsUnusableValues) {
   config.plaintext = true;
   config.default_deadline_seconds = 0;
   EXPECT_FALSE(ValidateServerConfig(config).ok());
+  config = {};
+  config.plaintext = true;
+  config.request_memory_bytes = config.max_message_bytes - 1;
+  EXPECT_THAT(ValidateServerConfig(config).message(),
+              HasSubstr("--request-memory-bytes"));
+  config = {};
+  config.plaintext = true;
+  config.max_metadata_keys = -1;
+  EXPECT_THAT(ValidateServerConfig(config).message(),
+              HasSubstr("--max-metadata-keys"));
+  config = {};
+  config.plaintext = true;
+  config.max_streams_per_connection = 0;
+  EXPECT_THAT(ValidateServerConfig(config).message(),
+              HasSubstr("--max-streams-per-connection"));
   const ParsedCommandLine parsed = Parse({"--shards", "0", "--plaintext"});
   ASSERT_TRUE(std::holds_alternative<int>(parsed));
   EXPECT_NE(std::get<int>(parsed), 0);

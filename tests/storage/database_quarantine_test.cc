@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/storage/database.h"
+#include "neardup/storage/internal/keys.h"
+#include "neardup/storage/internal/record_codec.h"
 #include "storage/raw_db.h"
 #include "storage/store_test_util.h"
 
@@ -87,9 +89,17 @@ TEST_F(DatabaseQuarantineTest, BandingThatWrapsIsQuarantinedNotCrashed) {
 
 TEST_F(DatabaseQuarantineTest, DroppingAQuarantinedCollectionClearsIt) {
   CreateTwoCollections();
-  EditCollectionRecord(StoreDir(), "bad", [](CollectionRecord& record) {
+  uint32_t bad_id = 0;
+  EditCollectionRecord(StoreDir(), "bad", [&](CollectionRecord& record) {
     record.config.lsh = {128, 33554433};
+    bad_id = record.id;
   });
+  {
+    RawDb raw(StoreDir());
+    ASSERT_EQ(raw.CountWithPrefix(ColumnFamily::kDocs,
+                                  keys::CollectionPrefix(bad_id)),
+              1u);
+  }
   {
     ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
     ASSERT_OK(db->DropCollection("bad"));
@@ -98,11 +108,46 @@ TEST_F(DatabaseQuarantineTest, DroppingAQuarantinedCollectionClearsIt) {
               absl::StatusCode::kNotFound);
     ASSERT_OK(db->CreateCollection("bad", {}).status());
   }
+  {
+    // The old documents went with the record, in every column family.
+    RawDb raw(StoreDir());
+    for (ColumnFamily family :
+         {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash}) {
+      EXPECT_EQ(raw.CountWithPrefix(family, keys::CollectionPrefix(bad_id)),
+                0u);
+    }
+  }
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
   EXPECT_THAT(db->QuarantinedCollections(), IsEmpty());
   ASSERT_OK_AND_ASSIGN(auto bad, db->GetCollection("bad"));
-  EXPECT_EQ(bad->num_documents(), 0u);  // the old documents went with it
+  EXPECT_EQ(bad->num_documents(), 0u);
   ExpectGoodServes(*db);
+}
+
+// Two records claiming one id: both quarantined, and dropping one deletes
+// no documents (they may be the other's).
+TEST_F(DatabaseQuarantineTest,
+       RecordsSharingAnIdAreQuarantinedAndDropSparesData) {
+  CreateTwoCollections();
+  uint32_t good_id = 0;
+  {
+    RawDb raw(StoreDir());
+    auto good =
+        DecodeCollectionRecord(raw.Get(ColumnFamily::kCollections, "good"));
+    ASSERT_OK(good);
+    good_id = good->id;
+  }
+  EditCollectionRecord(StoreDir(), "bad",
+                       [&](CollectionRecord& record) { record.id = good_id; });
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    EXPECT_THAT(db->QuarantinedCollections(), SizeIs(2));
+    ASSERT_OK(db->DropCollection("bad"));
+  }
+  RawDb raw(StoreDir());
+  EXPECT_EQ(
+      raw.CountWithPrefix(ColumnFamily::kDocs, keys::CollectionPrefix(good_id)),
+      1u);
 }
 
 TEST_F(DatabaseQuarantineTest, ConfigHashThatDiffersFromTheConfigIsRefused) {

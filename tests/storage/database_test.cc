@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -236,6 +237,52 @@ TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
               absl::StrCat("d", i));
   }
   EXPECT_THAT(docs->UpsertMany({}, WriteOptions{}), SizeIs(0));
+}
+
+// A group-commit leader writes others' puts too, but returns once its own
+// are written: under a steady stream of writers it would otherwise never
+// return. Every put lands exactly once.
+TEST_F(DatabaseTest, GroupCommitLeaderReturnsUnderSteadyLoad) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  std::vector<DocumentWrite> mine;
+  for (int i = 0; i < 600; ++i) {  // several rounds of its own
+    ASSERT_OK_AND_ASSIGN(auto w,
+                         docs->PrepareWrite(absl::StrCat("a", i), Text(i), {}));
+    mine.push_back(std::move(w));
+  }
+  std::atomic<bool> a_done{false};
+  std::atomic<int> others_written{0};
+  // Started first, so that it usually leads while the others pile on.
+  auto leader = std::async(std::launch::async, [&] {
+    std::vector<const DocumentWrite*> batch;
+    for (const DocumentWrite& w : mine) batch.push_back(&w);
+    auto results = docs->UpsertMany(batch, WriteOptions{});
+    a_done = true;
+    return results;
+  });
+  std::vector<std::thread> others;
+  for (int t = 0; t < 3; ++t) {
+    others.emplace_back([&, t] {
+      for (int n = 0; !a_done; ++n) {
+        auto w = docs->PrepareWrite(absl::StrCat("b", t, "-", n),
+                                    Text(1000 + n % 50), {});
+        if (!w.ok()) return;
+        const DocumentWrite* one = &*w;
+        auto results = docs->UpsertMany({&one, 1}, WriteOptions{});
+        if (results.size() == 1 && results[0].ok()) ++others_written;
+      }
+    });
+  }
+  const bool returned =
+      leader.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  a_done = true;  // let the others stop either way
+  for (std::thread& t : others) t.join();
+  ASSERT_TRUE(returned) << "the leader kept leading while others wrote";
+  const auto results = leader.get();
+  ASSERT_THAT(results, SizeIs(600));
+  for (const auto& result : results) ASSERT_OK(result);
+  EXPECT_EQ(docs->num_documents(), 600u + others_written.load());
 }
 
 TEST_F(DatabaseTest, PutDocumentsGivesEachDocumentItsOwnResult) {

@@ -34,7 +34,8 @@ std::string DatasetReader::DisplayName(uint32_t index) const {
 absl::Status DatasetReader::Start() {
   started_ = true;
   if (files_.empty()) return absl::OkStatus();
-  return OpenFile(0);
+  failed_ = OpenFile(0);
+  return failed_;
 }
 
 absl::StatusOr<std::unique_ptr<TextExtractor>> DatasetReader::CsvExtractor(
@@ -102,6 +103,7 @@ absl::Status DatasetReader::OpenFile(uint32_t index) {
 
 absl::StatusOr<bool> DatasetReader::Next(DatasetRecord* record) {
   if (!started_) RETURN_IF_ERROR(Start());
+  RETURN_IF_ERROR(failed_);  // the same error again, never a null reader
   while (current_ < files_.size()) {
     RawRecord raw;
     ASSIGN_OR_RETURN(bool got, reader_->Next(&raw));
@@ -113,7 +115,10 @@ absl::StatusOr<bool> DatasetReader::Next(DatasetRecord* record) {
     }
     finished_bytes_ += reader_->bytes_consumed();
     reader_.reset();
-    if (++current_ < files_.size()) RETURN_IF_ERROR(OpenFile(current_));
+    if (++current_ < files_.size()) {
+      failed_ = OpenFile(current_);
+      RETURN_IF_ERROR(failed_);
+    }
   }
   return false;
 }

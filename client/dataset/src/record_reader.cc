@@ -145,7 +145,19 @@ size_t RecordReader::FindRecordEnd() {
   return std::string::npos;
 }
 
+size_t RecordReader::ContentBytes(size_t begin, size_t end) const {
+  // The line terminator does not count against the limit.
+  if (end > begin && buffer_[end - 1] == '\n') --end;
+  if (end > begin && buffer_[end - 1] == '\r') --end;
+  return end - begin;
+}
+
 absl::Status RecordReader::TooLong() const {
+  if (whole_file_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name_, " is longer than ", max_record_bytes_,
+                     " bytes, the limit of one document (--max-record-bytes)"));
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       name_, ": the record starting at line ", line_, " is longer than ",
       max_record_bytes_,
@@ -170,7 +182,8 @@ absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
     if (end == std::string::npos) {
       // Stop growing the buffer: a newline-free input is an error, not a
       // read of the whole stream into memory.
-      if (!eof_ && size_ - begin_ > max_record_bytes_) return TooLong();
+      // (+2: a terminator may still follow and does not count.)
+      if (!eof_ && size_ - begin_ > max_record_bytes_ + 2) return TooLong();
       if (!eof_) {
         absl::Status read = ReadMore();
         if (!read.ok()) return read;
@@ -184,7 +197,7 @@ absl::StatusOr<bool> RecordReader::Next(RawRecord* record) {
       end = size_;  // last record without a terminator
       csv_state_ = CsvState::kFieldStart;
     }
-    if (end - begin_ > max_record_bytes_) return TooLong();
+    if (ContentBytes(begin_, end) > max_record_bytes_) return TooLong();
     const std::string_view bytes(buffer_.data() + begin_, end - begin_);
     const uint64_t start_line = line_;
     // Outside CSV quotes and whole files a record ends at its first '\n'.

@@ -1,5 +1,8 @@
 #include "neardup/client/client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -61,11 +64,18 @@ bool IsLoopbackTarget(std::string_view target) {
   if (target.starts_with("unix:") || target.starts_with("unix-abstract:")) {
     return true;
   }
-  const std::string_view host = TargetHost(target);
-  const bool ipv4_loopback =
-      host.starts_with("127.") &&
-      host.find_first_not_of("0123456789.") == std::string_view::npos;
-  return host == "localhost" || host == "::1" || ipv4_loopback;
+  // A list ("ipv6:[::1]:1,[2001:db8::1]:1") may fall through to its other
+  // addresses: never loopback.
+  if (target.find(',') != std::string_view::npos) return false;
+  const std::string host(TargetHost(target));
+  if (host == "localhost") return true;
+  in_addr v4;
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 &&
+         IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 }  // namespace

@@ -25,8 +25,10 @@ struct ServerConfig {
   int max_queued_requests = 1024;
   size_t max_message_bytes = size_t{64} << 20;
   size_t max_document_bytes = size_t{16} << 20;
-  double default_deadline_seconds = 30;  // for calls that set none
-  bool sync_writes = false;              // fsync every write
+  int max_metadata_keys = 64;                    // per document
+  size_t max_metadata_bytes = size_t{64} << 10;  // keys + values, per document
+  double default_deadline_seconds = 30;          // for calls that set none
+  bool sync_writes = false;                      // fsync every write
   size_t block_cache_bytes = size_t{256} << 20;
   std::string log_level = "info";
   // Security: TLS (and mTLS with a client CA), or plaintext when asked for.
@@ -39,6 +41,14 @@ struct ServerConfig {
   int max_concurrent_streams = 64;
   uint64_t max_stream_items = 10'000'000;
   int max_calls_per_client = 256;
+  // Connections: HTTP/2 streams one connection may open, memory all
+  // in-flight requests may hold (a gRPC ResourceQuota), keepalive pings and
+  // the age after which a connection is asked to reconnect (clients spread
+  // over replicas; a parked connection does not live forever).
+  int max_streams_per_connection = 100;
+  size_t request_memory_bytes = size_t{512} << 20;
+  int keepalive_seconds = 60;
+  int max_connection_age_seconds = 3600;
   // Not a flag: lets in-process tests observe NOT_SERVING while starting.
   std::chrono::milliseconds open_delay_for_tests{0};
 };

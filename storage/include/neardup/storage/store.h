@@ -164,7 +164,11 @@ class Store {
   // record; it does not fail Open.
   absl::Status LoadCollection(std::string_view key, std::string_view value,
                               rocksdb::Iterator& docs)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(collections_mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(ddl_mu_, collections_mu_);
+  // Records that share an id cannot all be right: all are quarantined.
+  void QuarantineSharedIds() ABSL_EXCLUSIVE_LOCKS_REQUIRED(collections_mu_);
+  bool IdInUseElsewhere(uint32_t id, std::string_view name) const
+      ABSL_SHARED_LOCKS_REQUIRED(collections_mu_);
   // Adds the deletes of every entry of collection `id` but its record.
   void AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const;
   // The live state of `collection`; NOT_FOUND once it was dropped.

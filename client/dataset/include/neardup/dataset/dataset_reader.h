@@ -80,6 +80,7 @@ class DatasetReader {
   bool started_ = false;
   std::string header_;
   uint64_t finished_bytes_ = 0;  // consumed by closed readers
+  absl::Status failed_;          // an input that could not be opened
 };
 
 }  // namespace neardup::dataset

@@ -54,6 +54,7 @@ class RecordReader {
   size_t FindRecordEnd();
   absl::Status ReadMore();
   absl::Status TooLong() const;
+  size_t ContentBytes(size_t begin, size_t end) const;
 
   int fd_;
   bool owns_fd_;

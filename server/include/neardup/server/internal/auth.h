@@ -47,6 +47,10 @@ class TokenAuthenticator {
       std::string_view authorization) const;
 
   // OK, or PERMISSION_DENIED naming the scope that is missing.
+  // OK when `token` may `access` at least one collection (admin, or a
+  // read:/write: scope of that kind): what opening a stream needs, before
+  // each item is checked against its own collection.
+  static absl::Status AuthorizeSome(const TokenEntry& token, Access access);
   static absl::Status Authorize(const TokenEntry& token, Access access,
                                 std::string_view collection);
 

@@ -18,11 +18,18 @@ namespace neardup::server {
 
 struct HandlerLimits {
   size_t max_document_bytes = size_t{16} << 20;
+  int max_metadata_keys = 64;  // per document
+  size_t max_metadata_bytes = size_t{64} << 10;
+  // A Query answer stops adding matches before it would outgrow this (the
+  // gRPC message limit) and says it was truncated.
+  size_t max_response_bytes = size_t{64} << 20;
   bool sync_writes = false;  // fsync every write, whatever the request says
 };
 
 inline constexpr uint32_t kDefaultTopK = 10;
 inline constexpr uint32_t kMaxTopK = 10000;
+// Longest document id (as the store allows), also for exclude_id.
+inline constexpr size_t kMaxIdBytes = 1024;
 
 class Handlers {
  public:

@@ -107,7 +107,7 @@ class NearDupService final : public v1::NearDup::CallbackService {
       grpc::CallbackServerContext* context) const;
   // Admission of a stream: availability, token, stream count. On success
   // the caller owns one stream slot (released by ReleaseStream).
-  grpc::Status AdmitStream(grpc::CallbackServerContext* context,
+  grpc::Status AdmitStream(grpc::CallbackServerContext* context, Access access,
                            const TokenEntry** token);
   void ReleaseStream() { --active_streams_; }
   // UNAVAILABLE while starting or stopping; OK otherwise.
