@@ -128,7 +128,7 @@ absl::StatusOr<MinHashSignature> MinHasher::Fingerprint(
 
 absl::StatusOr<MinHashSignature> MinHasher::FingerprintCanonical(
     std::string_view canonical) const {
-  std::vector<Hash128>& hashes = internal::TokenHashScratch();
+  std::vector<Hash128>& hashes = internal::TokenHashScratch(canonical.size());
   hashes.clear();
   internal::HashTokens(*tokenizer_, config_.family, config_.seed, canonical,
                        &hashes);

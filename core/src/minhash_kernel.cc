@@ -5,6 +5,8 @@
 #include <limits>
 #include <memory>
 
+#include "neardup/core/internal/scratch.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -87,9 +89,14 @@ struct AlignedFree {
 
 void MinHashSlotsAvx2(const Hash128* hashes, size_t n, int num_perm,
                       uint64_t* slots) {
-  // Per-thread scratch of 32 bytes per token, grown as needed.
+  // Per-thread scratch of 32 bytes per token, grown as needed and given
+  // back after a document that took it past the budget (scratch.h).
   thread_local std::unique_ptr<void, AlignedFree> carry;
   thread_local size_t capacity = 0;
+  if (capacity * sizeof(__m256i) > kScratchKeepBytes && n * 2 < capacity) {
+    carry.reset();
+    capacity = 0;
+  }
   if (n > capacity) {
     capacity = std::max(n, 2 * capacity);
     carry.reset((std::aligned_alloc(32, capacity * sizeof(__m256i))));

@@ -11,6 +11,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/internal/scratch.h"
 #include "neardup/core/internal/token_hashing.h"
 
 namespace neardup {
@@ -169,7 +170,7 @@ absl::StatusOr<uint64_t> SimHasher::Fingerprint(std::string_view text) const {
 absl::StatusOr<uint64_t> SimHasher::FingerprintCanonical(
     std::string_view canonical) const {
   if (config_.weighting == SimHashWeighting::kTf) {
-    std::vector<Hash128>& hashes = internal::TokenHashScratch();
+    std::vector<Hash128>& hashes = internal::TokenHashScratch(canonical.size());
     hashes.clear();
     internal::HashTokens(*tokenizer_, config_.family, config_.seed, canonical,
                          &hashes);
@@ -178,6 +179,7 @@ absl::StatusOr<uint64_t> SimHasher::FingerprintCanonical(
   }
   const bool idf = config_.weighting == SimHashWeighting::kIdf;
   thread_local std::vector<WeightedToken> tokens;
+  internal::TrimScratch(tokens, canonical.size());
   tokens.clear();
   internal::ForEachHashedToken(
       *tokenizer_, config_.family, config_.seed, canonical,

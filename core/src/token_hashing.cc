@@ -5,20 +5,39 @@
 #include <string>
 
 #include "neardup/core/internal/inline_hash.h"
+#include "neardup/core/internal/scratch.h"
 
 namespace neardup::internal {
+namespace {
+
+// This thread's scratch (see scratch.h for how it is kept small).
+thread_local std::string canonical_scratch;
+thread_local std::vector<Hash128> hash_scratch;
+thread_local std::vector<std::string_view> token_scratch;
+thread_local std::vector<size_t> start_scratch;
+thread_local std::string joined_scratch;
+
+}  // namespace
 
 absl::StatusOr<std::string_view> CanonicalizeToScratch(
     const Canonicalizer& canonicalizer, std::string_view text) {
-  thread_local std::string scratch;
-  absl::Status s = canonicalizer.CanonicalizeInto(text, &scratch);
+  TrimScratch(canonical_scratch, text.size());
+  absl::Status s = canonicalizer.CanonicalizeInto(text, &canonical_scratch);
   if (!s.ok()) return s;
-  return std::string_view(scratch);
+  return std::string_view(canonical_scratch);
 }
 
-std::vector<Hash128>& TokenHashScratch() {
-  thread_local std::vector<Hash128> hashes;
-  return hashes;
+std::vector<Hash128>& TokenHashScratch(size_t text_bytes) {
+  // A text has at most one token per byte.
+  TrimScratch(hash_scratch, text_bytes);
+  return hash_scratch;
+}
+
+size_t ThreadScratchBytes() {
+  return canonical_scratch.capacity() +
+         hash_scratch.capacity() * sizeof(Hash128) +
+         token_scratch.capacity() * sizeof(std::string_view) +
+         start_scratch.capacity() * sizeof(size_t) + joined_scratch.capacity();
 }
 
 namespace {
@@ -27,7 +46,8 @@ template <Hash128 (*kHash)(std::string_view, uint64_t)>
 void HashAll(const Tokenizer& tokenizer, uint64_t seed,
              std::string_view canonical, std::vector<Hash128>* out) {
   // Batch when the tokens are views (shingles never are: skip the attempt).
-  thread_local std::vector<std::string_view> tokens;
+  std::vector<std::string_view>& tokens = token_scratch;
+  TrimScratch(tokens, canonical.size());
   tokens.clear();
   if (!tokenizer.shingle_spec() &&
       tokenizer.CollectTokenViews(canonical, &tokens)) {
@@ -51,9 +71,12 @@ void HashAll(const Tokenizer& tokenizer, uint64_t seed,
 template <Hash128 (*kHash)(std::string_view, uint64_t)>
 bool HashShingles(const Tokenizer& inner, size_t k, uint64_t seed,
                   std::string_view canonical, std::vector<Hash128>* out) {
-  thread_local std::vector<std::string_view> tokens;
-  thread_local std::vector<size_t> starts;  // of token i in `joined`
-  thread_local std::string joined;
+  std::vector<std::string_view>& tokens = token_scratch;
+  std::vector<size_t>& starts = start_scratch;  // of token i in `joined`
+  std::string& joined = joined_scratch;
+  TrimScratch(tokens, canonical.size());
+  TrimScratch(starts, canonical.size());
+  TrimScratch(joined, canonical.size());
   tokens.clear();
   if (!inner.CollectTokenViews(canonical, &tokens)) return false;
   const size_t n = tokens.size();

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "neardup/core/hash.h"
+#include "neardup/core/internal/scratch.h"
+#include "neardup/core/minhash.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup::internal {
@@ -86,6 +88,25 @@ TEST(TokenHashing, PlainTokensBatchedOrNot) {
   EXPECT_EQ(Fused(trigrams, text), Reference(trigrams, text));
   const TransientUpper upper;
   EXPECT_EQ(Fused(upper, text), Reference(upper, text));
+}
+
+// A large document grows this thread's scratch; the next, smaller one gives
+// the memory back instead of keeping it for the life of the thread.
+TEST(ThreadScratch, ShrinksAfterALargeDocument) {
+  auto hasher = MinHasher::Create();  // 5-word shingles: every scratch buffer
+  ASSERT_TRUE(hasher.ok());
+  std::string large;
+  for (int i = 0; large.size() < (size_t{4} << 20); ++i) {
+    large += "word" + std::to_string(i) + " ";
+  }
+  ASSERT_TRUE(hasher->Fingerprint(large).ok());
+  EXPECT_GT(ThreadScratchBytes(), 4 * kScratchKeepBytes);
+  ASSERT_TRUE(hasher->Fingerprint("a short text of a few words here").ok());
+  EXPECT_LE(ThreadScratchBytes(), kScratchKeepBytes);
+  // Steady small documents keep (and reuse) their small buffers.
+  const size_t small = ThreadScratchBytes();
+  ASSERT_TRUE(hasher->Fingerprint("another short text of words").ok());
+  EXPECT_EQ(ThreadScratchBytes(), small);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // Shared front half of every token-based fingerprint: canonicalize into
 // per-thread scratch, then hash each token into a per-thread vector.
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -19,8 +20,13 @@ namespace neardup::internal {
 absl::StatusOr<std::string_view> CanonicalizeToScratch(
     const Canonicalizer& canonicalizer, std::string_view text);
 
-// Per-thread vector the hashers below fill; reused across calls.
-std::vector<Hash128>& TokenHashScratch();
+// Per-thread vector the hashers below fill; reused across calls, and freed
+// first when a much larger text left it over the scratch budget
+// (internal/scratch.h).
+std::vector<Hash128>& TokenHashScratch(size_t text_bytes);
+
+// Bytes this thread's token-hashing scratch holds (for tests).
+size_t ThreadScratchBytes();
 
 // Appends hash128(token) for every token of `canonical` to `*out`.
 void HashTokens(const Tokenizer& tokenizer, HashFamily family, uint64_t seed,
