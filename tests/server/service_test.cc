@@ -224,7 +224,9 @@ TEST(NeardupServer, StreamsKeepOrderAndReportErrors) {
     // The stream cannot end before the failing probe (20) arrives; after
     // it, the server may have ended it already and a write may fail.
     const bool written = stream->Write(query);
-    if (i <= 20) ASSERT_TRUE(written) << i;
+    if (i <= 20) {
+      ASSERT_TRUE(written) << i;
+    }
     if (!written) break;
   }
   stream->WritesDone();
