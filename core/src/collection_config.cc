@@ -1,10 +1,30 @@
 #include "neardup/core/collection_config.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {
+
+std::string_view VerificationName(Verification verification) {
+  return verification == Verification::kEstimate ? "estimate" : "exact";
+}
+
+absl::StatusOr<Verification> ParseVerification(std::string_view name) {
+  if (name == "exact") return Verification::kExact;
+  if (name == "estimate") return Verification::kEstimate;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "verification must be exact or estimate, got \"", AbslView(name), "\""));
+}
+
+double DefaultMinThreshold(double threshold) {
+  // Rounded to 1e-9 so 0.8 gives 0.7, not 0.7000000000000001.
+  return std::round(std::max(threshold - 0.1, threshold / 2) * 1e9) / 1e9;
+}
 
 absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     CollectionConfig config) {
@@ -17,11 +37,32 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     return absl::InvalidArgumentError(
         absl::StrCat("threshold must be in (0, 1), got ", config.threshold));
   }
-  if (config.lsh.bands == 0 && config.lsh.rows == 0) {
+  const bool banding_given = config.lsh.bands != 0 || config.lsh.rows != 0;
+  if (config.min_threshold == 0) {
+    config.min_threshold =
+        banding_given || config.banding == BandingRule::kTxtfp
+            ? config.threshold
+            : DefaultMinThreshold(config.threshold);
+  }
+  if (!(config.min_threshold > 0.0 &&
+        config.min_threshold <= config.threshold)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "min_threshold must be in (0, threshold = ", config.threshold,
+        "], got ", config.min_threshold));
+  }
+  if (banding_given) {
+    RETURN_IF_ERROR(ValidateLshParams(config.lsh, config.num_perm));
+  } else if (config.banding == BandingRule::kTxtfp) {
     ASSIGN_OR_RETURN(config.lsh,
                      LshParamsForThreshold(config.threshold, config.num_perm));
   } else {
-    RETURN_IF_ERROR(ValidateLshParams(config.lsh, config.num_perm));
+    absl::StatusOr<LshParams> lsh =
+        LshParamsRecallFirst(config.min_threshold, config.num_perm);
+    if (!lsh.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("min_threshold: ", lsh.status().message()));
+    }
+    config.lsh = *lsh;
   }
   if (config.verify_bits != 16 && config.verify_bits != 32 &&
       config.verify_bits != 64) {

@@ -1,5 +1,6 @@
 #include "neardup/core/minhash.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,7 @@
 #include "neardup/core/config_hash.h"
 #include "neardup/core/internal/minhash_kernel.h"
 #include "neardup/core/internal/token_hashing.h"
+#include "neardup/core/shingle_set.h"
 
 namespace neardup {
 namespace {
@@ -73,6 +75,27 @@ absl::StatusOr<double> EstimateJaccard(const MinHashSignature& a,
   return EstimateJaccardUnchecked(a.slots.data(), b.slots.data(), a.num_perm());
 }
 
+double EstimateFloorForExact(double threshold, int num_perm) {
+  constexpr double kMissProbability = 1e-6;
+  if (threshold <= 0) return 0;
+  if (threshold >= 1) threshold = 1;
+  const int h = num_perm;
+  // Lower tail P(X <= c), summed in log space from c = 0 up.
+  auto log_pmf = [&](int k) {
+    if (threshold == 1) return k == h ? 0.0 : -INFINITY;
+    return std::lgamma(h + 1.0) - std::lgamma(k + 1.0) -
+           std::lgamma(h - k + 1.0) + k * std::log(threshold) +
+           (h - k) * std::log1p(-threshold);
+  };
+  double tail = 0;
+  int c = 0;
+  for (; c <= h; ++c) {
+    tail += std::exp(log_pmf(c));
+    if (tail > kMissProbability) break;  // P(X <= c) too likely: keep c
+  }
+  return static_cast<double>(c) / h;
+}
+
 double ExactJaccard(std::span<const Hash128> a, std::span<const Hash128> b) {
   if (a.empty() && b.empty()) return 1.0;
   size_t i = 0, j = 0, common = 0;
@@ -126,8 +149,15 @@ absl::StatusOr<MinHashSignature> MinHasher::Fingerprint(
   return FingerprintCanonical(canonical);
 }
 
+absl::StatusOr<MinHashSignature> MinHasher::Fingerprint(
+    std::string_view text, std::vector<uint64_t>* shingles) const {
+  ASSIGN_OR_RETURN(std::string_view canonical,
+                   internal::CanonicalizeToScratch(canonicalizer_, text));
+  return FingerprintCanonical(canonical, shingles);
+}
+
 absl::StatusOr<MinHashSignature> MinHasher::FingerprintCanonical(
-    std::string_view canonical) const {
+    std::string_view canonical, std::vector<uint64_t>* shingles) const {
   std::vector<Hash128>& hashes = internal::TokenHashScratch(canonical.size());
   hashes.clear();
   internal::HashTokens(*tokenizer_, config_.family, config_.seed, canonical,
@@ -137,6 +167,11 @@ absl::StatusOr<MinHashSignature> MinHasher::FingerprintCanonical(
   sig.slots.resize(config_.num_perm);
   internal::MinHashSlots(hashes.data(), hashes.size(), config_.num_perm,
                          sig.slots.data());
+  if (shingles != nullptr) {
+    shingles->resize(hashes.size());
+    for (size_t i = 0; i < hashes.size(); ++i) (*shingles)[i] = hashes[i].lo;
+    SortUniqueHashes(shingles);
+  }
   return sig;
 }
 

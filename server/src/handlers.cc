@@ -61,6 +61,17 @@ absl::Status CheckMetadata(
   return absl::OkStatus();
 }
 
+void SetMinHashScores(const storage::MinHashMatch& match, v1::Match* out) {
+  out->set_similarity(match.score());
+  out->set_estimated_jaccard(match.estimate);
+  if (match.exact) {
+    out->set_exact_jaccard(*match.exact);
+    out->set_verified_by(v1::VERIFICATION_EXACT);
+  } else {
+    out->set_verified_by(v1::VERIFICATION_ESTIMATE);
+  }
+}
+
 // Room kept in a Query answer for everything but the matches.
 constexpr size_t kResponseSlackBytes = 4096;
 
@@ -144,10 +155,7 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
   prepared.options.write.sync = request.sync() || limits_.sync_writes;
   if (request.has_insert_only_below()) {
     const double t = request.insert_only_below();
-    if (!(t > 0 && t <= 1)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("insert_only_below must be in (0, 1], got ", t));
-    }
+    RETURN_IF_ERROR(collection.CheckThreshold(t, "insert_only_below"));
     prepared.options.insert_only_below = t;
   }
   return prepared;
@@ -160,13 +168,13 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
   response->set_id(request.id());
   response->set_written(outcome.written);
   response->set_replaced(outcome.written && outcome.put.replaced);
-  for (const ScoredId& match : outcome.blocking) {
+  for (const storage::MinHashMatch& match : outcome.blocking) {
     auto stored = collection.GetByInternalId(
         match.id, storage::DocumentParts::kRecordOnly);
     if (!stored.ok()) continue;  // deleted meanwhile
     v1::Match* out = response->add_blocking();
     out->set_id(stored->external_id);
-    out->set_similarity(match.score);
+    SetMinHashScores(match, out);
   }
   response->set_blocking_count(
       static_cast<uint32_t>(response->blocking_size()));
@@ -277,7 +285,8 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
 
   MinHashSignature minhash;
   std::optional<uint64_t> simhash;
-  std::optional<std::vector<Hash128>> probe_tokens;
+  // The probe's shingle set, when the collection verifies exactly.
+  std::optional<std::vector<uint64_t>> probe_shingles;
   switch (request.probe_case()) {
     case v1::QueryRequest::kText: {
       RETURN_IF_ERROR(CheckText("text", request.text(), limits_));
@@ -291,14 +300,13 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
         RETURN_IF_ERROR(AboutField("text", h.status()));
         simhash = *h;
       } else {
-        auto sig = collection->minhasher().Fingerprint(request.text());
+        if (config.verification == Verification::kExact) {
+          probe_shingles.emplace();
+        }
+        auto sig = collection->minhasher().Fingerprint(
+            request.text(), probe_shingles ? &*probe_shingles : nullptr);
         RETURN_IF_ERROR(AboutField("text", sig.status()));
         minhash = *std::move(sig);
-        if (config.store_text) {
-          auto tokens = collection->minhasher().TokenSet(request.text());
-          RETURN_IF_ERROR(AboutField("text", tokens.status()));
-          probe_tokens = *std::move(tokens);
-        }
       }
       break;
     }
@@ -317,7 +325,8 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   struct Hit {
     uint32_t internal_id;
     double similarity;
-    std::optional<int> distance;
+    std::optional<int> distance;  // SimHash
+    std::optional<storage::MinHashMatch> minhash;
   };
   std::vector<Hit> hits;
   if (simhash_query) {
@@ -334,14 +343,13 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   } else {
     const double threshold =
         request.threshold() == 0 ? config.threshold : request.threshold();
-    if (!(threshold > 0 && threshold <= 1)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "threshold must be in (0, 1], got ", request.threshold()));
+    ASSIGN_OR_RETURN(std::vector<storage::MinHashMatch> found,
+                     collection->QueryMinHash(
+                         minhash, probe_shingles ? &*probe_shingles : nullptr,
+                         threshold, wanted, stats));
+    for (const storage::MinHashMatch& m : found) {
+      hits.push_back({m.id, m.score(), {}, m});
     }
-    ASSIGN_OR_RETURN(
-        std::vector<ScoredId> found,
-        collection->QueryMinHash(minhash, threshold, wanted, stats));
-    for (const ScoredId& m : found) hits.push_back({m.id, m.score, {}});
   }
 
   // Matches stop before the answer would outgrow the message limit.
@@ -366,16 +374,11 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     };
     match->set_id(doc->external_id);
     match->set_similarity(hit.similarity);
+    if (hit.minhash) SetMinHashScores(*hit.minhash, match);
     if (hit.distance) match->set_hamming_distance(*hit.distance);
     if (request.include_metadata()) {
       for (const auto& [key, value] : doc->metadata) {
         (*match->mutable_metadata())[key] = value;
-      }
-    }
-    if (probe_tokens && doc->text) {
-      auto tokens = collection->minhasher().TokenSet(*doc->text);
-      if (tokens.ok()) {
-        match->set_exact_jaccard(ExactJaccard(*probe_tokens, *tokens));
       }
     }
     if (!fits()) {
@@ -411,6 +414,7 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
     out->set_bands(collection->record().config.lsh.bands);
     out->set_rows(collection->record().config.lsh.rows);
     out->set_simhash(collection->record().config.simhash_enabled);
+    out->set_min_threshold(collection->record().config.min_threshold);
   }
   const storage::StoreStats store = db_->store().Stats();
   response->set_store_live_bytes(store.live_sst_bytes);

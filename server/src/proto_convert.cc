@@ -33,6 +33,18 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
   if (!(t == 0 || (t > 0 && t < 1))) {
     return out_of_range("threshold", t, "0 (0.8) or in (0, 1)");
   }
+  const double floor = proto.min_threshold();
+  if (!(floor == 0 || (floor > 0 && floor < 1))) {
+    return out_of_range("min_threshold", floor, "0 (default) or in (0, 1)");
+  }
+  if (!v1::Banding_IsValid(proto.banding())) {
+    return out_of_range("banding", proto.banding(),
+                        "BANDING_RECALL_FIRST or BANDING_TXTFP");
+  }
+  if (!v1::Verification_IsValid(proto.verification())) {
+    return out_of_range("verification", proto.verification(),
+                        "VERIFICATION_EXACT or VERIFICATION_ESTIMATE");
+  }
   if (proto.bands() > 256) {
     return out_of_range("bands", proto.bands(), "in [0, 256]");
   }
@@ -71,8 +83,15 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
         absl::StrCat("config.tokenizer: ", config.status().message()));
   }
   if (proto.threshold() != 0) config->threshold = proto.threshold();
+  config->min_threshold = proto.min_threshold();
+  config->banding = proto.banding() == v1::BANDING_TXTFP
+                        ? BandingRule::kTxtfp
+                        : BandingRule::kRecallFirst;
   config->lsh = {static_cast<int>(proto.bands()),
                  static_cast<int>(proto.rows())};
+  config->verification = proto.verification() == v1::VERIFICATION_ESTIMATE
+                             ? Verification::kEstimate
+                             : Verification::kExact;
   if (proto.verify_bits() != 0) {
     config->verify_bits = static_cast<int>(proto.verify_bits());
   }
@@ -105,6 +124,13 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
   settings.weighting = config.simhash_weighting;
   neardup::proto::SettingsToProto(settings, &proto);
   proto.set_threshold(config.threshold);
+  proto.set_min_threshold(config.min_threshold);
+  proto.set_banding(config.banding == BandingRule::kTxtfp
+                        ? v1::BANDING_TXTFP
+                        : v1::BANDING_RECALL_FIRST);
+  proto.set_verification(config.verification == Verification::kEstimate
+                             ? v1::VERIFICATION_ESTIMATE
+                             : v1::VERIFICATION_EXACT);
   proto.set_bands(config.lsh.bands);
   proto.set_rows(config.lsh.rows);
   proto.set_verify_bits(config.verify_bits);
@@ -123,6 +149,10 @@ v1::Collection CollectionToProto(const storage::Collection& collection) {
   proto.set_simhash_config_hash(record.simhash_config_hash);
   proto.set_document_count(collection.num_documents());
   proto.set_created_unix_micros(record.created_unix_micros);
+  proto.set_candidate_probability_at_floor(
+      LshCandidateProbability(record.config.min_threshold, record.config.lsh));
+  proto.set_candidate_probability_at_threshold(
+      LshCandidateProbability(record.config.threshold, record.config.lsh));
   return proto;
 }
 

@@ -5,9 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "config_hashes.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/shingle_set.h"
 
 namespace neardup::storage {
 namespace {
@@ -83,7 +85,12 @@ absl::StatusOr<DocumentWrite> Collection::PrepareWrite(
   DocumentWrite doc;
   doc.external_id = std::move(external_id);
   doc.metadata = std::move(metadata);
-  ASSIGN_OR_RETURN(doc.minhash, minhasher_.Fingerprint(text));
+  if (record_.config.verification == Verification::kExact) {
+    doc.shingles.emplace();
+    ASSIGN_OR_RETURN(doc.minhash, minhasher_.Fingerprint(text, &*doc.shingles));
+  } else {
+    ASSIGN_OR_RETURN(doc.minhash, minhasher_.Fingerprint(text));
+  }
   doc.minhash_config_hash = minhasher_.config_hash();
   if (simhasher_) {
     ASSIGN_OR_RETURN(doc.simhash, simhasher_->Fingerprint(text));
@@ -108,15 +115,18 @@ absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
   UpsertOutcome outcome;
   if (options.insert_only_below) {
     // Check-then-insert must be atomic: this path holds the write lock.
+    RETURN_IF_ERROR(
+        CheckThreshold(*options.insert_only_below, "insert_only_below"));
     MutexLock lock(&write_mu_);
     ASSIGN_OR_RETURN(
-        std::vector<ScoredId> matches,
-        minhash_index_->Query(doc.minhash, *options.insert_only_below));
+        std::vector<MinHashMatch> matches,
+        FindMinHashMatches(doc.minhash, doc.shingles ? &*doc.shingles : nullptr,
+                           *options.insert_only_below, 0, nullptr));
     // A document never blocks its own replacement.
     if (!matches.empty()) {
       auto existing = store_->GetDocument(record_, doc.external_id);
       if (existing.ok()) {
-        std::erase_if(matches, [&](const ScoredId& m) {
+        std::erase_if(matches, [&](const MinHashMatch& m) {
           return m.id == existing->internal_id;
         });
       } else if (existing.status().code() != absl::StatusCode::kNotFound) {
@@ -241,11 +251,79 @@ absl::StatusOr<StoredDocument> Collection::GetByInternalId(
   return store_->GetDocumentByInternalId(record_, internal_id, parts);
 }
 
-absl::StatusOr<std::vector<ScoredId>> Collection::QueryMinHash(
-    const MinHashSignature& signature, double threshold, size_t top_k,
-    IndexQueryStats* stats) const {
-  ASSIGN_OR_RETURN(std::vector<ScoredId> matches,
-                   minhash_index_->Query(signature, threshold, stats));
+absl::Status Collection::CheckThreshold(double threshold,
+                                        std::string_view field) const {
+  const CollectionConfig& config = record_.config;
+  if (!(threshold > 0 && threshold <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(field), " must be in (0, 1], got ", threshold));
+  }
+  // The tolerance forgives decimal round-off in what clients send.
+  if (threshold < config.min_threshold - 1e-9) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        AbslView(field), " ", threshold,
+        " is below the recall floor of collection \"", record_.name,
+        "\" (min_threshold ", config.min_threshold, "): its LSH banding (",
+        config.lsh.bands, " x ", config.lsh.rows,
+        ") is not built to find pairs that far apart. Ask for at least ",
+        config.min_threshold,
+        ", or create a collection with "
+        "config.min_threshold <= ",
+        threshold,
+        " (neardup collections create --min-threshold) and ingest into it"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<MinHashMatch>> Collection::QueryMinHash(
+    const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
+    double threshold, size_t top_k, IndexQueryStats* stats) const {
+  RETURN_IF_ERROR(CheckThreshold(threshold, "threshold"));
+  return FindMinHashMatches(signature, shingles, threshold, top_k, stats);
+}
+
+absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
+    const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
+    double threshold, size_t top_k, IndexQueryStats* stats) const {
+  std::vector<MinHashMatch> matches;
+  const bool exact = shingles != nullptr &&
+                     record_.config.verification == Verification::kExact;
+  if (!exact) {
+    ASSIGN_OR_RETURN(std::vector<ScoredId> found,
+                     minhash_index_->Query(signature, threshold, stats));
+    if (top_k > 0 && found.size() > top_k) found.resize(top_k);
+    matches.reserve(found.size());
+    for (const ScoredId& m : found) matches.push_back({m.id, m.score, {}});
+    return matches;
+  }
+  // Exact: a loose estimate filter first, then the shingle sets decide.
+  ASSIGN_OR_RETURN(
+      const std::vector<ScoredId> candidates,
+      minhash_index_->Query(
+          signature, EstimateFloorForExact(threshold, record_.config.num_perm),
+          stats));
+  // Evidence is read in chunks: memory stays bounded however many
+  // candidates pass.
+  constexpr size_t kChunk = 256;
+  std::vector<uint32_t> ids;
+  for (size_t begin = 0; begin < candidates.size(); begin += kChunk) {
+    const size_t end = std::min(candidates.size(), begin + kChunk);
+    ids.clear();
+    for (size_t i = begin; i < end; ++i) ids.push_back(candidates[i].id);
+    ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
+    for (size_t i = begin; i < end; ++i) {
+      const ScoredId& candidate = candidates[i];
+      const std::optional<std::vector<uint64_t>>& set = sets[i - begin];
+      MinHashMatch match{candidate.id, candidate.score, {}};
+      if (set) match.exact = ExactJaccard64(*shingles, *set);
+      if (match.score() >= threshold) matches.push_back(match);
+    }
+  }
+  std::sort(matches.begin(), matches.end(),
+            [](const MinHashMatch& a, const MinHashMatch& b) {
+              return a.score() != b.score() ? a.score() > b.score()
+                                            : a.id < b.id;
+            });
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
   return matches;
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/storage/records.pb.h"
 
 namespace neardup::storage {
@@ -122,6 +123,38 @@ absl::StatusOr<SimHashWeighting> FromProto(pb::SimHashWeighting value) {
   }
 }
 
+pb::BandingRule ToProto(BandingRule value) {
+  return value == BandingRule::kTxtfp ? pb::BANDING_RULE_TXTFP
+                                      : pb::BANDING_RULE_RECALL_FIRST;
+}
+
+absl::StatusOr<BandingRule> FromProto(pb::BandingRule value) {
+  switch (value) {
+    case pb::BANDING_RULE_RECALL_FIRST:
+      return BandingRule::kRecallFirst;
+    case pb::BANDING_RULE_TXTFP:
+      return BandingRule::kTxtfp;
+    default:
+      return Malformed("collection", absl::StrCat("banding rule ", value));
+  }
+}
+
+pb::Verification ToProto(Verification value) {
+  return value == Verification::kEstimate ? pb::VERIFICATION_ESTIMATE
+                                          : pb::VERIFICATION_EXACT;
+}
+
+absl::StatusOr<Verification> FromProto(pb::Verification value) {
+  switch (value) {
+    case pb::VERIFICATION_EXACT:
+      return Verification::kExact;
+    case pb::VERIFICATION_ESTIMATE:
+      return Verification::kEstimate;
+    default:
+      return Malformed("collection", absl::StrCat("verification ", value));
+  }
+}
+
 void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   pb::CanonicalizerOptions* canonicalizer = out->mutable_canonicalizer();
   canonicalizer->set_normalization(ToProto(config.canonicalizer.normalization));
@@ -143,6 +176,9 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   out->set_simhash_weighting(ToProto(config.simhash_weighting));
   out->set_simhash_max_distance(config.simhash_max_distance);
   out->set_store_text(config.store_text);
+  out->set_min_threshold(config.min_threshold);
+  out->set_banding(ToProto(config.banding));
+  out->set_verification(ToProto(config.verification));
 }
 
 absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
@@ -168,6 +204,15 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
   ASSIGN_OR_RETURN(config.simhash_weighting, FromProto(in.simhash_weighting()));
   config.simhash_max_distance = in.simhash_max_distance();
   config.store_text = in.store_text();
+  if (in.min_threshold() == 0) {  // written before recall-first banding
+    config.min_threshold = config.threshold;
+    config.banding = BandingRule::kTxtfp;
+    config.verification = Verification::kEstimate;
+    return config;
+  }
+  config.min_threshold = in.min_threshold();
+  ASSIGN_OR_RETURN(config.banding, FromProto(in.banding()));
+  ASSIGN_OR_RETURN(config.verification, FromProto(in.verification()));
   return config;
 }
 
@@ -262,6 +307,27 @@ absl::StatusOr<SimHashValue> DecodeSimHashValue(std::string_view bytes) {
                    ParseMessage<pb::SimHashValue>(bytes, "simhash value"));
   return SimHashValue{.config_hash = message.config_hash(),
                       .value = message.value()};
+}
+
+std::string EncodeEvidenceValue(uint64_t config_hash,
+                                std::span<const uint64_t> shingles) {
+  pb::EvidenceValue message;
+  message.set_config_hash(config_hash);
+  message.set_shingle_set(EncodeShingleSet(shingles));
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes) {
+  ASSIGN_OR_RETURN(const pb::EvidenceValue message,
+                   ParseMessage<pb::EvidenceValue>(bytes, "evidence value"));
+  EvidenceValue value;
+  value.config_hash = message.config_hash();
+  if (absl::Status decoded =
+          DecodeShingleSet(message.shingle_set(), &value.shingles);
+      !decoded.ok()) {
+    return Malformed("evidence value", StdView(decoded.message()));
+  }
+  return value;
 }
 
 }  // namespace neardup::storage

@@ -55,6 +55,9 @@ FamilyTraits TraitsOf(ColumnFamily cf) {
     case ColumnFamily::kMinHash:
       // Slots are uniformly random 64-bit values: compression only costs CPU.
       return {.point_lookups = false, .compressible = false};
+    case ColumnFamily::kEvidence:
+      // Read by candidate id; already Elias-Fano coded (random hashes).
+      return {.point_lookups = true, .compressible = false};
     default:
       return {.point_lookups = false, .compressible = true};
   }

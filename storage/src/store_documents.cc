@@ -206,6 +206,13 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
                 EncodeSimHashValue({.config_hash = stored.simhash_config_hash,
                                     .value = *doc.simhash}));
     }
+    if (doc.shingles && stored.config.verification == Verification::kExact) {
+      batch.Put(handle(ColumnFamily::kEvidence), doc_key,
+                EncodeEvidenceValue(stored.minhash_config_hash, *doc.shingles));
+    } else if (result.replaced) {
+      // The old text's evidence must not outlive it.
+      batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
+    }
     results[i] = result;
   }
   if (batch.Count() == 0) return results;
@@ -303,6 +310,44 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
   return doc;
 }
 
+absl::StatusOr<std::vector<std::optional<std::vector<uint64_t>>>>
+Store::GetShingleSets(const CollectionRecord& collection,
+                      std::span<const uint32_t> internal_ids) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  const CollectionRecord& stored = state->record;
+  std::vector<std::string> keys;
+  keys.reserve(internal_ids.size());
+  for (uint32_t id : internal_ids) keys.push_back(keys::DocKey(stored.id, id));
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  // One MultiGet reads the candidates' evidence from one implicit snapshot.
+  db_->MultiGet(rocksdb::ReadOptions(), handle(ColumnFamily::kEvidence),
+                slices.size(), slices.data(), values.data(), statuses.data());
+  std::vector<std::optional<std::vector<uint64_t>>> sets(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    RETURN_IF_ERROR(FromRocksDb(statuses[i], "read evidence"));
+    absl::StatusOr<EvidenceValue> value =
+        DecodeEvidenceValue(values[i].ToStringView());
+    if (!value.ok()) {
+      return CorruptDocument(stored, internal_ids[i],
+                             StdView(value.status().message()));
+    }
+    if (value->config_hash != stored.minhash_config_hash) {
+      return CorruptDocument(
+          stored, internal_ids[i],
+          absl::StrCat("stored evidence config_hash ",
+                       FormatHex64(value->config_hash),
+                       " differs from the collection's ",
+                       FormatHex64(stored.minhash_config_hash)));
+    }
+    sets[i] = std::move(value->shingles);
+  }
+  return sets;
+}
+
 absl::StatusOr<uint32_t> Store::DeleteDocument(
     const CollectionRecord& collection, std::string_view external_id,
     const WriteOptions& options) {
@@ -327,6 +372,7 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   batch.Delete(handle(ColumnFamily::kDocs), doc_key);
   batch.Delete(handle(ColumnFamily::kMinHash), doc_key);
   batch.Delete(handle(ColumnFamily::kSimHash), doc_key);
+  batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
   rocksdb::WriteOptions write_options;
   write_options.sync = options.sync;
   RETURN_IF_ERROR(

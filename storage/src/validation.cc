@@ -1,6 +1,7 @@
 #include "neardup/storage/internal/validation.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -75,6 +76,12 @@ absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
         absl::StrCat("minhash signature has ", doc.minhash.num_perm(),
                      " slots; collection \"", collection.name,
                      "\" uses num_perm ", collection.config.num_perm));
+  }
+  if (doc.shingles.has_value() &&
+      std::adjacent_find(doc.shingles->begin(), doc.shingles->end(),
+                         std::greater_equal<>()) != doc.shingles->end()) {
+    return absl::InvalidArgumentError(
+        "shingle set must be strictly increasing");
   }
   if (!collection.config.simhash_enabled) {
     if (doc.simhash.has_value()) {

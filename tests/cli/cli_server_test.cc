@@ -45,7 +45,7 @@ class CliServerTest : public ::testing::Test {
 TEST_F(CliServerTest, CollectionsLifecycle) {
   Result r = Run("collections create news --threshold 0.5 --store-text");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("bands x rows=32x4"));
+  EXPECT_THAT(r.out, HasSubstr("min_threshold=0.4 bands x rows=31x2"));
   r = Run("collections create news");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.out, HasSubstr("already exists"));

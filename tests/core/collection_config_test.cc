@@ -14,19 +14,58 @@ absl::Status ErrorOf(CollectionConfig config) {
   return NormalizeCollectionConfig(std::move(config)).status();
 }
 
-TEST(CollectionConfig, DefaultsDeriveBandsFromThreshold) {
+TEST(CollectionConfig, DefaultsAreRecallFirstWithAFloorBelowTheThreshold) {
   auto config = NormalizeCollectionConfig({});
   ASSERT_OK(config);
-  EXPECT_EQ(config->lsh, (LshParams{8, 16}));  // t = 0.8, H = 128
+  EXPECT_DOUBLE_EQ(config->min_threshold, 0.7);  // t = 0.8
+  EXPECT_EQ(config->lsh, (LshParams{20, 4}));    // recall-first at 0.7
+  EXPECT_EQ(config->verification, Verification::kExact);
   CollectionConfig loose;
   loose.threshold = 0.5;
-  EXPECT_EQ(NormalizeCollectionConfig(loose)->lsh, (LshParams{32, 4}));
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig normalized,
+                       NormalizeCollectionConfig(loose));
+  EXPECT_DOUBLE_EQ(normalized.min_threshold, 0.4);
+  EXPECT_EQ(normalized.lsh, (LshParams{31, 2}));
+  // Low thresholds keep the floor at half the threshold.
+  CollectionConfig low;
+  low.threshold = 0.15;
+  EXPECT_DOUBLE_EQ(NormalizeCollectionConfig(low)->min_threshold, 0.075);
+  // Normalizing is idempotent (stored records are checked that way).
+  EXPECT_EQ(*NormalizeCollectionConfig(*config), *config);
+}
+
+TEST(CollectionConfig, TxtfpBandingAndExplicitBandsKeepTheThresholdAsFloor) {
+  CollectionConfig txtfp;
+  txtfp.banding = BandingRule::kTxtfp;
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig a,
+                       NormalizeCollectionConfig(txtfp));
+  EXPECT_EQ(a.lsh, (LshParams{8, 16}));
+  EXPECT_DOUBLE_EQ(a.min_threshold, 0.8);
+  CollectionConfig given;
+  given.lsh = {16, 8};
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig b,
+                       NormalizeCollectionConfig(given));
+  EXPECT_DOUBLE_EQ(b.min_threshold, 0.8);
+}
+
+TEST(CollectionConfig, ExplicitFloorPicksTheBanding) {
+  CollectionConfig config;
+  config.min_threshold = 0.5;
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig normalized,
+                       NormalizeCollectionConfig(config));
+  EXPECT_EQ(normalized.lsh, (LshParams{40, 3}));
+  config.min_threshold = 0.9;  // above the threshold
+  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("min_threshold"));
+  config.min_threshold = 0.01;  // no banding of 128 slots reaches it
+  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("lowest floor"));
 }
 
 TEST(CollectionConfig, ExplicitBandsAreKept) {
   CollectionConfig config;
   config.lsh = {16, 8};
   EXPECT_EQ(NormalizeCollectionConfig(config)->lsh, (LshParams{16, 8}));
+  config.lsh = {20, 4};  // fewer slots than H is fine
+  EXPECT_EQ(NormalizeCollectionConfig(config)->lsh, (LshParams{20, 4}));
   config.lsh = {16, 16};
   EXPECT_THAT(ErrorOf(config).message(), HasSubstr("16 x 16"));
 }

@@ -45,6 +45,58 @@ TEST(LshParamsForThreshold, HigherThresholdMeansFewerBands) {
   }
 }
 
+// Pinned: a change here changes the banding of every new collection.
+TEST(LshParamsRecallFirst, ChoicesForH128) {
+  const std::pair<double, LshParams> expected[] = {
+      {0.4, {31, 2}}, {0.5, {40, 3}}, {0.6, {22, 3}},
+      {0.7, {20, 4}}, {0.8, {18, 6}}, {0.9, {11, 9}}};
+  for (const auto& [floor, params] : expected) {
+    ASSERT_OK_AND_ASSIGN(const LshParams got, LshParamsRecallFirst(floor, 128));
+    EXPECT_EQ(got, params) << "floor " << floor << " got " << got.bands << "x"
+                           << got.rows;
+  }
+}
+
+// The definition, checked by brute force over every b x r <= H.
+TEST(LshParamsRecallFirst, IsTheLeastAreaBandingThatReachesTheFloor) {
+  for (int h : {64, 128, 256}) {
+    for (double floor = 0.2; floor < 0.96; floor += 0.05) {
+      ASSERT_OK_AND_ASSIGN(const LshParams got, LshParamsRecallFirst(floor, h));
+      EXPECT_LE(got.slots_used(), h);
+      EXPECT_GE(LshCandidateProbability(floor, got), kRecallFloorProbability);
+      const double area = CandidateAreaBelow(floor, got);
+      for (int rows = 1; rows <= h; ++rows) {
+        for (int bands = 1; bands * rows <= h; ++bands) {
+          const LshParams other{bands, rows};
+          if (LshCandidateProbability(floor, other) < kRecallFloorProbability) {
+            continue;
+          }
+          EXPECT_GE(CandidateAreaBelow(floor, other), area)
+              << "H=" << h << " floor " << floor << ": " << bands << "x" << rows
+              << " beats " << got.bands << "x" << got.rows;
+        }
+      }
+    }
+  }
+}
+
+TEST(LshParamsRecallFirst, RefusesAFloorNoBandingReaches) {
+  // One band per slot: P(0.01) = 1 - 0.99^128 = 0.72 < 0.995.
+  auto got = LshParamsRecallFirst(0.01, 128);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(got.status().message(), HasSubstr("lowest floor 128 slots"));
+  EXPECT_FALSE(LshParamsRecallFirst(0, 128).ok());
+  EXPECT_FALSE(LshParamsRecallFirst(1, 128).ok());
+}
+
+TEST(BandingRule, NamesRoundTrip) {
+  for (BandingRule rule : {BandingRule::kRecallFirst, BandingRule::kTxtfp}) {
+    EXPECT_EQ(*ParseBandingRule(BandingRuleName(rule)), rule);
+  }
+  EXPECT_FALSE(ParseBandingRule("fastest").ok());
+}
+
 TEST(LshParamsForThreshold, RejectsOutOfRange) {
   for (double t : {0.0, 1.0, -0.5, 1.5, std::nan("")}) {
     auto got = LshParamsForThreshold(t, 128);
@@ -55,11 +107,13 @@ TEST(LshParamsForThreshold, RejectsOutOfRange) {
   EXPECT_FALSE(LshParamsForThreshold(0.5, 0).ok());
 }
 
-TEST(ValidateLshParams, ProductMustBeH) {
+TEST(ValidateLshParams, BandsCoverAtMostH) {
   EXPECT_OK(ValidateLshParams({16, 8}, 128));
-  EXPECT_FALSE(ValidateLshParams({16, 4}, 128).ok());
+  EXPECT_OK(ValidateLshParams({20, 4}, 128));  // 80 of 128 slots
+  EXPECT_FALSE(ValidateLshParams({16, 16}, 128).ok());
+  EXPECT_FALSE(ValidateLshParams({129, 1}, 128).ok());
   EXPECT_FALSE(ValidateLshParams({0, 128}, 128).ok());
-  EXPECT_THAT(ValidateLshParams({3, 5}, 128).message(), HasSubstr("3 x 5"));
+  EXPECT_THAT(ValidateLshParams({13, 11}, 128).message(), HasSubstr("13 x 11"));
 }
 
 TEST(ValidateLshParams, ProductIsComputedWithoutOverflow) {

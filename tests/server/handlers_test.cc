@@ -67,6 +67,64 @@ class HandlersTest : public ::testing::Test {
   std::unique_ptr<Handlers> handlers_;
 };
 
+// Text probes of a text collection are decided on the shingle sets; a
+// document upserted as signatures only by its estimate, and the match says
+// which.
+TEST_F(HandlersTest, MatchesSayWhatDecidedThem) {
+  const std::string text = GeneratedText(3);
+  ASSERT_OK(Upsert("text", text));
+  v1::FingerprintRequest fingerprint;
+  fingerprint.set_text(text);
+  fingerprint.mutable_config()->set_threshold(0.5);
+  v1::FingerprintResponse signatures;
+  ASSERT_OK(handlers_->Fingerprint(fingerprint, &signatures, HandlerLimits{}));
+  v1::UpsertRequest by_signature;
+  by_signature.set_collection("c");
+  by_signature.set_id("sig");
+  by_signature.mutable_signatures()->set_minhash(signatures.minhash());
+  by_signature.mutable_signatures()->set_minhash_config_hash(
+      signatures.minhash_config_hash());
+  v1::UpsertResponse upserted;
+  ASSERT_OK(handlers_->Upsert(by_signature, &upserted));
+
+  ASSERT_OK_AND_ASSIGN(const v1::QueryResponse found, Query(text));
+  ASSERT_EQ(found.matches_size(), 2);
+  for (const v1::Match& match : found.matches()) {
+    EXPECT_EQ(match.similarity(), 1.0);
+    EXPECT_EQ(match.estimated_jaccard(), 1.0);
+    if (match.id() == "text") {
+      EXPECT_EQ(match.verified_by(), v1::VERIFICATION_EXACT);
+      EXPECT_EQ(match.exact_jaccard(), 1.0);
+    } else {
+      EXPECT_EQ(match.verified_by(), v1::VERIFICATION_ESTIMATE);
+      EXPECT_FALSE(match.has_exact_jaccard());
+    }
+  }
+}
+
+TEST_F(HandlersTest, ThresholdBelowTheFloorIsInvalidArgument) {
+  // threshold 0.5 -> floor 0.4.
+  v1::QueryRequest request;
+  request.set_collection("c");
+  request.set_text(GeneratedText(1));
+  request.set_threshold(0.3);
+  v1::QueryResponse response;
+  IndexQueryStats stats;
+  const absl::Status status = handlers_->Query(request, &response, &stats);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("min_threshold 0.4"));
+  request.set_threshold(0.4);
+  EXPECT_OK(handlers_->Query(request, &response, &stats));
+  v1::UpsertRequest upsert;
+  upsert.set_collection("c");
+  upsert.set_id("x");
+  upsert.set_text(GeneratedText(1));
+  upsert.set_insert_only_below(0.2);
+  v1::UpsertResponse upserted;
+  EXPECT_EQ(handlers_->Upsert(upsert, &upserted).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(HandlersTest, TopKAndExclude) {
   const std::string base = GeneratedText(1);
   ASSERT_OK(Upsert("orig", base));

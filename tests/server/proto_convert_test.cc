@@ -16,13 +16,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(ConfigFromProto, EmptyMeansTxtfpDefaults) {
+// txtfp's fingerprints, neardup's banding and verification.
+TEST(ConfigFromProto, EmptyMeansTxtfpFingerprintsWithRecallFirstBanding) {
   auto config = ConfigFromProto({});
   ASSERT_OK(config);
   EXPECT_EQ(config->minhash_tokenizer, "shingle-k=5/word-uax29");
   EXPECT_EQ(config->num_perm, 128);
   EXPECT_EQ(config->threshold, 0.8);
-  EXPECT_EQ(config->lsh, (LshParams{8, 16}));
+  EXPECT_DOUBLE_EQ(config->min_threshold, 0.7);
+  EXPECT_EQ(config->banding, BandingRule::kRecallFirst);
+  EXPECT_EQ(config->lsh, (LshParams{20, 4}));
+  EXPECT_EQ(config->verification, Verification::kExact);
   auto hasher = MinHasher::Create(MinHashConfigOf(*config));
   ASSERT_OK(hasher);
   // txtfp's default MinHash config hash.
@@ -43,6 +47,9 @@ TEST(ConfigFromProto, MapsEveryField) {
   proto.set_seed(7);
   proto.set_hash_family(v1::HASH_FAMILY_MURMUR3);
   proto.set_threshold(0.7);
+  proto.set_min_threshold(0.6);
+  proto.set_banding(v1::BANDING_TXTFP);
+  proto.set_verification(v1::VERIFICATION_ESTIMATE);
   proto.set_bands(16);
   proto.set_rows(4);
   proto.set_verify_bits(64);
@@ -61,6 +68,9 @@ TEST(ConfigFromProto, MapsEveryField) {
   EXPECT_EQ(config->seed, 7u);
   EXPECT_EQ(config->family, HashFamily::kMurmur3);
   EXPECT_EQ(config->lsh, (LshParams{16, 4}));
+  EXPECT_DOUBLE_EQ(config->min_threshold, 0.6);
+  EXPECT_EQ(config->banding, BandingRule::kTxtfp);
+  EXPECT_EQ(config->verification, Verification::kEstimate);
   EXPECT_EQ(config->verify_bits, 64);
   EXPECT_EQ(config->simhash_weighting, SimHashWeighting::kUniform);
   EXPECT_EQ(config->simhash_max_distance, 5);
@@ -91,9 +101,9 @@ TEST(ConfigFromProto, ErrorsNameTheField) {
   EXPECT_THAT(ConfigFromProto(proto).status().message(),
               HasSubstr("shingle_k"));
   proto = {};
-  proto.set_bands(7);
-  proto.set_rows(7);
-  EXPECT_THAT(ConfigFromProto(proto).status().message(), HasSubstr("7 x 7"));
+  proto.set_bands(13);
+  proto.set_rows(13);
+  EXPECT_THAT(ConfigFromProto(proto).status().message(), HasSubstr("13 x 13"));
   proto = {};
   proto.set_threshold(1.5);
   EXPECT_EQ(ConfigFromProto(proto).status().code(),
@@ -120,6 +130,11 @@ TEST(ConfigFromProto, NumericFieldsOutsideTheirRangeAreRefused) {
       {[](auto& p) { p.set_simhash(true), p.set_simhash_max_distance(17); },
        "simhash_max_distance"},
       {[](auto& p) { p.set_shingle_k(4294967295u); }, "shingle_k"},
+      {[](auto& p) { p.set_min_threshold(1.0); }, "min_threshold"},
+      {[](auto& p) { p.set_min_threshold(-0.1); }, "min_threshold"},
+      {[](auto& p) { p.set_banding(static_cast<v1::Banding>(9)); }, "banding"},
+      {[](auto& p) { p.set_verification(static_cast<v1::Verification>(9)); },
+       "verification"},
   };
   for (const Case& c : cases) {
     v1::FingerprintConfig proto;

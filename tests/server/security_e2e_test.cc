@@ -201,7 +201,7 @@ TEST_F(AuthTest, WriteOnlyTokenLearnsOnlyHowManyBlocked) {
   ASSERT_OK(As(kWriterToken).Upsert(Doc("news", 1)));
   v1::UpsertRequest copy = Doc("news", 1);
   copy.set_id("copy");
-  copy.set_insert_only_below(0.5);
+  copy.set_insert_only_below(0.8);
   auto blind = As(kWriteOnlyToken).Upsert(copy);
   ASSERT_OK(blind);
   EXPECT_FALSE(blind->written());

@@ -53,7 +53,7 @@ class DatabaseQuarantineTest : public StoreTest {
   void ExpectGoodServes(Database& db) {
     ASSERT_OK_AND_ASSIGN(auto good, db.GetCollection("good"));
     ASSERT_OK_AND_ASSIGN(auto sig, good->minhasher().Fingerprint(kText));
-    ASSERT_OK_AND_ASSIGN(auto matches, good->QueryMinHash(sig, 0.8));
+    ASSERT_OK_AND_ASSIGN(auto matches, good->QueryMinHash(sig, nullptr, 0.8));
     EXPECT_THAT(matches, SizeIs(1));
     // A replace: the document count stays 1 however often this runs.
     ASSERT_OK_AND_ASSIGN(auto write, good->PrepareWrite("d1", kText, {}));

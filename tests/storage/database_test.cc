@@ -54,7 +54,7 @@ class DatabaseTest : public StoreTest {
 };
 
 TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
-  std::vector<std::vector<ScoredId>> before;
+  std::vector<std::vector<MinHashMatch>> before;
   std::vector<std::vector<IdDistance>> before_simhash;
   std::vector<MinHashSignature> probes;
   std::vector<uint64_t> simhash_probes;
@@ -62,6 +62,7 @@ TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
     ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
     CollectionConfig config;
     config.simhash_enabled = true;
+    config.min_threshold = 0.3;
     ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", config));
     ASSERT_OK_AND_ASSIGN(auto other, db->CreateCollection("other", {}));
     for (int i = 0; i < 300; ++i) {
@@ -76,7 +77,7 @@ TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
     ASSERT_OK(docs->Delete("d7"));
     for (int i = 0; i < 300; i += 5) {
       ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(i)));
-      ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, 0.3));
+      ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, nullptr, 0.3));
       ASSERT_OK_AND_ASSIGN(uint64_t h, docs->simhasher()->Fingerprint(Text(i)));
       ASSERT_OK_AND_ASSIGN(auto near, docs->QuerySimHash(h));
       probes.push_back(sig);
@@ -96,7 +97,7 @@ TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
   EXPECT_FALSE(docs->Get("d7").ok());
   size_t nonempty = 0;
   for (size_t i = 0; i < probes.size(); ++i) {
-    EXPECT_EQ(*docs->QueryMinHash(probes[i], 0.3), before[i]);
+    EXPECT_EQ(*docs->QueryMinHash(probes[i], nullptr, 0.3), before[i]);
     EXPECT_EQ(*docs->QuerySimHash(simhash_probes[i]), before_simhash[i]);
     nonempty += !before[i].empty();
   }
@@ -130,7 +131,9 @@ TEST_F(DatabaseTest, ConfigHashMismatchIsRefusedAndNotIndexed) {
 
 TEST_F(DatabaseTest, DedupOnWriteReturnsMatchesInsteadOfInserting) {
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
-  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  CollectionConfig config;
+  config.min_threshold = 0.5;
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", config));
   const UpsertOptions dedup{{}, 0.5};
   ASSERT_OK_AND_ASSIGN(auto first, docs->PrepareWrite("a", Text(1), {}));
   ASSERT_OK_AND_ASSIGN(auto outcome, docs->Upsert(first, dedup));
@@ -143,7 +146,8 @@ TEST_F(DatabaseTest, DedupOnWriteReturnsMatchesInsteadOfInserting) {
   ASSERT_OK_AND_ASSIGN(outcome, docs->Upsert(copy, dedup));
   EXPECT_FALSE(outcome.written);
   ASSERT_THAT(outcome.blocking, SizeIs(1));
-  EXPECT_EQ(outcome.blocking[0].score, 1.0);
+  EXPECT_EQ(outcome.blocking[0].score(), 1.0);
+  EXPECT_EQ(outcome.blocking[0].exact, 1.0);  // decided on the shingle sets
   EXPECT_EQ(docs->Get("b").status().code(), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(auto unrelated, docs->PrepareWrite("c", Text(2), {}));
   ASSERT_OK_AND_ASSIGN(outcome, docs->Upsert(unrelated, dedup));
@@ -197,7 +201,7 @@ TEST_F(DatabaseTest, ConcurrentUpsertsAllLandOnceEach) {
   EXPECT_EQ(stored, 300u);
   for (int n = 0; n < 300; n += 37) {
     ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(n)));
-    ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, 1.0));
+    ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << n;
     EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
               absl::StrCat("d", n));
@@ -231,7 +235,7 @@ TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
   for (int i : {0, 199, 200, 399}) {
     const int last = i < 200 ? i + 400 : i;  // the text written last
     ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(last)));
-    ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, 1.0));
+    ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << i;
     EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
               absl::StrCat("d", i));
@@ -333,7 +337,7 @@ TEST_F(DatabaseTest, CheckpointRestoresIntoAWorkingDatabase) {
   EXPECT_EQ(docs->num_documents(), 50u);
   EXPECT_EQ(docs->Get("late").status().code(), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(3)));
-  ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, 0.9));
+  ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, nullptr, 0.9));
   ASSERT_THAT(matches, SizeIs(1));
   EXPECT_EQ(docs->GetByInternalId(matches[0].id)->external_id, "3");
 }

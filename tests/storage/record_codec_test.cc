@@ -29,6 +29,9 @@ CollectionRecord EveryFieldSet() {
   config.simhash_weighting = SimHashWeighting::kUniform;
   config.simhash_max_distance = 7;
   config.store_text = true;
+  config.min_threshold = 0.45;
+  config.banding = BandingRule::kTxtfp;
+  config.verification = Verification::kEstimate;
   return {.id = 42,
           .name = "news.en-2024",
           .config = config,
@@ -49,10 +52,40 @@ TEST(RecordCodecTest, CollectionRecordRoundTripsDefaults) {
   CollectionRecord record;
   record.id = 1;
   record.name = std::string("c");  // not = "c": GCC 12 -Wrestrict bug
+  ASSERT_OK_AND_ASSIGN(record.config, NormalizeCollectionConfig({}));
   absl::StatusOr<CollectionRecord> decoded =
       DecodeCollectionRecord(EncodeCollectionRecord(record));
   ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, record);
+}
+
+// Records written before recall-first banding keep what they were created
+// with: the threshold as floor, txtfp's banding, estimate verification.
+TEST(RecordCodecTest, RecordWithoutFloorDecodesAsWrittenBeforeRecallFirst) {
+  CollectionRecord record = EveryFieldSet();
+  record.config.banding = BandingRule::kRecallFirst;
+  record.config.verification = Verification::kExact;
+  records::CollectionRecord message;
+  ASSERT_TRUE(message.ParseFromString(EncodeCollectionRecord(record)));
+  message.mutable_config()->clear_min_threshold();
+  message.mutable_config()->clear_banding();
+  message.mutable_config()->clear_verification();
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord decoded,
+                       DecodeCollectionRecord(message.SerializeAsString()));
+  EXPECT_DOUBLE_EQ(decoded.config.min_threshold, record.config.threshold);
+  EXPECT_EQ(decoded.config.banding, BandingRule::kTxtfp);
+  EXPECT_EQ(decoded.config.verification, Verification::kEstimate);
+  EXPECT_EQ(decoded.config.lsh, record.config.lsh);
+}
+
+TEST(RecordCodecTest, EvidenceRoundTripsAndRejectsGarbage) {
+  const std::vector<uint64_t> shingles = {3, 99, 1ull << 40, ~0ull};
+  ASSERT_OK_AND_ASSIGN(const EvidenceValue value,
+                       DecodeEvidenceValue(EncodeEvidenceValue(7, shingles)));
+  EXPECT_EQ(value.config_hash, 7u);
+  EXPECT_EQ(value.shingles, shingles);
+  EXPECT_EQ(DecodeEvidenceValue("\x12\x02\x05\x01").status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(RecordCodecTest, UnspecifiedEnumIsDataLoss) {

@@ -28,8 +28,9 @@ TEST_F(StoreCollectionsTest, CreateNormalizesAndStampsConfigHashes) {
   EXPECT_EQ(record.name, "news");
   EXPECT_GE(record.id, 1u);
   EXPECT_GT(record.created_unix_micros, 0);
-  // Normalized: bands x rows picked from the threshold.
-  EXPECT_EQ(record.config.lsh, (LshParams{.bands = 32, .rows = 4}));
+  // Normalized: the floor from the threshold, bands x rows from the floor.
+  EXPECT_DOUBLE_EQ(record.config.min_threshold, 0.4);
+  EXPECT_EQ(record.config.lsh, (LshParams{.bands = 31, .rows = 2}));
 
   ASSERT_OK_AND_ASSIGN(MinHasher minhasher,
                        MinHasher::Create(MinHashConfigOf(record.config)));

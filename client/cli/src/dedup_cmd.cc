@@ -34,10 +34,17 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                 "TXT: every file (under the input folders) is one document");
   AddParsedOption(sub, "--algorithm", &o.algorithm, dedup::ParseAlgorithm,
                   "minhash-lsh (default), lshbloom, simhash or suffix-array");
-  AddParsedOption(sub, "--verify", &o.verify, dedup::ParseVerify,
-                  "none (an index hit is a duplicate), estimate (the "
-                  "default: MinHash estimate >= threshold) or exact (exact "
-                  "Jaccard of the shingle sets >= threshold)");
+  CLI::Option* verify = AddParsedOption(
+      sub, "--verify", &o.verify, dedup::ParseVerify,
+      "exact (the default: exact Jaccard of the shingle sets >= threshold), "
+      "estimate (MinHash estimate >= threshold; lshbloom's default) or none "
+      "(an index hit is a duplicate)");
+  // lshbloom keeps no shingle sets: its default is the estimate.
+  sub->parse_complete_callback([&o, verify] {
+    if (verify->count() == 0 && o.algorithm == Algorithm::kLshBloom) {
+      o.verify = dedup::Verify::kEstimate;
+    }
+  });
   sub->add_option("--threshold", o.threshold, "Jaccard threshold")
       ->capture_default_str();
   sub->add_option("--bands", o.bands,

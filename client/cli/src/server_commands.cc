@@ -77,8 +77,15 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
       << " shingle_k=" << config.shingle_k()
       << " tokenizer=" << config.tokenizer()
       << " threshold=" << config.threshold()
+      << " min_threshold=" << config.min_threshold()
       << " bands x rows=" << config.bands() << "x" << config.rows()
-      << " config_hash=" << FormatHex64(c.minhash_config_hash()) << "\n";
+      << " config_hash=" << FormatHex64(c.minhash_config_hash()) << "\n"
+      << "  candidate probability: " << c.candidate_probability_at_floor()
+      << " at min_threshold, " << c.candidate_probability_at_threshold()
+      << " at threshold; verification="
+      << (config.verification() == v1::VERIFICATION_ESTIMATE ? "estimate"
+                                                             : "exact")
+      << "\n";
   if (config.simhash()) {
     out << "  simhash: max_distance=" << config.simhash_max_distance()
         << " config_hash=" << FormatHex64(c.simhash_config_hash()) << "\n";
@@ -93,6 +100,13 @@ v1::FingerprintConfig CollectionConfigRequest(
   v1::FingerprintConfig config;
   proto::SettingsToProto(flags.fingerprint, &config);
   config.set_threshold(flags.threshold);
+  config.set_min_threshold(flags.min_threshold);
+  config.set_banding(flags.banding == BandingRule::kTxtfp
+                         ? v1::BANDING_TXTFP
+                         : v1::BANDING_RECALL_FIRST);
+  config.set_verification(flags.verification == Verification::kEstimate
+                              ? v1::VERIFICATION_ESTIMATE
+                              : v1::VERIFICATION_EXACT);
   config.set_bands(static_cast<uint32_t>(flags.bands));
   config.set_rows(static_cast<uint32_t>(flags.rows));
   config.set_verify_bits(static_cast<uint32_t>(flags.verify_bits));
@@ -153,7 +167,8 @@ absl::Status RunStats(const ServerCommands& cmd, std::ostream& out) {
   for (const v1::CollectionStats& c : stats.collections()) {
     out << c.name() << ": " << c.document_count() << " documents, index "
         << c.index_bytes() << " bytes, bands x rows " << c.bands() << "x"
-        << c.rows() << (c.simhash() ? ", simhash" : "") << "\n";
+        << c.rows() << ", min_threshold " << c.min_threshold()
+        << (c.simhash() ? ", simhash" : "") << "\n";
   }
   for (const v1::QuarantinedCollection& q : stats.quarantined()) {
     out << q.name() << ": QUARANTINED (not served): " << q.reason() << "\n";
@@ -178,10 +193,18 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   create->add_option("name", cmd->collection_name, "collection name")
       ->required();
   CollectionConfigFlags& c = cmd->config;
-  create
-      ->add_option("--threshold", c.threshold,
-                   "Jaccard threshold; picks bands x rows")
+  create->add_option("--threshold", c.threshold, "default Jaccard threshold")
       ->capture_default_str();
+  create->add_option(
+      "--min-threshold", c.min_threshold,
+      "recall floor: the lowest threshold queries may use; picks bands x "
+      "rows (default: threshold - 0.1)");
+  AddParsedOption(create, "--banding", &c.banding, ParseBandingRule,
+                  "recall-first (default: >= 99.5% of pairs at the floor "
+                  "become candidates) or txtfp (txtfp's banding)");
+  AddParsedOption(create, "--verification", &c.verification, ParseVerification,
+                  "exact (default: exact Jaccard of kept shingle sets) or "
+                  "estimate (MinHash estimate; no shingle sets kept)");
   // The same fingerprint flags as fingerprint, compare and dedup: the same
   // values give the same config hash offline and on the server. The
   // collection's SimHash always runs over the plain tokens.

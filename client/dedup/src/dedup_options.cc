@@ -80,7 +80,8 @@ absl::Status ValidateOptions(const DedupOptions& o) {
     if (o.verify == Verify::kExact) {
       return absl::InvalidArgumentError(
           "lshbloom keeps no documents, so it cannot verify exactly; use "
-          "--algorithm minhash-lsh for --verify exact");
+          "--verify estimate (or none) with lshbloom, or --algorithm "
+          "minhash-lsh for --verify exact");
     }
     if (!o.clusters_path.empty()) {
       return absl::InvalidArgumentError(

@@ -43,9 +43,10 @@ class DuplicateFinder {
 };
 
 // Bands for minhash-lsh: LshParamsForThreshold(t) when the index decides
-// alone (--verify none); when candidates are verified, the banding with the
-// most rows whose candidate probability at t is >= 0.99, so verification
-// sees (nearly) every pair at or above the threshold. `bands` > 0 forces it.
+// alone (--verify none); when candidates are verified, the recall-first
+// banding with its floor at t (a pair at t is a candidate with probability
+// >= 0.995), so verification sees (nearly) every pair at or above the
+// threshold. `bands` > 0 forces it (as many rows as fit).
 absl::StatusOr<LshParams> ChooseBanding(double threshold, int num_perm,
                                         Verify verify, int bands);
 

@@ -46,44 +46,23 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
     }
     out->simhash = *hash;
   } else {
-    absl::StatusOr<MinHashSignature> sig = minhash_->Fingerprint(text);
+    // --verify exact: the shingle set comes from the same hashes.
+    absl::StatusOr<MinHashSignature> sig =
+        minhash_->Fingerprint(text, exact_ ? &out->token_set : nullptr);
     if (!sig.ok()) {
       out->kind = DocFingerprint::Kind::kEmpty;
       return;
     }
     out->minhash = *std::move(sig);
+    return;
   }
   if (exact_) {
-    absl::StatusOr<std::vector<Hash128>> set = minhash_->TokenSet(text);
-    if (!set.ok()) {
+    // SimHash candidates are verified on the MinHash shingles, which SimHash
+    // (over plain tokens) does not compute.
+    if (!minhash_->Fingerprint(text, &out->token_set).ok()) {
       out->kind = DocFingerprint::Kind::kEmpty;
-      return;
-    }
-    // TokenSet is sorted by (lo, hi): the low halves come out sorted.
-    out->token_set.reserve(set->size());
-    for (const Hash128& h : *set) {
-      if (out->token_set.empty() || out->token_set.back() != h.lo) {
-        out->token_set.push_back(h.lo);
-      }
     }
   }
-}
-
-double ExactJaccard64(const uint64_t* a, size_t a_size, const uint64_t* b,
-                      size_t b_size) {
-  if (a_size == 0 && b_size == 0) return 1.0;
-  size_t i = 0, j = 0, common = 0;
-  while (i < a_size && j < b_size) {
-    if (a[i] == b[j]) {
-      ++common, ++i, ++j;
-    } else if (a[i] < b[j]) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return static_cast<double>(common) /
-         static_cast<double>(a_size + b_size - common);
 }
 
 }  // namespace neardup::dedup

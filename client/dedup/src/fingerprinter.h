@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/core/simhash.h"
 #include "neardup/dedup/dedup_options.h"
 
@@ -43,10 +44,6 @@ class Fingerprinter {
   std::optional<MinHasher> minhash_;
   std::optional<SimHasher> simhash_;
 };
-
-// Exact Jaccard of two sorted, distinct hash sets; 1.0 when both are empty.
-double ExactJaccard64(const uint64_t* a, size_t a_size, const uint64_t* b,
-                      size_t b_size);
 
 }  // namespace neardup::dedup
 

@@ -20,17 +20,11 @@ absl::StatusOr<LshParams> ChooseBanding(double threshold, int num_perm,
     }
     return LshParams{bands, num_perm / bands};
   }
-  if (verify == Verify::kNone)
+  if (verify == Verify::kNone) {
     return LshParamsForThreshold(threshold, num_perm);
-  constexpr double kRecallAtThreshold = 0.99;
-  for (int rows = num_perm; rows >= 1; --rows) {  // most rows first
-    if (num_perm % rows != 0) continue;
-    const LshParams params{num_perm / rows, rows};
-    if (LshCandidateProbability(threshold, params) >= kRecallAtThreshold) {
-      return params;
-    }
   }
-  return LshParams{num_perm, 1};
+  // Verified candidates: find (nearly) every pair at the threshold.
+  return LshParamsRecallFirst(threshold, num_perm);
 }
 
 namespace {
@@ -50,8 +44,7 @@ class MinHashFinder : public DuplicateFinder {
       const std::vector<uint64_t>& mine = fingerprint->token_set;
       for (uint32_t candidate : candidates) {  // ascending: ties to earliest
         const std::span<const uint64_t> theirs = token_sets_.Get(candidate);
-        const double j = ExactJaccard64(mine.data(), mine.size(), theirs.data(),
-                                        theirs.size());
+        const double j = ExactJaccard64(mine, theirs);
         if (j >= threshold_ && (!match || j > match->similarity)) {
           match = Match{candidate, j};
         }

@@ -27,8 +27,7 @@ class SimHashFinder : public DuplicateFinder {
       const std::vector<uint64_t>& mine = fingerprint->token_set;
       for (const IdDistance& hit : hits) {
         const std::span<const uint64_t> theirs = token_sets_.Get(hit.id);
-        const double j = ExactJaccard64(mine.data(), mine.size(), theirs.data(),
-                                        theirs.size());
+        const double j = ExactJaccard64(mine, theirs);
         if (j >= threshold_ &&
             (!match || j > match->similarity ||
              (j == match->similarity && hit.id < match->representative))) {

@@ -1,9 +1,12 @@
 #include "neardup/core/index/lsh_params.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/core/internal/inline_hash.h"
 
 namespace neardup {
@@ -53,16 +56,85 @@ absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
   return best;
 }
 
+std::string_view BandingRuleName(BandingRule rule) {
+  return rule == BandingRule::kTxtfp ? "txtfp" : "recall-first";
+}
+
+absl::StatusOr<BandingRule> ParseBandingRule(std::string_view name) {
+  if (name == "recall-first") return BandingRule::kRecallFirst;
+  if (name == "txtfp") return BandingRule::kTxtfp;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "banding must be recall-first or txtfp, got \"", AbslView(name), "\""));
+}
+
+double CandidateAreaBelow(double floor, const LshParams& params) {
+  return Integrate([&](double s) { return LshCandidateProbability(s, params); },
+                   0.0, floor);
+}
+
+absl::StatusOr<LshParams> LshParamsRecallFirst(double floor, int num_perm) {
+  if (!(floor > 0.0 && floor < 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("recall floor must be in (0, 1), got ", floor));
+  }
+  if (num_perm < 1 || num_perm > kMaxNumPerm) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "num_perm must be in [1, ", kMaxNumPerm, "], got ", num_perm));
+  }
+  auto reaches = [&](const LshParams& p) {
+    return LshCandidateProbability(floor, p) >= kRecallFloorProbability;
+  };
+  std::optional<LshParams> best;
+  double best_area = INFINITY;
+  for (int rows = 1; rows <= num_perm; ++rows) {
+    // P grows with the bands, so the fewest bands that reach the floor give
+    // this row count's smallest area.
+    const int max_bands = num_perm / rows;
+    const double miss = 1.0 - std::pow(floor, rows);
+    const double estimate =
+        std::ceil(std::log(1.0 - kRecallFloorProbability) / std::log(miss));
+    if (!(estimate <= max_bands)) continue;  // also catches NaN and infinity
+    LshParams params{std::max(1, static_cast<int>(estimate)), rows};
+    while (params.bands > 1 && reaches(LshParams{params.bands - 1, rows})) {
+      --params.bands;
+    }
+    while (params.bands < max_bands && !reaches(params)) ++params.bands;
+    if (!reaches(params)) continue;
+    const double area = CandidateAreaBelow(floor, params);
+    const bool better =
+        !best || area < best_area ||
+        (area == best_area && (params.slots_used() < best->slots_used() ||
+                               (params.slots_used() == best->slots_used() &&
+                                params.bands < best->bands)));
+    if (better) {
+      best = params;
+      best_area = area;
+    }
+  }
+  if (!best) {
+    // One row in every slot has the highest P at any floor.
+    const double lowest =
+        1.0 - std::pow(1.0 - kRecallFloorProbability, 1.0 / num_perm);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no banding of ", num_perm, " slots finds ",
+        kRecallFloorProbability * 100, "% of the pairs at Jaccard ", floor,
+        "; the lowest floor ", num_perm, " slots allow is ",
+        std::ceil(lowest * 1000) / 1000, " (or use more slots)"));
+  }
+  return *best;
+}
+
 absl::Status ValidateLshParams(const LshParams& params, int num_perm) {
   if (num_perm < 1 || num_perm > kMaxNumPerm) {
     return absl::InvalidArgumentError(absl::StrCat(
         "num_perm must be in [1, ", kMaxNumPerm, "], got ", num_perm));
   }
   if (params.bands < 1 || params.bands > num_perm || params.rows < 1 ||
-      params.rows > num_perm || params.slots_used() != num_perm) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("LSH bands x rows must multiply to num_perm (", num_perm,
-                     "), got ", params.bands, " x ", params.rows));
+      params.rows > num_perm || params.slots_used() > num_perm) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LSH bands x rows must be positive and cover at most "
+        "num_perm (",
+        num_perm, ") slots, got ", params.bands, " x ", params.rows));
   }
   return absl::OkStatus();
 }

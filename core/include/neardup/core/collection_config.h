@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -18,6 +19,19 @@
 
 namespace neardup {
 
+// What decides a MinHash match against the threshold.
+enum class Verification {
+  // Exact Jaccard of the shingle-hash sets kept for every text document
+  // (documents upserted as signatures fall back to the estimate).
+  kExact,
+  // The MinHash estimate (fraction of equal slots).
+  kEstimate,
+};
+
+// "exact" or "estimate".
+std::string_view VerificationName(Verification verification);
+absl::StatusOr<Verification> ParseVerification(std::string_view name);
+
 struct CollectionConfig {
   CanonicalizerOptions canonicalizer;
 
@@ -26,10 +40,17 @@ struct CollectionConfig {
   int num_perm = 128;
   uint64_t seed = kDefaultSeed;
   HashFamily family = HashFamily::kXxh3;
-  // Default Jaccard threshold for queries; also picks bands x rows when
-  // `lsh` is left at {0, 0}.
+  // Default Jaccard threshold for queries.
   double threshold = 0.8;
+  // Recall floor: the lowest threshold a query may ask for. 0 picks
+  // DefaultMinThreshold(threshold), or the threshold itself when the banding
+  // is given or txtfp's. With the recall-first rule the banding finds a pair
+  // at the floor with probability >= kRecallFloorProbability.
+  double min_threshold = 0;
+  BandingRule banding = BandingRule::kRecallFirst;
+  // {0, 0}: chosen by `banding`. Explicit bands x rows win.
   LshParams lsh = {0, 0};
+  Verification verification = Verification::kExact;
   // Bits of each MinHash slot the in-memory index keeps for scoring
   // (16, 32 or 64). Fewer bits -> less memory; a 16-bit slot misreads an
   // unequal slot as equal with probability 2^-16.
@@ -41,13 +62,17 @@ struct CollectionConfig {
   SimHashWeighting simhash_weighting = SimHashWeighting::kTf;
   int simhash_max_distance = 3;  // Hamming radius the index is built for
 
-  // Keep each document's text in the store (enables exact Jaccard).
+  // Keep each document's text in the store, to return it (exact Jaccard
+  // does not need it).
   bool store_text = false;
 
   bool operator==(const CollectionConfig&) const = default;
 };
 
-// Checks every field and fills derived ones (lsh from threshold).
+// threshold - 0.1, but never below half the threshold (so it stays > 0).
+double DefaultMinThreshold(double threshold);
+
+// Checks every field and fills derived ones (min_threshold, lsh).
 // INVALID_ARGUMENT names the offending field.
 absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     CollectionConfig config);

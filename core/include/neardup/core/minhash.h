@@ -38,6 +38,12 @@ absl::StatusOr<double> EstimateJaccard(const MinHashSignature& a,
 // Unchecked variant for hot loops; widths must match.
 double EstimateJaccardUnchecked(const uint64_t* a, const uint64_t* b, int h);
 
+// The lowest MinHash estimate a pair whose Jaccard is exactly `threshold`
+// shows with probability >= 1 - 1e-6, taking the equal slots as
+// Binomial(num_perm, threshold). Exact verification first drops candidates
+// below it: a cheap filter that costs no recall near the threshold.
+double EstimateFloorForExact(double threshold, int num_perm);
+
 // Exact Jaccard of two sorted, de-duplicated token-hash sets (see
 // MinHasher::TokenSet). 1.0 when both are empty.
 double ExactJaccard(std::span<const Hash128> a, std::span<const Hash128> b);
@@ -60,9 +66,15 @@ class MinHasher {
   // Errors: INVALID_ARGUMENT for invalid UTF-8 or a document with no tokens
   // ("empty document").
   absl::StatusOr<MinHashSignature> Fingerprint(std::string_view text) const;
+  // Also replaces *shingles with the document's exact evidence: the sorted,
+  // distinct low 64 bits of the same token hashes the signature is made of
+  // (no second tokenization). See shingle_set.h.
+  absl::StatusOr<MinHashSignature> Fingerprint(
+      std::string_view text, std::vector<uint64_t>* shingles) const;
   // Skips canonicalization: `canonical` must come from canonicalizer().
   absl::StatusOr<MinHashSignature> FingerprintCanonical(
-      std::string_view canonical) const;
+      std::string_view canonical,
+      std::vector<uint64_t>* shingles = nullptr) const;
   // Sorted, de-duplicated 128-bit hashes of the document's tokens: the set
   // the signature estimates. For exact Jaccard.
   absl::StatusOr<std::vector<Hash128>> TokenSet(std::string_view text) const;

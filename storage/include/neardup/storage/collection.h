@@ -28,18 +28,32 @@
 
 namespace neardup::storage {
 
+// A document that reached a MinHash threshold, and how that was decided.
+struct MinHashMatch {
+  uint32_t id = 0;
+  double estimate = 0;  // fraction of equal slots (as the index keeps them)
+  // Exact Jaccard of the shingle sets: when the collection verifies exactly
+  // and both the probe and the document have evidence. It decided the
+  // match; without it the estimate did.
+  std::optional<double> exact;
+
+  double score() const { return exact ? *exact : estimate; }
+  bool operator==(const MinHashMatch&) const = default;
+};
+
 struct UpsertOptions {
   WriteOptions write;
   // Dedup-on-write: when set, the document is stored only if no *other*
-  // document scores >= this estimated Jaccard; otherwise the matches come
-  // back and nothing is written. Checked and applied atomically.
+  // document reaches this Jaccard (decided as queries decide it);
+  // otherwise the matches come back and nothing is written. Checked and
+  // applied atomically. At least the collection's min_threshold.
   std::optional<double> insert_only_below;
 };
 
 struct UpsertOutcome {
   bool written = false;
-  PutResult put;                   // when written
-  std::vector<ScoredId> blocking;  // when refused by insert_only_below
+  PutResult put;                       // when written
+  std::vector<MinHashMatch> blocking;  // when refused by insert_only_below
 };
 
 class Collection {
@@ -56,7 +70,7 @@ class Collection {
   }
 
   // Fingerprints `text` into a write for this collection (text kept only
-  // when the collection stores text).
+  // when the collection stores text, shingles when it verifies exactly).
   absl::StatusOr<DocumentWrite> PrepareWrite(std::string external_id,
                                              std::string_view text,
                                              Metadata metadata) const;
@@ -75,10 +89,18 @@ class Collection {
   absl::StatusOr<StoredDocument> GetByInternalId(
       uint32_t internal_id, DocumentParts parts = DocumentParts::kAll) const;
 
-  // Matches at or above `threshold`, best first, at most `top_k` (0: all).
-  absl::StatusOr<std::vector<ScoredId>> QueryMinHash(
-      const MinHashSignature& signature, double threshold, size_t top_k = 0,
+  // Matches at or above `threshold`, best first (by exact Jaccard where
+  // known, else the estimate; ties to the lower id), at most `top_k` (0:
+  // all). With `shingles` (the probe's evidence) and a collection that
+  // verifies exactly, exact Jaccard decides for every document with
+  // evidence. INVALID_ARGUMENT below the collection's min_threshold.
+  absl::StatusOr<std::vector<MinHashMatch>> QueryMinHash(
+      const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
+      double threshold, size_t top_k = 0,
       IndexQueryStats* stats = nullptr) const;
+  // INVALID_ARGUMENT naming the floor when `threshold` is below
+  // min_threshold (or not in (0, 1]); `field` names it in the message.
+  absl::Status CheckThreshold(double threshold, std::string_view field) const;
   // FAILED_PRECONDITION when the collection has no SimHash.
   absl::StatusOr<std::vector<IdDistance>> QuerySimHash(
       uint64_t simhash, int max_distance = -1, size_t top_k = 0,
@@ -110,6 +132,9 @@ class Collection {
   // Writes queued rounds until `own_done` (the leader's own puts are
   // written) or the queue is empty, then hands leadership over.
   void LeadGroupCommit(absl::FunctionRef<bool()> own_done);
+  absl::StatusOr<std::vector<MinHashMatch>> FindMinHashMatches(
+      const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
+      double threshold, size_t top_k, IndexQueryStats* stats) const;
 
   // Serialises writes so the store and the indexes change together and
   // dedup-on-write admits one of two racing near-duplicates.

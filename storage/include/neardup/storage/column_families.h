@@ -20,6 +20,7 @@ enum class ColumnFamily : int {
   kDocs,
   kMinHash,
   kSimHash,
+  kEvidence,
   kCount,
 };
 
@@ -41,6 +42,8 @@ inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
         {"docs", "collection id + internal id -> DocumentRecord"},
         {"minhash", "collection id + internal id -> MinHashValue"},
         {"simhash", "collection id + internal id -> SimHashValue"},
+        {"evidence",
+         "collection id + internal id -> EvidenceValue (exact shingle set)"},
     }};
 
 constexpr const ColumnFamilyInfo& ColumnFamilyInfoOf(ColumnFamily cf) {

@@ -26,6 +26,10 @@ struct DocumentWrite {
   // Required when the collection has SimHash enabled, refused otherwise.
   std::optional<uint64_t> simhash;
   uint64_t simhash_config_hash = 0;
+  // Exact evidence (sorted, distinct 64-bit shingle hashes made with the
+  // minhash config): kept when the collection verifies exactly. Documents
+  // written as signatures have none; replacing one drops the old evidence.
+  std::optional<std::vector<uint64_t>> shingles;
 };
 
 struct PutResult {

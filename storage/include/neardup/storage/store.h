@@ -123,6 +123,12 @@ class Store {
   absl::StatusOr<StoredDocument> GetDocumentByInternalId(
       const CollectionRecord& collection, uint32_t internal_id,
       DocumentParts parts = DocumentParts::kAll) const;
+  // The exact evidence of each document, in order: nullopt for a document
+  // without (written as signatures, or gone). DATA_LOSS when a stored set
+  // does not decode or carries another config hash.
+  absl::StatusOr<std::vector<std::optional<std::vector<uint64_t>>>>
+  GetShingleSets(const CollectionRecord& collection,
+                 std::span<const uint32_t> internal_ids) const;
   // Returns the internal id the document had; NOT_FOUND when absent.
   absl::StatusOr<uint32_t> DeleteDocument(const CollectionRecord& collection,
                                           std::string_view external_id,

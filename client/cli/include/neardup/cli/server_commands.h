@@ -35,6 +35,9 @@ struct ServerFlags {
 struct CollectionConfigFlags {
   FingerprintSettings fingerprint;
   double threshold = 0.8;
+  double min_threshold = 0;  // 0: the server's default (threshold - 0.1)
+  BandingRule banding = BandingRule::kRecallFirst;
+  Verification verification = Verification::kExact;
   int bands = 0;
   int rows = 0;
   int verify_bits = 16;

@@ -31,8 +31,8 @@ struct DedupOptions {
   bool stream = false;  // stdin -> stdout, record by record
 
   Algorithm algorithm = Algorithm::kMinHashLsh;
-  Verify verify = Verify::kEstimate;
-  double threshold = 0.85;  // Jaccard
+  Verify verify = Verify::kExact;  // lshbloom needs kEstimate or kNone
+  double threshold = 0.85;         // Jaccard
   // 0: chosen from threshold and verify (see ChooseBanding).
   int bands = 0;
   int max_distance = 3;        // simhash: Hamming radius k

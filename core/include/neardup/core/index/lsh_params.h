@@ -1,12 +1,14 @@
 #ifndef NEARDUP_CORE_INDEX_LSH_PARAMS_H_
 #define NEARDUP_CORE_INDEX_LSH_PARAMS_H_
 
-// Banding of a MinHash signature for locality-sensitive hashing: H slots are
-// cut into `bands` bands of `rows` consecutive slots; two documents become
-// candidates when any band matches exactly.
+// Banding of a MinHash signature for locality-sensitive hashing: the first
+// bands x rows of the H slots are cut into `bands` bands of `rows`
+// consecutive slots; two documents become candidates when any band matches
+// exactly. Slots past the bands still count when a candidate is scored.
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 
@@ -34,11 +36,38 @@ double LshCandidateProbability(double s, const LshParams& params);
 // INVALID_ARGUMENT unless 0 < t < 1 and H > 0.
 absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm);
 
+// Candidate probability a recall-first banding guarantees at its floor.
+inline constexpr double kRecallFloorProbability = 0.995;
+
+// How a collection picks its banding when none is given.
+enum class BandingRule {
+  // Among every b x r <= H with P(min_threshold) >= kRecallFloorProbability,
+  // the one with the least S-curve area below the floor (the fewest useless
+  // candidates); ties to fewer slots, then to fewer bands.
+  kRecallFirst,
+  // txtfp's LshParamsForThreshold(threshold): b x r == H, FP + FN balanced.
+  kTxtfp,
+};
+
+// "recall-first" or "txtfp".
+std::string_view BandingRuleName(BandingRule rule);
+absl::StatusOr<BandingRule> ParseBandingRule(std::string_view name);
+
+// The recall-first banding for a recall floor in (0, 1). H = 128:
+// 0.4 -> 21x2, 0.5 -> 21x3 ... (see lsh_params_test.cc for the table).
+// INVALID_ARGUMENT when no b x r <= H reaches kRecallFloorProbability at the
+// floor (the message names the lowest floor H allows).
+absl::StatusOr<LshParams> LshParamsRecallFirst(double floor, int num_perm);
+
+// Integral_0^floor P(s) ds (200-interval trapezoid): the mass of candidates
+// below the floor, which verification has to discard.
+double CandidateAreaBelow(double floor, const LshParams& params);
+
 // Largest MinHash width any index accepts; collections allow 64, 128, 256.
 inline constexpr int kMaxNumPerm = 1024;
 
 // INVALID_ARGUMENT unless 1 <= num_perm <= kMaxNumPerm, 1 <= bands <= num_perm,
-// 1 <= rows <= num_perm and bands * rows == num_perm (computed without
+// 1 <= rows <= num_perm and bands * rows <= num_perm (computed without
 // overflow).
 absl::Status ValidateLshParams(const LshParams& params, int num_perm);
 

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "neardup/core/minhash.h"
@@ -46,6 +48,15 @@ struct SimHashValue {
 };
 std::string EncodeSimHashValue(const SimHashValue& value);
 absl::StatusOr<SimHashValue> DecodeSimHashValue(std::string_view bytes);
+
+// An "evidence" value: the shingle set, Elias-Fano coded (shingle_set.h).
+struct EvidenceValue {
+  uint64_t config_hash = 0;
+  std::vector<uint64_t> shingles;
+};
+std::string EncodeEvidenceValue(uint64_t config_hash,
+                                std::span<const uint64_t> shingles);
+absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes);
 
 }  // namespace neardup::storage
 

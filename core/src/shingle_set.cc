@@ -1,0 +1,175 @@
+#include "neardup/core/shingle_set.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
+
+namespace neardup {
+namespace {
+
+int LowBits(uint64_t n) {
+  return n <= 1 ? 63
+                : std::min(63, 64 - static_cast<int>(std::bit_width(n - 1)));
+}
+
+void PutVarint(uint64_t value, std::string* out) {
+  while (value >= 0x80) {
+    out->push_back(static_cast<char>((value & 0x7F) | 0x80));
+    value >>= 7;
+  }
+  out->push_back(static_cast<char>(value));
+}
+
+bool GetVarint(std::string_view* in, uint64_t* value) {
+  *value = 0;
+  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
+    const uint8_t byte = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    *value |= static_cast<uint64_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) return shift < 63 || byte <= 1;
+  }
+  return false;
+}
+
+// Little-endian bit writer/reader over a byte string.
+class BitWriter {
+ public:
+  explicit BitWriter(std::string* out) : out_(out) {}
+  void Put(uint64_t value, int bits) {  // bits in [0, 63]
+    for (int done = 0; done < bits;) {
+      const int take = std::min(bits - done, 64 - used_);
+      const uint64_t part = (value >> done) & ((uint64_t{1} << take) - 1);
+      acc_ |= part << used_;
+      used_ += take;
+      done += take;
+      if (used_ == 64) Flush(8);
+    }
+  }
+  void Finish() { Flush((used_ + 7) / 8); }
+
+ private:
+  void Flush(int bytes) {
+    for (int i = 0; i < bytes; ++i)
+      out_->push_back(static_cast<char>(acc_ >> (8 * i)));
+    acc_ = 0;
+    used_ = 0;
+  }
+  std::string* out_;
+  uint64_t acc_ = 0;
+  int used_ = 0;
+};
+
+// `bits` in [1, 63] starting at bit `bit`; the caller keeps them in range.
+uint64_t GetBits(std::string_view data, uint64_t bit, int bits) {
+  const uint64_t first = bit / 8;
+  const int offset = static_cast<int>(bit % 8);
+  uint64_t words[2] = {0, 0};
+  std::memcpy(words, data.data() + first,
+              std::min<uint64_t>(16, data.size() - first));
+  uint64_t value = words[0] >> offset;
+  if (offset != 0) value |= words[1] << (64 - offset);
+  return value & ((uint64_t{1} << bits) - 1);
+}
+
+absl::Status Corrupt(std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("shingle set encoding is corrupt: ", AbslView(why)));
+}
+
+}  // namespace
+
+double ExactJaccard64(std::span<const uint64_t> a,
+                      std::span<const uint64_t> b) {
+  if (a.empty() && b.empty()) return 1.0;
+  size_t i = 0, j = 0, common = 0;
+  while (i < a.size() && j < b.size()) {
+    const uint64_t x = a[i], y = b[j];
+    common += x == y;
+    i += x <= y;
+    j += y <= x;
+  }
+  return static_cast<double>(common) /
+         static_cast<double>(a.size() + b.size() - common);
+}
+
+void SortUniqueHashes(std::vector<uint64_t>* hashes) {
+  std::sort(hashes->begin(), hashes->end());
+  hashes->erase(std::unique(hashes->begin(), hashes->end()), hashes->end());
+}
+
+std::string EncodeShingleSet(std::span<const uint64_t> sorted) {
+  const uint64_t n = sorted.size();
+  std::string out;
+  PutVarint(n, &out);
+  if (n == 0) return out;
+  const int low_bits = LowBits(n);
+  const uint64_t high_max = sorted.back() >> low_bits;
+  out.reserve(out.size() + (n * (low_bits + 2) + high_max) / 8 + 16);
+  BitWriter writer(&out);
+  for (uint64_t value : sorted) writer.Put(value, low_bits);
+  // Unary high parts: value i sets bit (high_i + i); zeros separate buckets.
+  uint64_t previous_high = 0;
+  for (uint64_t value : sorted) {
+    const uint64_t high = value >> low_bits;
+    for (uint64_t gap = high - previous_high; gap > 0;) {
+      const int zeros = static_cast<int>(std::min<uint64_t>(gap, 63));
+      writer.Put(0, zeros);
+      gap -= zeros;
+    }
+    writer.Put(1, 1);
+    previous_high = high;
+  }
+  writer.Finish();
+  return out;
+}
+
+absl::Status DecodeShingleSet(std::string_view bytes,
+                              std::vector<uint64_t>* out) {
+  out->clear();
+  uint64_t n = 0;
+  if (!GetVarint(&bytes, &n)) return Corrupt("bad count");
+  if (n == 0) {
+    if (!bytes.empty()) return Corrupt("trailing bytes");
+    return absl::OkStatus();
+  }
+  const int low_bits = LowBits(n);
+  // Every value costs at least low_bits + 1 bits: a bound before allocating.
+  if (n > bytes.size() * 8 / (low_bits + 1)) return Corrupt("count too large");
+  const uint64_t total_bits = bytes.size() * 8;
+  const uint64_t low_end = n * low_bits;
+  out->resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    (*out)[i] = GetBits(bytes, i * low_bits, low_bits);
+  }
+  uint64_t bit = low_end, high = 0, i = 0;
+  while (i < n) {
+    if (bit >= total_bits) return Corrupt("truncated high parts");
+    const int window =
+        static_cast<int>(std::min<uint64_t>(63, total_bits - bit));
+    const uint64_t word = GetBits(bytes, bit, window);
+    if (word == 0) {
+      high += window;
+      bit += window;
+      continue;
+    }
+    const int zeros = std::countr_zero(word);
+    high += zeros;
+    bit += zeros + 1;
+    if (high > (std::numeric_limits<uint64_t>::max() >> low_bits)) {
+      return Corrupt("value out of range");
+    }
+    (*out)[i] |= high << low_bits;
+    if (i > 0 && (*out)[i] <= (*out)[i - 1]) {
+      return Corrupt("values out of order");
+    }
+    ++i;
+  }
+  if ((bit + 7) / 8 != bytes.size()) return Corrupt("trailing bytes");
+  return absl::OkStatus();
+}
+
+}  // namespace neardup

@@ -1,0 +1,133 @@
+#include "neardup/core/shingle_set.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "neardup/core/minhash.h"
+#include "support/status_matchers.h"
+
+namespace neardup {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<uint64_t> RandomSet(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> set(n);
+  for (uint64_t& v : set) v = rng();
+  SortUniqueHashes(&set);
+  return set;
+}
+
+TEST(ShingleSet, RoundTripsEverySize) {
+  for (size_t n : {0, 1, 2, 3, 7, 64, 65, 500, 4096, 100000}) {
+    const std::vector<uint64_t> set = RandomSet(n, n);
+    std::vector<uint64_t> decoded = {42};
+    ASSERT_TRUE(DecodeShingleSet(EncodeShingleSet(set), &decoded).ok()) << n;
+    EXPECT_EQ(decoded, set) << n;
+  }
+}
+
+TEST(ShingleSet, RoundTripsExtremeAndDenseValues) {
+  const std::vector<std::vector<uint64_t>> sets = {
+      {0},
+      {~0ull},
+      {0, ~0ull},
+      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+      {1ull << 63, (1ull << 63) + 1, ~0ull - 1, ~0ull},
+  };
+  for (const auto& set : sets) {
+    std::vector<uint64_t> decoded;
+    ASSERT_OK(DecodeShingleSet(EncodeShingleSet(set), &decoded));
+    EXPECT_EQ(decoded, set);
+  }
+}
+
+TEST(ShingleSet, SpendsAboutLowBitsPlusTwoPerHash) {
+  const std::vector<uint64_t> set = RandomSet(512, 7);
+  const size_t bytes = EncodeShingleSet(set).size();
+  // L = 64 - bit_width(511) = 55 bits low, ~2 bits high: ~7.2 bytes each.
+  EXPECT_LT(bytes, 512 * 7.4);
+  EXPECT_GT(bytes, 512 * 7.0);
+}
+
+TEST(ShingleSet, CorruptEncodingsAreErrorsNotCrashes) {
+  const std::string good = EncodeShingleSet(RandomSet(300, 3));
+  std::vector<uint64_t> out;
+  // Every truncation fails cleanly.
+  for (size_t len = 0; len < good.size(); ++len) {
+    EXPECT_FALSE(DecodeShingleSet(good.substr(0, len), &out).ok()) << len;
+  }
+  EXPECT_THAT(DecodeShingleSet(good + "x", &out).message(),
+              HasSubstr("trailing"));
+  // A count far beyond the bytes is refused before allocating.
+  EXPECT_THAT(DecodeShingleSet("\xff\xff\xff\xff\x0f", &out).message(),
+              HasSubstr("count"));
+  // Random bytes never crash (and mostly fail).
+  std::mt19937 rng(1);
+  for (int i = 0; i < 2000; ++i) {
+    std::string bytes(rng() % 64, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    (void)DecodeShingleSet(bytes, &out);
+  }
+}
+
+TEST(ShingleSet, ExactJaccard64) {
+  const std::vector<uint64_t> a = {1, 2, 3, 4};
+  const std::vector<uint64_t> b = {3, 4, 5, 6, 7};
+  EXPECT_DOUBLE_EQ(ExactJaccard64(a, b), 2.0 / 7.0);
+  EXPECT_DOUBLE_EQ(ExactJaccard64(a, a), 1.0);
+  EXPECT_DOUBLE_EQ(ExactJaccard64({}, a), 0.0);
+  EXPECT_DOUBLE_EQ(ExactJaccard64({}, {}), 1.0);
+}
+
+// The evidence comes from the hashes the signature is made of: the same set
+// a second tokenization (TokenSet) gives, and the same signature.
+TEST(ShingleSet, FingerprintEvidenceMatchesTheTokenSet) {
+  ASSERT_OK_AND_ASSIGN(const MinHasher hasher, MinHasher::Create());
+  const std::string text =
+      "The quick brown fox jumps over the lazy dog; the quick brown fox "
+      "jumps over the lazy dog again, and once more the quick brown fox.";
+  std::vector<uint64_t> shingles;
+  ASSERT_OK_AND_ASSIGN(const MinHashSignature with,
+                       hasher.Fingerprint(text, &shingles));
+  ASSERT_OK_AND_ASSIGN(const MinHashSignature without,
+                       hasher.Fingerprint(text));
+  EXPECT_EQ(with, without);
+  ASSERT_OK_AND_ASSIGN(const std::vector<Hash128> set, hasher.TokenSet(text));
+  std::vector<uint64_t> lows;
+  for (const Hash128& h : set) lows.push_back(h.lo);
+  SortUniqueHashes(&lows);
+  EXPECT_EQ(shingles, lows);
+  EXPECT_TRUE(std::is_sorted(shingles.begin(), shingles.end()));
+}
+
+// The loose estimate filter of exact verification: a pair at exactly the
+// threshold falls below it with probability <= 1e-6.
+TEST(EstimateFloorForExact, BinomialLowerTail) {
+  for (int h : {64, 128, 256}) {
+    double previous = 0;
+    for (double t = 0.3; t < 0.96; t += 0.05) {
+      const double floor = EstimateFloorForExact(t, h);
+      EXPECT_LT(floor, t) << h << " " << t;
+      EXPECT_GE(floor, previous);
+      previous = floor;
+      // Independent check of the tail at the chosen count c = floor * h.
+      const int c = static_cast<int>(std::lround(floor * h));
+      double below = 0;
+      for (int k = 0; k < c; ++k) {
+        below += std::exp(std::lgamma(h + 1.0) - std::lgamma(k + 1.0) -
+                          std::lgamma(h - k + 1.0) + k * std::log(t) +
+                          (h - k) * std::log(1 - t));
+      }
+      EXPECT_LE(below, 1e-6) << h << " " << t;
+    }
+  }
+  // 0.8 over 128 slots: 102 equal slots expected, 81 still let through.
+  EXPECT_NEAR(EstimateFloorForExact(0.8, 128), 81.0 / 128, 2.0 / 128);
+}
+
+}  // namespace
+}  // namespace neardup
