@@ -156,8 +156,21 @@ absl::StatusOr<MinHashSignature> MinHasher::Fingerprint(
   return FingerprintCanonical(canonical, shingles);
 }
 
+absl::StatusOr<MinHashSignature> MinHasher::FingerprintWithRawHashes(
+    std::string_view text, std::vector<uint64_t>* raw_hashes) const {
+  ASSIGN_OR_RETURN(std::string_view canonical,
+                   internal::CanonicalizeToScratch(canonicalizer_, text));
+  return FingerprintHashes(canonical, raw_hashes, /*sort_unique=*/false);
+}
+
 absl::StatusOr<MinHashSignature> MinHasher::FingerprintCanonical(
     std::string_view canonical, std::vector<uint64_t>* shingles) const {
+  return FingerprintHashes(canonical, shingles, /*sort_unique=*/true);
+}
+
+absl::StatusOr<MinHashSignature> MinHasher::FingerprintHashes(
+    std::string_view canonical, std::vector<uint64_t>* shingles,
+    bool sort_unique) const {
   std::vector<Hash128>& hashes = internal::TokenHashScratch(canonical.size());
   hashes.clear();
   internal::HashTokens(*tokenizer_, config_.family, config_.seed, canonical,
@@ -168,9 +181,10 @@ absl::StatusOr<MinHashSignature> MinHasher::FingerprintCanonical(
   internal::MinHashSlots(hashes.data(), hashes.size(), config_.num_perm,
                          sig.slots.data());
   if (shingles != nullptr) {
-    shingles->resize(hashes.size());
-    for (size_t i = 0; i < hashes.size(); ++i) (*shingles)[i] = hashes[i].lo;
-    SortUniqueHashes(shingles);
+    shingles->clear();  // reused buffers keep their capacity
+    shingles->reserve(hashes.size());
+    for (const Hash128& h : hashes) shingles->push_back(h.lo);
+    if (sort_unique) SortUniqueHashes(shingles);
   }
   return sig;
 }

@@ -74,6 +74,28 @@ TEST(ShingleSet, CorruptEncodingsAreErrorsNotCrashes) {
   }
 }
 
+// The bucketed sort against std::sort, on random values, values crowded
+// into one bucket (crafted hashes) and duplicates.
+TEST(ShingleSet, SortUniqueHashesMatchesStdSort) {
+  std::mt19937_64 rng(9);
+  for (size_t n : {0, 1, 63, 64, 65, 300, 5000, 70000}) {
+    for (int shape = 0; shape < 3; ++shape) {
+      std::vector<uint64_t> values(n);
+      for (uint64_t& v : values) {
+        v = rng();
+        if (shape == 1) v >>= 40;        // all in the lowest bucket
+        if (shape == 2) v = rng() % 50;  // many duplicates
+      }
+      std::vector<uint64_t> expected = values;
+      std::sort(expected.begin(), expected.end());
+      expected.erase(std::unique(expected.begin(), expected.end()),
+                     expected.end());
+      SortUniqueHashes(&values);
+      EXPECT_EQ(values, expected) << n << " shape " << shape;
+    }
+  }
+}
+
 TEST(ShingleSet, ExactJaccard64) {
   const std::vector<uint64_t> a = {1, 2, 3, 4};
   const std::vector<uint64_t> b = {3, 4, 5, 6, 7};

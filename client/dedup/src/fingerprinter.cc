@@ -46,9 +46,11 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
     }
     out->simhash = *hash;
   } else {
-    // --verify exact: the shingle set comes from the same hashes.
+    // --verify exact: the shingle hashes come from the same hashing, and
+    // are sorted only once a candidate needs them (TokenSetStore).
     absl::StatusOr<MinHashSignature> sig =
-        minhash_->Fingerprint(text, exact_ ? &out->token_set : nullptr);
+        exact_ ? minhash_->FingerprintWithRawHashes(text, &out->token_set)
+               : minhash_->Fingerprint(text);
     if (!sig.ok()) {
       out->kind = DocFingerprint::Kind::kEmpty;
       return;
@@ -59,7 +61,7 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
   if (exact_) {
     // SimHash candidates are verified on the MinHash shingles, which SimHash
     // (over plain tokens) does not compute.
-    if (!minhash_->Fingerprint(text, &out->token_set).ok()) {
+    if (!minhash_->FingerprintWithRawHashes(text, &out->token_set).ok()) {
       out->kind = DocFingerprint::Kind::kEmpty;
     }
   }

@@ -25,7 +25,8 @@ struct DocFingerprint {
   std::string error;         // kInvalid: why (without file and line)
   MinHashSignature minhash;  // minhash-lsh, lshbloom
   uint64_t simhash = 0;      // simhash
-  // --verify exact: sorted, distinct low 64 bits of the token hashes.
+  // --verify exact: the low 64 bits of the token hashes, in token order
+  // with repeats (SortUniqueHashes makes them the shingle set).
   std::vector<uint64_t> token_set;
 };
 

@@ -41,9 +41,11 @@ class MinHashFinder : public DuplicateFinder {
     if (verify_ == Verify::kExact) {
       ASSIGN_OR_RETURN(std::vector<uint32_t> candidates,
                        index_->Candidates(fingerprint->minhash));
-      const std::vector<uint64_t>& mine = fingerprint->token_set;
+      std::vector<uint64_t>& mine = fingerprint->token_set;
+      if (!candidates.empty()) SortUniqueHashes(&mine);
       for (uint32_t candidate : candidates) {  // ascending: ties to earliest
-        const std::span<const uint64_t> theirs = token_sets_.Get(candidate);
+        const std::span<const uint64_t> theirs =
+            token_sets_.GetSorted(candidate);
         const double j = ExactJaccard64(mine, theirs);
         if (j >= threshold_ && (!match || j > match->similarity)) {
           match = Match{candidate, j};

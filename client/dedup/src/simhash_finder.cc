@@ -24,9 +24,10 @@ class SimHashFinder : public DuplicateFinder {
     std::optional<Match> match;
     if (verify_ == Verify::kExact) {
       // Hamming finds the candidates; the shingle sets decide.
-      const std::vector<uint64_t>& mine = fingerprint->token_set;
+      std::vector<uint64_t>& mine = fingerprint->token_set;
+      if (!hits.empty()) SortUniqueHashes(&mine);
       for (const IdDistance& hit : hits) {
-        const std::span<const uint64_t> theirs = token_sets_.Get(hit.id);
+        const std::span<const uint64_t> theirs = token_sets_.GetSorted(hit.id);
         const double j = ExactJaccard64(mine, theirs);
         if (j >= threshold_ &&
             (!match || j > match->similarity ||

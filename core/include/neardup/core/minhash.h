@@ -71,6 +71,12 @@ class MinHasher {
   // (no second tokenization). See shingle_set.h.
   absl::StatusOr<MinHashSignature> Fingerprint(
       std::string_view text, std::vector<uint64_t>* shingles) const;
+  // Like the above, but leaves the low 64 bits in token order, repeats
+  // kept: SortUniqueHashes turns them into the evidence. For callers that
+  // compare only a few documents (offline dedup sorts a set the first time
+  // a candidate needs it, not for every document).
+  absl::StatusOr<MinHashSignature> FingerprintWithRawHashes(
+      std::string_view text, std::vector<uint64_t>* raw_hashes) const;
   // Skips canonicalization: `canonical` must come from canonicalizer().
   absl::StatusOr<MinHashSignature> FingerprintCanonical(
       std::string_view canonical,
@@ -88,6 +94,11 @@ class MinHasher {
  private:
   MinHasher(MinHashConfig config, Canonicalizer canonicalizer,
             std::shared_ptr<const Tokenizer> tokenizer);
+  // The signature and, when `shingles` is set, the low 64 bits of the same
+  // hashes (sorted and distinct if `sort_unique`).
+  absl::StatusOr<MinHashSignature> FingerprintHashes(
+      std::string_view canonical, std::vector<uint64_t>* shingles,
+      bool sort_unique) const;
 
   MinHashConfig config_;
   Canonicalizer canonicalizer_;
