@@ -189,6 +189,8 @@ COLLECTIONS = (
     ("signatures", {}, "signatures", "defaults, documents as signatures"),
     ("txtfp", {"banding": 2, "verification": 2}, "text",
      "txtfp banding + estimate (before #11)"),
+    ("robust", {"canonicalizer": {"profile": 1}}, "text",
+     "defaults + robust canonicalizer profile"),
 )
 
 
@@ -225,6 +227,10 @@ def server(bin_dir, proto_dir, stored, probes, attacked, work):
         print("| --- | --- | --- | " + " | ".join("---" for _ in THRESHOLDS) +
               " | --- |")
         for name, fields, mode, description in COLLECTIONS:
+            fields = dict(fields)
+            if "canonicalizer" in fields:
+                fields["canonicalizer"] = pb.CanonicalizerOptions(
+                    **fields["canonicalizer"])
             config = pb.FingerprintConfig(**fields)
             created = stub.CreateCollection(
                 pb.CreateCollectionRequest(name=name, config=config))
@@ -387,6 +393,7 @@ def main():
                 ("default (--verify exact)", []),
                 ("--verify estimate", ["--verify", "estimate"]),
                 ("--verify none", ["--verify", "none"]),
+                ("--profile robust", ["--profile", "robust"]),
             ))
 
 

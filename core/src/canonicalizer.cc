@@ -3,13 +3,13 @@
 #include <unicode/bytestream.h>
 #include <unicode/casemap.h>
 #include <unicode/normalizer2.h>
-#include <unicode/uspoof.h>
 
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/core/internal/confusables.h"
 #include "neardup/core/internal/drop_list.h"
 #include "neardup/core/internal/utf8.h"
 
@@ -17,10 +17,6 @@ namespace neardup {
 
 struct Canonicalizer::IcuState {
   const icu::Normalizer2* normalizer = nullptr;  // owned by ICU
-  USpoofChecker* spoof = nullptr;                // owned here
-  ~IcuState() {
-    if (spoof != nullptr) uspoof_close(spoof);
-  }
 };
 
 namespace {
@@ -69,6 +65,21 @@ std::string& Scratch(int which) {
 
 }  // namespace
 
+absl::StatusOr<CanonicalizerOptions> CanonicalizerProfile(
+    std::string_view name) {
+  CanonicalizerOptions options;
+  if (name == "txtfp" || name == "default") return options;
+  if (name == "robust") {
+    options.strip_ignorable = true;
+    options.confusable_skeleton = true;
+    options.fold_small_capitals = true;
+    return options;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("canonicalizer profile must be txtfp or robust, got \"",
+                   AbslView(name), "\""));
+}
+
 absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
     std::string_view config) {
   CanonicalizerOptions o;
@@ -81,7 +92,7 @@ absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
     return absl::InvalidArgumentError(absl::StrCat(
         "bad canonicalizer config \"", AbslView(config),
         "\": expected "
-        "{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-conf]"));
+        "{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-ign][-conf][-sc]"));
   };
   if (parts.size() < 3 || parts[1] != "cf") return bad();
   if (parts[0] == "nfkc")
@@ -99,14 +110,16 @@ absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
   else
     return bad();
   // Flags must appear in canonical order, each at most once.
-  const std::string_view flags[] = {"bidi", "fmt", "conf"};
+  const std::string_view flags[] = {"bidi", "fmt", "ign", "conf", "sc"};
   size_t next = 0;
   for (size_t i = 3; i < parts.size(); ++i) {
-    while (next < 3 && flags[next] != parts[i]) ++next;
-    if (next == 3) return bad();
+    while (next < 5 && flags[next] != parts[i]) ++next;
+    if (next == 5) return bad();
     if (next == 0) o.strip_bidi = true;
     if (next == 1) o.strip_format = true;
-    if (next == 2) o.confusable_skeleton = true;
+    if (next == 2) o.strip_ignorable = true;
+    if (next == 3) o.confusable_skeleton = true;
+    if (next == 4) o.fold_small_capitals = true;
     ++next;
   }
   return o;
@@ -127,10 +140,8 @@ absl::StatusOr<Canonicalizer> Canonicalizer::Create(
       break;
   }
   if (U_FAILURE(err)) return IcuError("normalizer load", err);
-  if (options.confusable_skeleton) {
-    icu->spoof = uspoof_open(&err);
-    if (U_FAILURE(err)) return IcuError("uspoof_open", err);
-  }
+  // Built once per process, on the first canonicalizer that needs it.
+  if (options.confusable_skeleton) (void)internal::ConfusableSkeleton::Get();
   return Canonicalizer(options, std::move(icu));
 }
 
@@ -150,7 +161,9 @@ std::string Canonicalizer::ConfigString() const {
   s += options_.case_fold == CaseFold::kFull ? "-cf-simple" : "-cf-none";
   if (options_.strip_bidi) s += "-bidi";
   if (options_.strip_format) s += "-fmt";
+  if (options_.strip_ignorable) s += "-ign";
   if (options_.confusable_skeleton) s += "-conf";
+  if (options_.fold_small_capitals) s += "-sc";
   return s;
 }
 
@@ -164,12 +177,40 @@ absl::StatusOr<std::string> Canonicalizer::Canonicalize(
 
 absl::Status Canonicalizer::CanonicalizeInto(std::string_view input,
                                              std::string* out) const {
+  if (!options_.confusable_skeleton && !options_.fold_small_capitals) {
+    return CanonicalizeText(input, out);
+  }
+  thread_local std::string text;
+  if (absl::Status s = CanonicalizeText(input, &text); !s.ok()) return s;
+  if (!options_.confusable_skeleton) {
+    out->clear();
+    internal::AppendFoldedSmallCapitals(text, out);
+    return absl::OkStatus();
+  }
+  if (!options_.fold_small_capitals) {
+    out->clear();
+    return internal::ConfusableSkeleton::Get().Append(text, out);
+  }
+  thread_local std::string skeleton;
+  skeleton.clear();
+  if (absl::Status s =
+          internal::ConfusableSkeleton::Get().Append(text, &skeleton);
+      !s.ok()) {
+    return s;
+  }
+  out->clear();
+  internal::AppendFoldedSmallCapitals(skeleton, out);
+  return absl::OkStatus();
+}
+
+absl::Status Canonicalizer::CanonicalizeText(std::string_view input,
+                                             std::string* out) const {
   out->clear();
   const bool lower = options_.case_fold == CaseFold::kFull;
   const size_t first = internal::FirstNonAscii(input);
   // Fast paths: on ASCII every stage but case folding is the identity, and
-  // folding is ASCII lowercasing. The skeleton maps ASCII too, so it opts out.
-  if (first == input.size() && !options_.confusable_skeleton) {
+  // folding is ASCII lowercasing.
+  if (first == input.size()) {
     AppendAscii(input, lower, out);
     return absl::OkStatus();
   }
@@ -183,14 +224,13 @@ absl::Status Canonicalizer::CanonicalizeInto(std::string_view input,
     char32_t cp = 0;
     const int n = internal::DecodeUtf8(input, i, &cp);
     if (n == 0) return InvalidUtf8(i);
-    if (!internal::IsDropped(cp, options_.strip_bidi, options_.strip_format)) {
+    if (!internal::IsDropped(cp, options_.strip_bidi, options_.strip_format,
+                             options_.strip_ignorable)) {
       only_droppable = false;
     }
     i += n;
   }
-  if (!only_droppable || options_.confusable_skeleton) {
-    return SlowPath(input, out);
-  }
+  if (!only_droppable) return SlowPath(input, out);
   out->reserve(input.size());
   AppendAscii(input.substr(0, first), lower, out);
   for (size_t i = first; i < input.size();) {
@@ -215,7 +255,8 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
   for (size_t i = 0; i < input.size();) {
     char32_t cp = 0;
     const int n = internal::DecodeUtf8(input, i, &cp);
-    if (!internal::IsDropped(cp, options_.strip_bidi, options_.strip_format)) {
+    if (!internal::IsDropped(cp, options_.strip_bidi, options_.strip_format,
+                             options_.strip_ignorable)) {
       dropped.append(input.substr(i, n));
     }
     i += n;
@@ -257,29 +298,6 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
       if (!s.ok()) return s;
       cur = next;
     }
-  }
-  // 4. Optional UTS #39 skeleton.
-  if (icu_->spoof != nullptr) {
-    UErrorCode err = U_ZERO_ERROR;
-    int32_t need = uspoof_getSkeletonUTF8(icu_->spoof, 0, cur->data(),
-                                          static_cast<int32_t>(cur->size()),
-                                          nullptr, 0, &err);
-    if (err != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(err)) {
-      return IcuError("confusable skeleton", err);
-    }
-    out->clear();
-    // ICU rejects a non-null buffer of capacity 0, so an empty skeleton
-    // returns here.
-    if (need == 0) return absl::OkStatus();
-    out->resize(need);
-    err = U_ZERO_ERROR;
-    uspoof_getSkeletonUTF8(icu_->spoof, 0, cur->data(),
-                           static_cast<int32_t>(cur->size()), out->data(), need,
-                           &err);
-    if (U_FAILURE(err) && err != U_STRING_NOT_TERMINATED_WARNING) {
-      return IcuError("confusable skeleton", err);
-    }
-    return absl::OkStatus();
   }
   out->assign(*cur);
   return absl::OkStatus();

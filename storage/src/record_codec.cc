@@ -163,6 +163,9 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   canonicalizer->set_strip_format(config.canonicalizer.strip_format);
   canonicalizer->set_confusable_skeleton(
       config.canonicalizer.confusable_skeleton);
+  canonicalizer->set_strip_ignorable(config.canonicalizer.strip_ignorable);
+  canonicalizer->set_fold_small_capitals(
+      config.canonicalizer.fold_small_capitals);
   out->set_minhash_tokenizer(config.minhash_tokenizer);
   out->set_num_perm(config.num_perm);
   out->set_seed(config.seed);
@@ -192,6 +195,9 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
   config.canonicalizer.strip_format = canonicalizer.strip_format();
   config.canonicalizer.confusable_skeleton =
       canonicalizer.confusable_skeleton();
+  config.canonicalizer.strip_ignorable = canonicalizer.strip_ignorable();
+  config.canonicalizer.fold_small_capitals =
+      canonicalizer.fold_small_capitals();
   config.minhash_tokenizer = in.minhash_tokenizer();
   config.num_perm = in.num_perm();
   config.seed = in.seed();

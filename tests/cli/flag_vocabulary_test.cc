@@ -97,6 +97,9 @@ const std::vector<Args>& FlagCases() {
       {"--keep-bidi"},
       {"--keep-format"},
       {"--confusable"},
+      {"--strip-ignorables"},
+      {"--profile", "robust"},
+      {"--profile", "robust", "--keep-format"},
       {"--tokenizer", "grapheme", "--ngram", "2", "--seed", "7", "--hash",
        "mmh3", "--normalization", "nfc", "--keep-format"},
   };

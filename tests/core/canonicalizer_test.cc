@@ -222,6 +222,35 @@ TEST(Canonicalizer, ConfusableSkeleton) {
   EXPECT_EQ(Canon(plain, cyrillic), cyrillic);
 }
 
+// The robust profile: copies a reader cannot tell apart canonicalize alike.
+TEST(Canonicalizer, RobustProfileUndoesDisguises) {
+  const Canonicalizer robust = Make(*CanonicalizerProfile("robust"));
+  const std::string plain = "the quick brown fox jumps over the lazy dog";
+  const std::string expected = Canon(robust, plain);
+  const std::vector<std::string> disguised = {
+      "the qu\u00ADick brown fox jumps over the la\u00ADzy dog",  // soft hyphen
+      "the qu\u200Bick br\u200Cown fox ju\u200Dmps over\u2060 the lazy dog",
+      "\uFEFFthe quick brown fox jumps over the lazy dog",
+      "th\u0435 quick br\u043Ewn f\u043Ex jumps \u043Ever the lazy dog",  // Cyrillic
+      "the qu\u03B9ck brown fox jumps \u03BFver \u03C4he lazy dog",  // Greek
+      "the quic\u043A brown fox jumps over \u0442he lazy dog",       // Cyrillic
+      "the \uFF51\uFF55\uFF49\uFF43\uFF4B brown fox jumps over the lazy dog",
+      "ThE QuIcK BROWN fox JUMPS over THE lazy DOG",
+      "the quick brown fox jumps over the lazy dog\u034F",  // CGJ
+  };
+  for (const std::string& text : disguised) {
+    EXPECT_EQ(Canon(robust, text), expected) << text;
+  }
+  // The default (txtfp's) pipeline keeps soft hyphens and look-alikes.
+  const Canonicalizer plain_pipeline = Make();
+  EXPECT_NE(Canon(plain_pipeline, disguised[0]), Canon(plain_pipeline, plain));
+  EXPECT_NE(Canon(plain_pipeline, disguised[3]), Canon(plain_pipeline, plain));
+  // Its own config string, so its own config hash.
+  EXPECT_EQ(robust.ConfigString(), "nfkc-cf-simple-bidi-fmt-ign-conf-sc");
+  EXPECT_EQ(*ParseCanonicalizerConfig(robust.ConfigString()), robust.options());
+  EXPECT_FALSE(CanonicalizerProfile("paranoid").ok());
+}
+
 TEST(Canonicalizer, InvalidUtf8NamesTheOffset) {
   const Canonicalizer c = Make();
   CanonicalizerOptions conf;

@@ -81,6 +81,24 @@ TEST(ConfigFromProto, MapsEveryField) {
   EXPECT_EQ(*again, *config);
 }
 
+TEST(ConfigFromProto, RobustProfileSetsItsSwitchesAndRoundTrips) {
+  v1::FingerprintConfig proto;
+  proto.mutable_canonicalizer()->set_profile(
+      v1::CanonicalizerOptions::PROFILE_ROBUST);
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig config, ConfigFromProto(proto));
+  EXPECT_EQ(config.canonicalizer, *CanonicalizerProfile("robust"));
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig again,
+                       ConfigFromProto(ConfigToProto(config)));
+  EXPECT_EQ(again, config);
+  // Not txtfp's config hash.
+  EXPECT_NE(MinHasher::Create(MinHashConfigOf(config))->config_hash(),
+            0x1ffc8214c1e9e9dbULL);
+  proto.mutable_canonicalizer()->set_profile(
+      static_cast<v1::CanonicalizerOptions::Profile>(7));
+  EXPECT_EQ(ConfigFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ConfigFromProto, ShingleOneMeansPlainTokens) {
   v1::FingerprintConfig proto;
   proto.set_shingle_k(1);

@@ -16,7 +16,9 @@ CollectionRecord EveryFieldSet() {
                           .case_fold = CaseFold::kNone,
                           .strip_bidi = false,
                           .strip_format = false,
-                          .confusable_skeleton = true};
+                          .strip_ignorable = true,
+                          .confusable_skeleton = true,
+                          .fold_small_capitals = true};
   config.minhash_tokenizer = "shingle-k=3/grapheme-uax29";
   config.num_perm = 256;
   config.seed = 0xDEADBEEFCAFEF00Dull;

@@ -23,7 +23,30 @@ void AddCanonicalizerFlags(CLI::App* app, CanonicalizerOptions* options) {
       "--keep-format", [options] { options->strip_format = false; },
       "Keep zero-width/format characters (stripped by default)");
   app->add_flag("--confusable", options->confusable_skeleton,
-                "Apply the UTS #39 confusable skeleton (for identifiers)");
+                "Apply the UTS #39 confusable skeleton");
+  app->add_flag("--strip-ignorables", options->strip_ignorable,
+                "Drop every Default_Ignorable_Code_Point (soft hyphen "
+                "included)");
+  app->add_flag("--fold-small-capitals", options->fold_small_capitals,
+                "After the skeleton, Latin small capitals and kra become the "
+                "ASCII letter they look like");
+  app->add_option_function<std::string>(
+      "--profile",
+      [options](const std::string& name) {
+        auto profile = CanonicalizerProfile(name);
+        if (!profile.ok()) {
+          throw CLI::ValidationError("--profile",
+                                     std::string(profile.status().message()));
+        }
+        // The profile's switches on top of the other flags.
+        options->strip_ignorable |= profile->strip_ignorable;
+        options->confusable_skeleton |= profile->confusable_skeleton;
+        options->fold_small_capitals |= profile->fold_small_capitals;
+      },
+      "Canonicalizer profile: txtfp (default) or robust (+ "
+      "--strip-ignorables --confusable --fold-small-capitals: finds copies "
+      "disguised with "
+      "invisible characters or look-alike letters)");
 }
 
 void AddFingerprintFlags(CLI::App* app, FingerprintSettings* settings) {

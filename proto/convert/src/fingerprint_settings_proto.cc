@@ -27,6 +27,20 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
   canonicalizer.strip_bidi = !canon.keep_bidi_controls();
   canonicalizer.strip_format = !canon.keep_format_characters();
   canonicalizer.confusable_skeleton = canon.confusable_skeleton();
+  canonicalizer.strip_ignorable = canon.strip_default_ignorables();
+  canonicalizer.fold_small_capitals = canon.fold_small_capitals();
+  switch (canon.profile()) {
+    case v1::CanonicalizerOptions::PROFILE_UNSPECIFIED:
+      break;
+    case v1::CanonicalizerOptions::PROFILE_ROBUST:
+      canonicalizer.strip_ignorable = true;
+      canonicalizer.confusable_skeleton = true;
+      canonicalizer.fold_small_capitals = true;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          "config.canonicalizer.profile: unknown value");
+  }
   if (!proto.tokenizer().empty()) settings.tokenizer = proto.tokenizer();
   settings.shingle_k = static_cast<int>(proto.shingle_k());
   if (proto.num_perm() != 0) {
@@ -78,6 +92,8 @@ void SettingsToProto(const FingerprintSettings& settings,
   canon->set_keep_bidi_controls(!canonicalizer.strip_bidi);
   canon->set_keep_format_characters(!canonicalizer.strip_format);
   canon->set_confusable_skeleton(canonicalizer.confusable_skeleton);
+  canon->set_strip_default_ignorables(canonicalizer.strip_ignorable);
+  canon->set_fold_small_capitals(canonicalizer.fold_small_capitals);
   proto->set_tokenizer(settings.tokenizer);
   proto->set_shingle_k(static_cast<uint32_t>(settings.shingle_k));
   proto->set_num_perm(static_cast<uint32_t>(settings.num_perm));

@@ -29,12 +29,29 @@ struct CanonicalizerOptions {
   // Drop zero-width/format code points, variation selectors and tags (and
   // the bidi controls). U+00AD SOFT HYPHEN is kept, as in txtfp.
   bool strip_format = true;
-  // UTS #39 confusable skeleton ("раураl" == "paypal"). Lossy: meant for
-  // identifiers, not natural-language dedup. Default off.
+  // Drop every Default_Ignorable_Code_Point (soft hyphen, zero-width and
+  // joiner characters, variation selectors, fillers, tags...). Default off
+  // (txtfp keeps U+00AD); on in the robust profile.
+  bool strip_ignorable = false;
+  // UTS #39 confusable skeleton ("раураl" == "paypal"). Default off; on in
+  // the robust profile. Lossy ("m" and "rn" become the same).
   bool confusable_skeleton = false;
+  // After the skeleton: Latin small capitals (ᴛ ʙ ʜ ᴋ ...) and kra (ĸ) become
+  // the ASCII letter they look like. The skeleton leaves Greek τ κ and
+  // Cyrillic т к в н at these prototypes, though readers see t k b h.
+  // Default off; on in the robust profile.
+  bool fold_small_capitals = false;
 
   bool operator==(const CanonicalizerOptions&) const = default;
 };
+
+// Named option sets: "txtfp" (the defaults, txtfp's pipeline) and "robust"
+// (the defaults + strip_ignorable + confusable_skeleton +
+// fold_small_capitals: text that reads the same despite invisible
+// characters, look-alike letters, fullwidth forms or case tricks
+// canonicalizes the same). INVALID_ARGUMENT otherwise.
+absl::StatusOr<CanonicalizerOptions> CanonicalizerProfile(
+    std::string_view name);
 
 // Parses a config string such as "nfkc-cf-simple-bidi-fmt" back to options.
 absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
@@ -56,7 +73,8 @@ class Canonicalizer {
   // Same, writing into `*out` (its capacity is reused).
   absl::Status CanonicalizeInto(std::string_view input, std::string* out) const;
 
-  // `{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-conf]`.
+  // `{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-ign][-conf][-sc]`;
+  // "-ign" and "-sc" are neardup's (txtfp has no such options).
   std::string ConfigString() const;
   const CanonicalizerOptions& options() const { return options_; }
 
@@ -66,6 +84,8 @@ class Canonicalizer {
                 std::shared_ptr<const IcuState> icu)
       : options_(options), icu_(std::move(icu)) {}
 
+  // Everything but the skeleton.
+  absl::Status CanonicalizeText(std::string_view input, std::string* out) const;
   absl::Status SlowPath(std::string_view input, std::string* out) const;
 
   CanonicalizerOptions options_;
