@@ -127,6 +127,11 @@ int main(int argc, char** argv) {
                  "stream mode: probes a client keeps unanswered at most")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  std::string verification = "exact";
+  app.add_option("--verification", verification,
+                 "the collection's: exact (default) or estimate")
+      ->check(CLI::IsMember({"exact", "estimate"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   neardup::client::ClientOptions options;
@@ -137,6 +142,9 @@ int main(int argc, char** argv) {
     neardup::v1::CreateCollectionRequest create;
     create.set_name(collection);
     create.mutable_config()->set_threshold(0.8);
+    create.mutable_config()->set_verification(
+        verification == "estimate" ? neardup::v1::VERIFICATION_ESTIMATE
+                                   : neardup::v1::VERIFICATION_EXACT);
     auto created = admin.CreateCollection(create);
     if (!created.ok()) {
       std::fprintf(stderr, "create: %s\n", created.status().ToString().c_str());

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "neardup/core/internal/scratch.h"
 #include "neardup/core/internal/utf8.h"
 
 namespace neardup::internal {
@@ -113,6 +114,9 @@ absl::Status ConfusableSkeleton::Append(std::string_view text,
   const size_t first_non_ascii = FirstNonAscii(text);
   // 1. NFD (a no-op on ASCII).
   thread_local std::string decomposed;
+  thread_local std::string mapped;
+  TrimScratch(decomposed, text.size() * 3);
+  TrimScratch(mapped, text.size() * 4);
   std::string_view source = text;
   if (first_non_ascii != text.size()) {
     decomposed.clear();
@@ -127,7 +131,6 @@ absl::Status ConfusableSkeleton::Append(std::string_view text,
     source = decomposed;
   }
   // 2. Map every code point to its prototype.
-  thread_local std::string mapped;
   mapped.clear();
   mapped.reserve(source.size() + source.size() / 8);
   bool non_ascii = false;

@@ -80,17 +80,19 @@ double EstimateFloorForExact(double threshold, int num_perm) {
   if (threshold <= 0) return 0;
   if (threshold >= 1) threshold = 1;
   const int h = num_perm;
-  // Lower tail P(X <= c), summed in log space from c = 0 up.
-  auto log_pmf = [&](int k) {
-    if (threshold == 1) return k == h ? 0.0 : -INFINITY;
-    return std::lgamma(h + 1.0) - std::lgamma(k + 1.0) -
-           std::lgamma(h - k + 1.0) + k * std::log(threshold) +
-           (h - k) * std::log1p(-threshold);
-  };
+  if (threshold == 1) return 1.0;
+  // Lower tail P(X <= c) from c = 0 up, the pmf by its recurrence
+  // P(k + 1) = P(k) (h - k) / (k + 1) t / (1 - t), in log space (P(0) =
+  // (1 - t)^h underflows for large h). No lgamma: it writes a global.
+  const double log_ratio = std::log(threshold) - std::log1p(-threshold);
+  double log_pmf = h * std::log1p(-threshold);
   double tail = 0;
   int c = 0;
   for (; c <= h; ++c) {
-    tail += std::exp(log_pmf(c));
+    if (c > 0) {
+      log_pmf += std::log(static_cast<double>(h - c + 1) / c) + log_ratio;
+    }
+    tail += std::exp(log_pmf);
     if (tail > kMissProbability) break;  // P(X <= c) too likely: keep c
   }
   return static_cast<double>(c) / h;

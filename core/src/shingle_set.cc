@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/core/internal/scratch.h"
 
 namespace neardup {
 namespace {
@@ -34,34 +35,6 @@ bool GetVarint(std::string_view* in, uint64_t* value) {
   }
   return false;
 }
-
-// Little-endian bit writer/reader over a byte string.
-class BitWriter {
- public:
-  explicit BitWriter(std::string* out) : out_(out) {}
-  void Put(uint64_t value, int bits) {  // bits in [0, 63]
-    for (int done = 0; done < bits;) {
-      const int take = std::min(bits - done, 64 - used_);
-      const uint64_t part = (value >> done) & ((uint64_t{1} << take) - 1);
-      acc_ |= part << used_;
-      used_ += take;
-      done += take;
-      if (used_ == 64) Flush(8);
-    }
-  }
-  void Finish() { Flush((used_ + 7) / 8); }
-
- private:
-  void Flush(int bytes) {
-    for (int i = 0; i < bytes; ++i)
-      out_->push_back(static_cast<char>(acc_ >> (8 * i)));
-    acc_ = 0;
-    used_ = 0;
-  }
-  std::string* out_;
-  uint64_t acc_ = 0;
-  int used_ = 0;
-};
 
 // `bits` in [1, 63] starting at bit `bit`; the caller keeps them in range.
 uint64_t GetBits(std::string_view data, uint64_t bit, int bits) {
@@ -111,15 +84,17 @@ void SortUniqueHashes(std::vector<uint64_t>* hashes) {
   const int shift = 64 - bits;
   thread_local std::vector<uint32_t> starts;
   thread_local std::vector<uint64_t> sorted;
+  thread_local std::vector<uint32_t> next;
+  // A huge document must not leave its buffers on this thread for good.
+  internal::TrimScratch(sorted, n);
+  internal::TrimScratch(starts, size_t{1} << bits);
+  internal::TrimScratch(next, size_t{1} << bits);
   starts.assign((size_t{1} << bits) + 1, 0);
   for (uint64_t v : *hashes) ++starts[(v >> shift) + 1];
   for (size_t b = 1; b < starts.size(); ++b) starts[b] += starts[b - 1];
   sorted.resize(n);
-  {
-    thread_local std::vector<uint32_t> next;
-    next.assign(starts.begin(), starts.end() - 1);
-    for (uint64_t v : *hashes) sorted[next[v >> shift]++] = v;
-  }
+  next.assign(starts.begin(), starts.end() - 1);
+  for (uint64_t v : *hashes) sorted[next[v >> shift]++] = v;
   for (size_t b = 0; b + 1 < starts.size(); ++b) {
     uint64_t* const first = sorted.data() + starts[b];
     uint64_t* const last = sorted.data() + starts[b + 1];
@@ -144,22 +119,37 @@ std::string EncodeShingleSet(std::span<const uint64_t> sorted) {
   if (n == 0) return out;
   const int low_bits = LowBits(n);
   const uint64_t high_max = sorted.back() >> low_bits;
-  out.reserve(out.size() + (n * (low_bits + 2) + high_max) / 8 + 16);
-  BitWriter writer(&out);
-  for (uint64_t value : sorted) writer.Put(value, low_bits);
-  // Unary high parts: value i sets bit (high_i + i); zeros separate buckets.
-  uint64_t previous_high = 0;
-  for (uint64_t value : sorted) {
-    const uint64_t high = value >> low_bits;
-    for (uint64_t gap = high - previous_high; gap > 0;) {
-      const int zeros = static_cast<int>(std::min<uint64_t>(gap, 63));
-      writer.Put(0, zeros);
-      gap -= zeros;
+  // n low parts, then the unary high parts: value i sets bit
+  // (n * low_bits + high_i + i).
+  const uint64_t total_bits = n * low_bits + high_max + n;
+  const size_t header = out.size();
+  const size_t body = (total_bits + 7) / 8;
+  out.resize(header + body + 16, '\0');  // slack for 8-byte stores
+  char* const bits = out.data() + header;
+  auto or_word = [bits](uint64_t byte, uint64_t word) {
+    uint64_t current;
+    std::memcpy(&current, bits + byte, 8);
+    current |= word;
+    std::memcpy(bits + byte, &current, 8);
+  };
+  const uint64_t low_mask = (uint64_t{1} << low_bits) - 1;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t position = i * low_bits;
+    const int offset = static_cast<int>(position % 8);
+    const uint64_t low = sorted[i] & low_mask;
+    or_word(position / 8, low << offset);
+    // low_bits + offset may exceed 64: the rest goes to the next word.
+    if (offset != 0 && low_bits + offset > 64) {
+      or_word(position / 8 + 8, low >> (64 - offset));
     }
-    writer.Put(1, 1);
-    previous_high = high;
   }
-  writer.Finish();
+  const uint64_t high_start = n * low_bits;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t bit = high_start + (sorted[i] >> low_bits) + i;
+    bits[bit / 8] = static_cast<char>(static_cast<uint8_t>(bits[bit / 8]) |
+                                      (1u << (bit % 8)));
+  }
+  out.resize(header + body);
   return out;
 }
 

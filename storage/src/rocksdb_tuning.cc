@@ -44,6 +44,8 @@ Compressions PickCompressions() {
 struct FamilyTraits {
   bool point_lookups;  // bloom filter
   bool compressible;
+  // Large values kept in blob files: compaction moves their keys only.
+  bool blob_values = false;
 };
 
 FamilyTraits TraitsOf(ColumnFamily cf) {
@@ -57,7 +59,10 @@ FamilyTraits TraitsOf(ColumnFamily cf) {
       return {.point_lookups = false, .compressible = false};
     case ColumnFamily::kEvidence:
       // Read by candidate id; already Elias-Fano coded (random hashes).
-      return {.point_lookups = true, .compressible = false};
+      // Written once per document and large (~7 bytes per shingle): in
+      // blob files, compaction does not rewrite them level after level.
+      return {
+          .point_lookups = true, .compressible = false, .blob_values = true};
     default:
       return {.point_lookups = false, .compressible = true};
   }
@@ -82,6 +87,14 @@ rocksdb::ColumnFamilyOptions FamilyOptions(
   // The WriteBufferManager bounds the total; this bounds one memtable so a
   // single busy family flushes before it takes the whole budget.
   cf.write_buffer_size = std::max(kMiB, options.write_buffer_bytes / 4);
+  if (traits.blob_values) {
+    cf.enable_blob_files = true;
+    cf.min_blob_size = 256;
+    cf.blob_file_size = 256 << 20;
+    // Deleted and replaced documents' sets are reclaimed when compaction
+    // reaches the oldest blob files.
+    cf.enable_blob_garbage_collection = true;
+  }
   if (traits.compressible) {
     cf.compression = compressions.upper_levels;
     cf.bottommost_compression = compressions.bottommost;

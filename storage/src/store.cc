@@ -170,10 +170,17 @@ absl::Status Store::InitializeOrCheckFormat(bool fresh) {
         ", written by a newer neardup; this build supports format version ",
         kFormatVersion));
   }
-  if (*version < kFormatVersion) {
+  if (*version < kOldestUpgradableFormat) {
     return absl::FailedPreconditionError(
         absl::StrCat(dir_, " has unsupported store format version ", *version,
                      "; this build supports format version ", kFormatVersion));
+  }
+  if (*version < kFormatVersion) {
+    // Nothing to rewrite: format 1 data reads as it is. The new number keeps
+    // older builds away from the evidence they do not maintain.
+    return FromRocksDb(db_->Put(SyncedWrite(), meta, keys::kFormatVersion,
+                                keys::EncodeU32LittleEndian(kFormatVersion)),
+                       absl::StrCat("upgrade the format version of ", dir_));
   }
   return absl::OkStatus();
 }

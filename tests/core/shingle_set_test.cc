@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "absl/strings/escaping.h"
 #include "neardup/core/minhash.h"
 #include "support/status_matchers.h"
 
@@ -43,6 +44,17 @@ TEST(ShingleSet, RoundTripsExtremeAndDenseValues) {
     ASSERT_OK(DecodeShingleSet(EncodeShingleSet(set), &decoded));
     EXPECT_EQ(decoded, set);
   }
+}
+
+// Frozen: stored evidence must decode the same forever.
+TEST(ShingleSet, GoldenEncoding) {
+  const std::vector<uint64_t> set = {1, 0x8000000000000000ull,
+                                     0xFFFFFFFFFFFFFFFFull};
+  // n = 3, L = 62: lows 1, 0, 2^62 - 1 in bits 0..185; highs 0, 2, 3 set
+  // bits 186, 189, 191 (checked with an independent Python encoder).
+  const std::string bytes = EncodeShingleSet(set);
+  EXPECT_EQ(absl::BytesToHexString(bytes),
+            "03010000000000000000000000000000f0ffffffffffffffa7");
 }
 
 TEST(ShingleSet, SpendsAboutLowBitsPlusTwoPerHash) {

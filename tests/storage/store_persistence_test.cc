@@ -148,8 +148,9 @@ TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
     ASSERT_OK(store->DropCollection("a"));
   }
   RawDb raw(StoreDir());
-  for (ColumnFamily family : {ColumnFamily::kIds, ColumnFamily::kDocs,
-                              ColumnFamily::kMinHash, ColumnFamily::kSimHash}) {
+  for (ColumnFamily family :
+       {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
+        ColumnFamily::kSimHash, ColumnFamily::kEvidence}) {
     EXPECT_EQ(raw.CountWithPrefix(family, prefix), 0u);
   }
   EXPECT_FALSE(raw.Has(ColumnFamily::kCollections, "a"));
@@ -169,8 +170,21 @@ TEST_F(StorePersistenceTest, NewerFormatVersionIsRefused) {
   const absl::Status status = OpenStore().status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(),
-              AllOf(HasSubstr("newer neardup"), HasSubstr("version 2"),
-                    HasSubstr("version 1")));
+              AllOf(HasSubstr("newer neardup"), HasSubstr("version 3"),
+                    HasSubstr("version 2")));
+}
+
+TEST_F(StorePersistenceTest, FormatOneIsUpgradedInPlace) {
+  { ASSERT_OK(OpenStore().status()); }
+  {
+    RawDb raw(StoreDir());
+    raw.Put(ColumnFamily::kMeta, keys::kFormatVersion,
+            keys::EncodeU32LittleEndian(1));
+  }
+  { ASSERT_OK(OpenStore().status()); }
+  RawDb raw(StoreDir());
+  EXPECT_EQ(raw.Get(ColumnFamily::kMeta, keys::kFormatVersion),
+            keys::EncodeU32LittleEndian(2));
 }
 
 TEST_F(StorePersistenceTest, DatabaseWithoutFormatVersionIsRefused) {

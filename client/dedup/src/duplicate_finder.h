@@ -46,7 +46,7 @@ class DuplicateFinder {
 // alone (--verify none); when candidates are verified, the recall-first
 // banding with its floor at t (a pair at t is a candidate with probability
 // >= 0.995), so verification sees (nearly) every pair at or above the
-// threshold. `bands` > 0 forces it (as many rows as fit).
+// threshold. `bands` > 0 forces it (it must divide num_perm).
 absl::StatusOr<LshParams> ChooseBanding(double threshold, int num_perm,
                                         Verify verify, int bands);
 

@@ -66,8 +66,8 @@ class TokenSetStore {
   // be backed by huge pages: kept sets are most of dedup's memory, and
   // faulting them in 4 KiB at a time cost more than computing them.
   void NewChunk(size_t at_least) {
-    size_t bytes =
-        std::min<size_t>(kHugePage << chunks_.size(), 32 * kHugePage);
+    size_t bytes = kHugePage
+                   << std::min<size_t>(chunks_.size(), 5);  // 2 .. 64 MiB
     bytes = std::max(bytes, (at_least * sizeof(uint64_t) + kHugePage - 1) /
                                 kHugePage * kHugePage);
     auto* chunk = static_cast<uint64_t*>(std::aligned_alloc(kHugePage, bytes));

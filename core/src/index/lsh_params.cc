@@ -91,9 +91,12 @@ absl::StatusOr<LshParams> LshParamsRecallFirst(double floor, int num_perm) {
     // this row count's smallest area.
     const int max_bands = num_perm / rows;
     const double miss = 1.0 - std::pow(floor, rows);
+    // floor^rows below double precision: no number of bands helps.
+    if (!(miss < 1)) continue;
+    // Both logs are negative, so the estimate is >= 1 (or +inf).
     const double estimate =
         std::ceil(std::log(1.0 - kRecallFloorProbability) / std::log(miss));
-    if (!(estimate <= max_bands)) continue;  // also catches NaN and infinity
+    if (!(estimate <= max_bands)) continue;
     LshParams params{std::max(1, static_cast<int>(estimate)), rows};
     while (params.bands > 1 && reaches(LshParams{params.bands - 1, rows})) {
       --params.bands;

@@ -1,5 +1,7 @@
 #include "neardup/proto/fingerprint_settings_proto.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace neardup::proto {
 
 absl::StatusOr<FingerprintSettings> SettingsFromProto(
@@ -38,8 +40,9 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
       canonicalizer.fold_small_capitals = true;
       break;
     default:
-      return absl::InvalidArgumentError(
-          "config.canonicalizer.profile: unknown value");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "config.canonicalizer.profile: unknown value ", canon.profile(),
+          " (PROFILE_UNSPECIFIED or PROFILE_ROBUST)"));
   }
   if (!proto.tokenizer().empty()) settings.tokenizer = proto.tokenizer();
   settings.shingle_k = static_cast<int>(proto.shingle_k());

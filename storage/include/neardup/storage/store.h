@@ -64,8 +64,12 @@ struct UnreadableCollection {
 // a record of a collection that has since been dropped gives NOT_FOUND.
 class Store {
  public:
-  // On-disk format this build writes and reads.
-  static constexpr uint32_t kFormatVersion = 1;
+  // On-disk format this build writes and reads. 2 added the evidence column
+  // family: a build of format 1 would replace documents without deleting
+  // their evidence, so it must refuse a format-2 store. Format 1 stores are
+  // upgraded in place when opened (their records read as they were).
+  static constexpr uint32_t kFormatVersion = 2;
+  static constexpr uint32_t kOldestUpgradableFormat = 1;
 
   // Opens or creates the store in `dir`. FAILED_PRECONDITION when the
   // directory holds a RocksDB database that is not a neardup store, or one

@@ -54,7 +54,8 @@ std::string_view BandingRuleName(BandingRule rule);
 absl::StatusOr<BandingRule> ParseBandingRule(std::string_view name);
 
 // The recall-first banding for a recall floor in (0, 1). H = 128:
-// 0.4 -> 21x2, 0.5 -> 21x3 ... (see lsh_params_test.cc for the table).
+// 0.4 -> 31x2, 0.5 -> 40x3, 0.6 -> 22x3, 0.7 -> 20x4, 0.8 -> 18x6,
+// 0.9 -> 11x9 (pinned in lsh_params_test.cc).
 // INVALID_ARGUMENT when no b x r <= H reaches kRecallFloorProbability at the
 // floor (the message names the lowest floor H allows).
 absl::StatusOr<LshParams> LshParamsRecallFirst(double floor, int num_perm);
