@@ -149,11 +149,10 @@ absl::Status TokenAuthenticator::AuthorizeSome(const TokenEntry& token,
       return absl::OkStatus();
     }
   }
-  return absl::PermissionDeniedError(
-      absl::StrCat("token '", token.name, "' has no ",
-                   AbslView(kind.empty() ? "admin"
-                                         : kind.substr(0, kind.size() - 1)),
-                   " scope on any collection"));
+  return absl::PermissionDeniedError(absl::StrCat(
+      "token '", token.name, "' has no ",
+      AbslView(kind.empty() ? "admin" : kind.substr(0, kind.size() - 1)),
+      " scope on any collection"));
 }
 
 absl::Status TokenAuthenticator::Authorize(const TokenEntry& token,

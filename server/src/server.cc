@@ -91,6 +91,8 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.max_concurrent_streams = config.max_concurrent_streams;
   options.max_stream_items = config.max_stream_items;
   options.max_calls_per_client = config.max_calls_per_client;
+  options.max_streams_per_client = config.max_streams_per_client;
+  options.stream_idle_seconds = config.stream_idle_seconds;
   options.limits.max_document_bytes = config.max_document_bytes;
   options.limits.max_metadata_keys = config.max_metadata_keys;
   options.limits.max_metadata_bytes = config.max_metadata_bytes;

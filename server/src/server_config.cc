@@ -76,6 +76,12 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("max-stream-items", c.max_stream_items, "items one stream may carry");
   visit("max-calls-per-client", c.max_calls_per_client,
         "calls one connection may have queued or running");
+  visit("max-streams-per-client", c.max_streams_per_client,
+        "BulkUpsert/BatchQuery streams one client (token, or connection) "
+        "may have open at once");
+  visit("stream-idle-seconds", c.stream_idle_seconds,
+        "end a stream that got no message for this long (DEADLINE_EXCEEDED); "
+        "0 never");
   visit("max-streams-per-connection", c.max_streams_per_connection,
         "HTTP/2 streams (calls) one connection may have open at once");
   visit("request-memory-bytes", c.request_memory_bytes,
@@ -197,6 +203,12 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   if (!c.tls_cert.empty() && c.plaintext) {
     return absl::InvalidArgumentError(
         "--plaintext contradicts --tls-cert; choose one");
+  }
+  if (c.max_streams_per_client < 1) {
+    return absl::InvalidArgumentError("--max-streams-per-client must be >= 1");
+  }
+  if (!(c.stream_idle_seconds >= 0)) {
+    return absl::InvalidArgumentError("--stream-idle-seconds must be >= 0");
   }
   if (c.max_concurrent_streams < 1 || c.max_calls_per_client < 1 ||
       c.max_stream_items < 1) {

@@ -20,7 +20,14 @@ double SecondsSince(Clock::time_point start) {
 
 NearDupService::NearDupService(ServiceOptions options, WorkerPool* pool,
                                ServerMetrics* metrics)
-    : options_(options), pool_(pool), metrics_(metrics) {}
+    : options_(options),
+      pool_(pool),
+      metrics_(metrics),
+      watchdog_(std::chrono::duration<double>(options.stream_idle_seconds),
+                // Short idle limits (tests) are checked more often.
+                std::chrono::duration<double>(
+                    std::min(options.stream_idle_check_seconds,
+                             options.stream_idle_seconds / 4))) {}
 
 void NearDupService::SetDatabase(storage::Database* db) {
   owned_handlers_ = std::make_unique<Handlers>(db, options_.limits);
@@ -289,7 +296,8 @@ class RefusedStream : public grpc::ServerBidiReactor<Request, Response> {
 
 grpc::Status NearDupService::AdmitStream(grpc::CallbackServerContext* context,
                                          Access access,
-                                         const TokenEntry** token) {
+                                         const TokenEntry** token,
+                                         std::string* peer) {
   if (grpc::Status status = Availability(true); !status.ok()) return status;
   auto authenticated = Authenticate(context);
   if (!authenticated.ok()) return ToGrpcStatus(authenticated.status());
@@ -300,8 +308,19 @@ grpc::Status NearDupService::AdmitStream(grpc::CallbackServerContext* context,
     absl::Status allowed = TokenAuthenticator::AuthorizeSome(**token, access);
     if (!allowed.ok()) return ToGrpcStatus(allowed);
   }
+  *peer = *token != nullptr ? absl::StrCat("token:", (*token)->name)
+                            : context->peer();
+  if (!stream_slots_.TryAcquire(*peer, options_.max_streams_per_client)) {
+    return grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("this client already has ",
+                     options_.max_streams_per_client,
+                     " streams open (--max-streams-per-client); send more "
+                     "per stream or close one"));
+  }
   if (++active_streams_ > options_.max_concurrent_streams) {
     --active_streams_;
+    stream_slots_.Release(*peer);
     return grpc::Status(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
         absl::StrCat("the server already runs ",
@@ -312,6 +331,12 @@ grpc::Status NearDupService::AdmitStream(grpc::CallbackServerContext* context,
 }
 
 namespace {
+
+std::string IdleMessage(double seconds) {
+  return absl::StrCat("no message on this stream for ", seconds,
+                      " s (--stream-idle-seconds): ended to free its slot; "
+                      "open a new stream when there is more to send");
+}
 
 // Ends a stream that ran past --max-stream-items.
 grpc::Status TooManyItems(uint64_t limit) {
@@ -330,7 +355,8 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
   using Response = v1::BulkUpsertResponse;
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
-  if (grpc::Status status = AdmitStream(context, Access::kWrite, &token);
+  std::string peer;
+  if (grpc::Status status = AdmitStream(context, Access::kWrite, &token, &peer);
       !status.ok()) {
     metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(), 0);
     return new RefusedStream<Request, Response>(status);
@@ -393,8 +419,8 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
         }
         return grpc::Status::OK;
       },
-      [this, start](const grpc::Status& status) {
-        ReleaseStream();
+      [this, start, peer](const grpc::Status& status) {
+        ReleaseStream(peer);
         metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(),
                             SecondsSince(start));
       },
@@ -404,14 +430,16 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
       [](const Request&) { return false; },
       [](const Request& request) {
         return static_cast<uint64_t>(request.items_size());
-      });
+      },
+      &watchdog_, IdleMessage(options_.stream_idle_seconds));
 }
 
 grpc::ServerBidiReactor<v1::QueryRequest, v1::QueryResponse>*
 NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
-  if (grpc::Status status = AdmitStream(context, Access::kRead, &token);
+  std::string peer;
+  if (grpc::Status status = AdmitStream(context, Access::kRead, &token, &peer);
       !status.ok()) {
     metrics_->RecordRpc(Method::kBatchQuery, status.error_code(), 0);
     return new RefusedStream<v1::QueryRequest, v1::QueryResponse>(status);
@@ -436,15 +464,16 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
             Method::kBatchQuery, static_cast<grpc::StatusCode>(status.code()));
         return ToGrpcStatus(status);
       },
-      [this, start](const grpc::Status& status) {
-        ReleaseStream();
+      [this, start, peer](const grpc::Status& status) {
+        ReleaseStream(peer);
         metrics_->RecordRpc(Method::kBatchQuery, status.error_code(),
                             SecondsSince(start));
       },
       [this] { return stopping_.load(); },
       [](const v1::QueryRequest& request) {
         return request.ByteSizeLong() <= kInlineRequestBytes;
-      });
+      },
+      nullptr, &watchdog_, IdleMessage(options_.stream_idle_seconds));
 }
 
 }  // namespace neardup::server

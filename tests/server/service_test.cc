@@ -4,6 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "neardup/client/client.h"
 #include "neardup/server/server.h"
 #include "neardup/storage/database.h"
@@ -241,6 +245,127 @@ TEST(NeardupServer, StreamsKeepOrderAndReportErrors) {
     ASSERT_GE(responses[i].matches_size(), 1) << i;
     EXPECT_EQ(responses[i].matches(0).id(), absl::StrCat("d", i));
   }
+}
+
+// #17 point 5: a stream cannot be parked. An idle stream is ended, and one
+// client cannot hold more than its share of stream slots.
+TEST(NeardupServer, IdleStreamsEndAndEachClientHasAStreamLimit) {
+  neardup::testing::TempDir temp;
+  ServerConfig config = TestConfig(temp.path() + "/db");
+  config.stream_idle_seconds = 0.4;
+  config.max_streams_per_client = 2;
+  auto server = NeardupServer::Start(config);
+  ASSERT_OK(server);
+  ASSERT_TRUE(
+      neardup::testing::WaitUntil([&] { return (*server)->serving(); }));
+  client::Client client(ClientFor(**server));
+  v1::CreateCollectionRequest create;
+  create.set_name("s");
+  ASSERT_OK(client.CreateCollection(create));
+  v1::QueryRequest query;
+  query.set_collection("s");
+  query.set_text(neardup::testing::GeneratedText(1, 30));
+  v1::QueryResponse response;
+
+  // Two streams, each answered once (so both are admitted), then idle.
+  grpc::ClientContext c1, c2, c3, c4;
+  auto s1 = client.stub().BatchQuery(&c1);
+  auto s2 = client.stub().BatchQuery(&c2);
+  for (auto* s : {s1.get(), s2.get()}) {
+    ASSERT_TRUE(s->Write(query));
+    ASSERT_TRUE(s->Read(&response));
+  }
+  // A third from the same client is refused while they are open.
+  auto s3 = client.stub().BatchQuery(&c3);
+  EXPECT_FALSE(s3->Read(&response));
+  const grpc::Status refused = s3->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("--max-streams-per-client"));
+
+  // The idle ones are ended by the server (Read returns when it does).
+  const auto start = std::chrono::steady_clock::now();
+  for (auto* s : {s1.get(), s2.get()}) {
+    EXPECT_FALSE(s->Read(&response));
+    const grpc::Status ended = s->Finish();
+    EXPECT_EQ(ended.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+    EXPECT_THAT(ended.error_message(), HasSubstr("--stream-idle-seconds"));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+
+  // Their slots are free again: a new stream works to the end.
+  auto s4 = client.stub().BatchQuery(&c4);
+  ASSERT_TRUE(s4->Write(query));
+  ASSERT_TRUE(s4->Read(&response));
+  s4->WritesDone();
+  EXPECT_FALSE(s4->Read(&response));
+  EXPECT_TRUE(s4->Finish().ok());
+}
+
+// #17 point 6: under a query load that saturates the workers, health checks
+// still answer quickly (orchestrators kill pods whose probes time out).
+TEST(NeardupServer, HealthAnswersUnderSaturatingQueryLoad) {
+  neardup::testing::TempDir temp;
+  ServerConfig config = TestConfig(temp.path() + "/db");
+  config.worker_threads = 1;
+  config.max_queued_requests = 8;
+  auto server = NeardupServer::Start(config);
+  ASSERT_OK(server);
+  ASSERT_TRUE(
+      neardup::testing::WaitUntil([&] { return (*server)->serving(); }));
+  client::ClientOptions options = ClientFor(**server);
+  client::Client client(options);
+  v1::CreateCollectionRequest create;
+  create.set_name("s");
+  ASSERT_OK(client.CreateCollection(create));
+  for (int i = 0; i < 200; ++i) {
+    v1::UpsertRequest upsert;
+    upsert.set_collection("s");
+    upsert.set_id(absl::StrCat("d", i));
+    upsert.set_text(neardup::testing::GeneratedText(i % 20, 400));
+    ASSERT_OK(client.Upsert(upsert));
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0};
+  std::vector<std::thread> load;
+  for (int t = 0; t < 6; ++t) {
+    load.emplace_back([&, t] {
+      client::Client mine(options);  // own connection, own call budget
+      v1::QueryRequest query;
+      query.set_collection("s");
+      query.set_text(neardup::testing::GeneratedText(t, 400));
+      query.set_top_k(100);
+      while (!stop) {
+        if (mine.Query(query).ok()) ++answered;
+      }
+    });
+  }
+  neardup::testing::WaitUntil([&] { return answered > 50; });
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  constexpr auto kLimit = std::chrono::milliseconds(1000);  // 5-15x slower
+#else
+  constexpr auto kLimit = std::chrono::milliseconds(100);
+#endif
+#else
+  constexpr auto kLimit = std::chrono::milliseconds(100);
+#endif
+  std::chrono::steady_clock::duration slowest{};
+  for (int i = 0; i < 20; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto health = client.Health();
+    slowest = std::max(slowest, std::chrono::steady_clock::now() - start);
+    ASSERT_OK(health);
+    EXPECT_EQ(*health, HealthCheckResponse::SERVING);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  stop = true;
+  for (std::thread& thread : load) thread.join();
+  std::printf("slowest health check under load: %.1f ms (%d queries)\n",
+              std::chrono::duration<double, std::milli>(slowest).count(),
+              answered.load());
+  EXPECT_LT(slowest, kLimit)
+      << std::chrono::duration<double, std::milli>(slowest).count() << " ms";
+  EXPECT_GT(answered.load(), 50);
 }
 
 TEST(NeardupServer, ListenFailureIsReported) {

@@ -41,6 +41,8 @@ struct ServerConfig {
   int max_concurrent_streams = 64;
   uint64_t max_stream_items = 10'000'000;
   int max_calls_per_client = 256;
+  int max_streams_per_client = 8;
+  double stream_idle_seconds = 60;
   // Connections: HTTP/2 streams one connection may open, memory all
   // in-flight requests may hold (a gRPC ResourceQuota), keepalive pings and
   // the age after which a connection is asked to reconnect (clients spread

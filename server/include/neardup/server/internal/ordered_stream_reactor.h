@@ -16,16 +16,19 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "grpcpp/grpcpp.h"
 #include "neardup/base/sync.h"
 #include "neardup/base/worker_pool.h"
+#include "neardup/server/internal/stream_watchdog.h"
 
 namespace neardup::server {
 
 template <typename Request, typename Response>
-class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
+class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
+                             public IdleCheckable {
  public:
   // Called with the request's position in the stream (from 0), counted in
   // items when an ItemCount is given (the position of its first item).
@@ -41,19 +44,41 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   // How many items a request carries, for streams of batches.
   using ItemCount = std::function<uint64_t(const Request&)>;
 
-  // Starts reading at once.
+  // Starts reading at once. With a `watchdog`, the stream ends with
+  // DEADLINE_EXCEEDED once it waited longer than the watchdog's idle time
+  // for the client's next message (`idle_message` says which flag).
   OrderedStreamReactor(WorkerPool* pool, size_t window, Handler handler,
                        OnFinish on_finish, ShouldStop should_stop,
-                       RunInline run_inline, ItemCount item_count = nullptr)
-      : pool_(pool),
+                       RunInline run_inline, ItemCount item_count = nullptr,
+                       StreamWatchdog* watchdog = nullptr,
+                       std::string idle_message = "")
+      : watchdog_(watchdog),
+        idle_message_(std::move(idle_message)),
+        pool_(pool),
         window_(window),
         handler_(std::move(handler)),
         on_finish_(std::move(on_finish)),
         should_stop_(std::move(should_stop)),
         run_inline_(std::move(run_inline)),
         item_count_(std::move(item_count)) {
+    {
+      MutexLock lock(&mu_);
+      last_message_ = Clock::now();
+      StartReadLocked();
+    }
+    if (watchdog_ != nullptr) watchdog_->Add(this);
+  }
+
+  void FinishIfIdleSince(Clock::time_point since) override {
     MutexLock lock(&mu_);
-    StartReadLocked();
+    // Idle = waiting for the client with nothing of ours in flight.
+    if (finished_ || done_ || !reading_ || in_flight_ > 0 ||
+        last_message_ >= since) {
+      return;
+    }
+    FailNowLocked(
+        grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, idle_message_));
+    MaybeFinishLocked();
   }
 
   void OnReadDone(bool ok) override {
@@ -64,6 +89,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
       MaybeFinishLocked();
       return;
     }
+    last_message_ = Clock::now();
     // reading_ stays true until the next read is issued below, so that
     // OnWriteDone (on another thread) does not start a second read.
     auto request = std::make_shared<Request>(std::move(request_));
@@ -108,6 +134,8 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   }
 
   void OnDone() override {
+    // First: the watchdog must not look at a reactor that may be deleted.
+    if (watchdog_ != nullptr) watchdog_->Remove(this);
     bool delete_now;
     {
       MutexLock lock(&mu_);
@@ -196,6 +224,8 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
     }
   }
 
+  StreamWatchdog* const watchdog_;
+  const std::string idle_message_;
   WorkerPool* const pool_;
   const size_t window_;
   const Handler handler_;
@@ -214,6 +244,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response> {
   bool failed_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t failed_index_ ABSL_GUARDED_BY(mu_) = UINT64_MAX;
   grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
+  Clock::time_point last_message_ ABSL_GUARDED_BY(mu_);
   uint64_t next_read_index_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_item_position_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_write_index_ ABSL_GUARDED_BY(mu_) = 0;

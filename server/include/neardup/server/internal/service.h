@@ -14,6 +14,7 @@
 #include "neardup/server/internal/client_slots.h"
 #include "neardup/server/internal/handlers.h"
 #include "neardup/server/internal/metrics.h"
+#include "neardup/server/internal/stream_watchdog.h"
 #include "neardup/storage/database.h"
 #include "neardup/v1/neardup.grpc.pb.h"
 
@@ -35,6 +36,13 @@ struct ServiceOptions {
   // running; more are refused so that one flooding client cannot fill the
   // queue for everyone.
   int max_calls_per_client = 256;
+  // Streams one client (token, or connection) may have open at once.
+  int max_streams_per_client = 8;
+  // A stream with no message from the client for this long is ended with
+  // DEADLINE_EXCEEDED; <= 0 never.
+  double stream_idle_seconds = 60;
+  // How often idle streams are looked for.
+  double stream_idle_check_seconds = 1;
 };
 
 class NearDupService final : public v1::NearDup::CallbackService {
@@ -108,8 +116,11 @@ class NearDupService final : public v1::NearDup::CallbackService {
   // Admission of a stream: availability, token, stream count. On success
   // the caller owns one stream slot (released by ReleaseStream).
   grpc::Status AdmitStream(grpc::CallbackServerContext* context, Access access,
-                           const TokenEntry** token);
-  void ReleaseStream() { --active_streams_; }
+                           const TokenEntry** token, std::string* peer);
+  void ReleaseStream(const std::string& peer) {
+    --active_streams_;
+    stream_slots_.Release(peer);
+  }
   // UNAVAILABLE while starting or stopping; OK otherwise.
   grpc::Status Availability(bool needs_db) const;
 
@@ -119,6 +130,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
   std::atomic<bool> stopping_{false};
   std::atomic<int> active_streams_{0};
   ClientSlots client_slots_;
+  ClientSlots stream_slots_;
+  StreamWatchdog watchdog_;
   std::atomic<Handlers*> handlers_{nullptr};
   std::unique_ptr<Handlers> owned_handlers_;
 };
