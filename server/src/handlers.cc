@@ -338,7 +338,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
         std::vector<IdDistance> found,
         collection->QuerySimHash(*simhash, max_distance, wanted, stats));
     for (const IdDistance& m : found) {
-      hits.push_back({m.id, SimHashSimilarity(m.distance), m.distance});
+      hits.push_back({m.id, SimHashSimilarity(m.distance), m.distance, {}});
     }
   } else {
     const double threshold =
