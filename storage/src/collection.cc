@@ -361,8 +361,16 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
     simhashes.clear();
     return absl::OkStatus();
   };
+  // Ids not seen by the scan are free: puts reuse them (ids and index rows
+  // then follow the live documents).
+  std::vector<uint32_t> free_ids;
+  uint32_t expected = 0;
   RETURN_IF_ERROR(store_->ForEachSignature(
       record_, [&](StoredSignatures stored) -> absl::Status {
+        for (; expected < stored.internal_id; ++expected) {
+          free_ids.push_back(expected);
+        }
+        expected = stored.internal_id + 1;
         if (simhash_index_ && !stored.simhash) {
           return absl::DataLossError(
               absl::StrCat("document ", stored.internal_id, " of collection '",
@@ -374,6 +382,8 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
         return ids.size() >= kLoadBatch ? flush() : absl::OkStatus();
       }));
   RETURN_IF_ERROR(flush());
+  for (; expected < id_bound; ++expected) free_ids.push_back(expected);
+  RETURN_IF_ERROR(store_->SetFreeInternalIds(record_, std::move(free_ids)));
   return loaded;
 }
 

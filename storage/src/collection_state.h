@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "neardup/base/sync.h"
@@ -22,6 +23,11 @@ struct Store::CollectionState {
   // allocation of its internal id must be atomic.
   Mutex mu;
   uint32_t next_doc_id ABSL_GUARDED_BY(mu);
+  // Internal ids below next_doc_id that no document holds (deleted), handed
+  // out again before new ones, so ids (and the index's rows) follow the
+  // live documents, not every document ever written. Not persisted: the
+  // index rebuild finds the gaps (SetFreeInternalIds).
+  std::vector<uint32_t> free_ids ABSL_GUARDED_BY(mu);
   // Set by DropCollection, so a writer that found the state just before the
   // drop cannot bring the collection's entries back.
   bool dropped ABSL_GUARDED_BY(mu) = false;

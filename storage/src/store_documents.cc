@@ -1,6 +1,7 @@
 // Store: documents and their signatures.
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -139,6 +140,8 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
   rocksdb::WriteBatch batch;
   const uint32_t first_new_id = state->next_doc_id;
   uint32_t next_id = first_new_id;
+  // Freed ids this batch reuses: given back if the batch is not written.
+  std::vector<uint32_t> reused;
   // Ids given out earlier in this batch, which RocksDB cannot see yet.
   absl::flat_hash_map<std::string, std::pair<uint32_t, int64_t>> batch_ids;
   for (size_t i = 0; i < docs.size(); ++i) {
@@ -176,12 +179,17 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
                          DecodeDocumentRecord(old_bytes));
         created_unix_micros = old.created_unix_micros;
       } else if (found.IsNotFound()) {
-        if (next_id >= keys::kInternalIdLimit) {
+        if (!state->free_ids.empty()) {
+          result = {state->free_ids.back(), false};
+          state->free_ids.pop_back();
+          reused.push_back(result.internal_id);
+        } else if (next_id >= keys::kInternalIdLimit) {
           results[i] = absl::ResourceExhaustedError(absl::StrCat(
               "collection \"", stored.name, "\" has used up its internal ids"));
           continue;
+        } else {
+          result = {next_id++, false};
         }
-        result = {next_id++, false};
         batch.Put(handle(ColumnFamily::kIds), id_key,
                   keys::EncodeU32LittleEndian(result.internal_id));
       } else {
@@ -215,17 +223,46 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     }
     results[i] = result;
   }
-  if (batch.Count() == 0) return results;
+  auto give_back = [&] {
+    state->free_ids.insert(state->free_ids.end(), reused.rbegin(),
+                           reused.rend());
+  };
+  if (batch.Count() == 0) {
+    give_back();
+    return results;
+  }
   if (next_id != first_new_id) {
     batch.Put(handle(ColumnFamily::kMeta), keys::NextDocIdKey(collection_id),
               keys::EncodeU32LittleEndian(next_id));
   }
   rocksdb::WriteOptions write_options;
   write_options.sync = options.sync;
-  RETURN_IF_ERROR(
-      FromRocksDb(db_->Write(write_options, &batch), "put documents"));
+  if (absl::Status written =
+          FromRocksDb(db_->Write(write_options, &batch), "put documents");
+      !written.ok()) {
+    give_back();
+    return written;
+  }
   state->next_doc_id = next_id;
   return results;
+}
+
+absl::Status Store::SetFreeInternalIds(const CollectionRecord& collection,
+                                       std::vector<uint32_t> free_ids) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  MutexLock lock(&state->mu);
+  for (uint32_t id : free_ids) {
+    if (id >= state->next_doc_id) {
+      return absl::InvalidArgumentError(absl::StrCat("free internal id ", id,
+                                                     " is not below the bound ",
+                                                     state->next_doc_id));
+    }
+  }
+  // Lowest ids last: pop_back hands them out first, keeping ids compact.
+  std::sort(free_ids.begin(), free_ids.end(), std::greater<>());
+  state->free_ids = std::move(free_ids);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<uint32_t> Store::InternalIdBound(
@@ -377,6 +414,9 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   write_options.sync = options.sync;
   RETURN_IF_ERROR(
       FromRocksDb(db_->Write(write_options, &batch), "delete document"));
+  // Reusable once the caller has taken it out of its indexes: Collection
+  // holds its write lock across both, and puts take that lock too.
+  state->free_ids.push_back(internal_id);
   return internal_id;
 }
 

@@ -104,6 +104,65 @@ TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
   EXPECT_GT(nonempty, probes.size() / 2);  // the probes do find documents
 }
 
+// #17 point 8: memory follows the live documents. Upsert+delete cycles
+// reuse internal ids, so the id bound (which sizes the index's rows) stays
+// at the peak of live documents, before and after a restart.
+TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
+  size_t index_bytes_live_only = 0;
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto reference, db->CreateCollection("ref", {}));
+    ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+    for (int i = 0; i < 20; ++i) {
+      for (auto* c : {reference.get(), docs.get()}) {
+        ASSERT_OK_AND_ASSIGN(
+            auto write, c->PrepareWrite(absl::StrCat("live", i), Text(i), {}));
+        ASSERT_OK(c->Upsert(write).status());
+      }
+    }
+    for (int i = 0; i < 3000; ++i) {  // churn: each document lives briefly
+      ASSERT_OK_AND_ASSIGN(
+          auto write,
+          docs->PrepareWrite(absl::StrCat("tmp", i), Text(1000 + i), {}));
+      ASSERT_OK(docs->Upsert(write).status());
+      ASSERT_OK(docs->Delete(absl::StrCat("tmp", i)));
+    }
+    ASSERT_OK_AND_ASSIGN(uint32_t bound,
+                         db->store().InternalIdBound(docs->record()));
+    EXPECT_LE(bound, 21u);
+    index_bytes_live_only = reference->index_bytes();
+  }
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection("docs"));
+  ASSERT_OK_AND_ASSIGN(auto reference, db->GetCollection("ref"));
+  EXPECT_EQ(docs->num_documents(), 20u);
+  EXPECT_EQ(docs->index_bytes(), reference->index_bytes());
+  EXPECT_LE(docs->index_bytes(), index_bytes_live_only * 2);
+  // Every live document is still found, by its own text.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(i)));
+    ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
+    ASSERT_THAT(found, SizeIs(1)) << i;
+    EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
+              absl::StrCat("live", i));
+  }
+  // Gaps found by the rebuild are reused too.
+  ASSERT_OK(docs->Delete("live3"));
+  ASSERT_OK(docs->Delete("live7"));
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto write, docs->PrepareWrite(absl::StrCat("new", i),
+                                                        Text(500 + i), {}));
+    ASSERT_OK(docs->Upsert(write).status());
+  }
+  ASSERT_OK_AND_ASSIGN(uint32_t bound,
+                       db->store().InternalIdBound(docs->record()));
+  EXPECT_LE(bound, 21u);
+  ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(501)));
+  ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
+  ASSERT_THAT(found, SizeIs(1));
+  EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id, "new1");
+}
+
 TEST_F(DatabaseTest, CollectionsCreateGetListDrop) {
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
   ASSERT_OK(db->CreateCollection("a", {}).status());

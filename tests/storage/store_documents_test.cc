@@ -158,11 +158,18 @@ TEST_F(StoreDocumentsTest, DeleteRemovesEveryEntry) {
   ASSERT_OK_AND_ASSIGN(uint64_t count, store_->CountDocuments(collection_));
   EXPECT_EQ(count, 1u);
 
-  // Putting it again allocates a new id: ids are never reused.
+  // Putting it again is a new document, which reuses the freed id with
+  // nothing of the old one attached.
   ASSERT_OK_AND_ASSIGN(PutResult again,
                        store_->PutDocument(collection_, Doc("gone", "back")));
   EXPECT_FALSE(again.replaced);
-  EXPECT_GT(again.internal_id, deleted);
+  EXPECT_EQ(again.internal_id, deleted);
+  ASSERT_OK_AND_ASSIGN(StoredDocument back,
+                       store_->GetDocumentByInternalId(collection_, deleted));
+  EXPECT_EQ(back.external_id, "gone");
+  EXPECT_EQ(back.text, "back");
+  ASSERT_OK_AND_ASSIGN(uint32_t bound, store_->InternalIdBound(collection_));
+  EXPECT_EQ(bound, 2u);
 }
 
 TEST_F(StoreDocumentsTest, ConfigHashMismatchIsRefusedAndNothingStored) {

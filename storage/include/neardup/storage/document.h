@@ -44,8 +44,9 @@ enum class DocumentParts {
 };
 
 struct StoredDocument {
-  // Dense per-collection id, allocated from 0 and never reused; the index
-  // keys its rows by it.
+  // Dense per-collection id, allocated from 0; a deleted document's id is
+  // reused by a later new document, so ids stay as dense as the live
+  // documents. The index keys its rows by it.
   uint32_t internal_id = 0;
   std::string external_id;
   Metadata metadata;  // sorted by key

@@ -148,8 +148,14 @@ class Store {
   // Scans the collection's id entries: O(documents).
   absl::StatusOr<uint64_t> CountDocuments(
       const CollectionRecord& collection) const;
+  // Ids below InternalIdBound that no document holds, found by the index
+  // rebuild: puts reuse them before allocating new ones. INVALID_ARGUMENT
+  // for an id at or above the bound.
+  absl::Status SetFreeInternalIds(const CollectionRecord& collection,
+                                  std::vector<uint32_t> free_ids);
   // One past the highest internal id handed out so far: an O(1) upper bound
-  // of the document count, for sizing indexes before a rebuild.
+  // of the document count, for sizing indexes before a rebuild. Deleted
+  // documents' ids are reused, so it follows the peak of live documents.
   absl::StatusOr<uint32_t> InternalIdBound(
       const CollectionRecord& collection) const;
 
