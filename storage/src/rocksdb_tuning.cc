@@ -63,6 +63,8 @@ FamilyTraits TraitsOf(ColumnFamily cf) {
       // blob files, compaction does not rewrite them level after level.
       return {
           .point_lookups = true, .compressible = false, .blob_values = true};
+    case ColumnFamily::kText:
+      return {.point_lookups = true, .compressible = true};
     default:
       return {.point_lookups = false, .compressible = true};
   }

@@ -369,7 +369,7 @@ void Store::AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const {
   batch.Delete(handle(ColumnFamily::kMeta), keys::NextDocIdKey(id));
   for (ColumnFamily family :
        {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
-        ColumnFamily::kSimHash, ColumnFamily::kEvidence}) {
+        ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText}) {
     batch.DeleteRange(handle(family), begin, end);
   }
 }

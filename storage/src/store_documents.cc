@@ -201,7 +201,9 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     const DocumentRecord record{
         .external_id = doc.external_id,
         .metadata = *std::move(metadata),
-        .text = stored.config.store_text ? doc.text : std::nullopt,
+        // Text lives in its own family (below); records of format 1 may
+        // still carry it inline.
+        .text = std::nullopt,
         .created_unix_micros = created_unix_micros,
         .updated_unix_micros = std::max(now, created_unix_micros),
     };
@@ -213,6 +215,11 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
       batch.Put(handle(ColumnFamily::kSimHash), doc_key,
                 EncodeSimHashValue({.config_hash = stored.simhash_config_hash,
                                     .value = *doc.simhash}));
+    }
+    if (stored.config.store_text && doc.text) {
+      batch.Put(handle(ColumnFamily::kText), doc_key, *doc.text);
+    } else if (result.replaced) {
+      batch.Delete(handle(ColumnFamily::kText), doc_key);
     }
     if (doc.shingles && stored.config.verification == Verification::kExact) {
       batch.Put(handle(ColumnFamily::kEvidence), doc_key,
@@ -326,10 +333,20 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
   doc.internal_id = internal_id;
   doc.external_id = std::move(record.external_id);
   doc.metadata = std::move(record.metadata);
-  doc.text = std::move(record.text);
+  doc.text = std::move(record.text);  // inline: written by format 1
   doc.created_unix_micros = record.created_unix_micros;
   doc.updated_unix_micros = record.updated_unix_micros;
   if (parts == DocumentParts::kRecordOnly) return doc;
+  if (collection.config.store_text && !doc.text) {
+    std::string text;
+    const rocksdb::Status read =
+        db_->Get(read_options, handle(ColumnFamily::kText), doc_key, &text);
+    if (read.ok()) {
+      doc.text = std::move(text);
+    } else if (!read.IsNotFound()) {  // NotFound: written as signatures
+      RETURN_IF_ERROR(FromRocksDb(read, "read text"));
+    }
+  }
   ASSIGN_OR_RETURN(
       const std::string minhash_bytes,
       GetRequired(*db_, read_options, handle(ColumnFamily::kMinHash), doc_key,
@@ -410,6 +427,7 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   batch.Delete(handle(ColumnFamily::kMinHash), doc_key);
   batch.Delete(handle(ColumnFamily::kSimHash), doc_key);
   batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
+  batch.Delete(handle(ColumnFamily::kText), doc_key);
   rocksdb::WriteOptions write_options;
   write_options.sync = options.sync;
   RETURN_IF_ERROR(

@@ -63,6 +63,11 @@ class RawDb {
         db_->Put(rocksdb::WriteOptions(), Handle(family), key, value);
     EXPECT_TRUE(status.ok()) << status.ToString();
   }
+  void Delete(ColumnFamily family, std::string_view key) {
+    EXPECT_TRUE(db_->Delete(rocksdb::WriteOptions(), Handle(family),
+                            rocksdb::Slice(key.data(), key.size()))
+                    .ok());
+  }
   std::string Get(ColumnFamily family, std::string_view key) {
     std::string value;
     const rocksdb::Status status =

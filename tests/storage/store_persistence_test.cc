@@ -118,6 +118,35 @@ TEST_F(StorePersistenceTest, ReopenSeesTheSameCollectionsAndDocuments) {
   EXPECT_GT(c.id, std::max(collections[0].id, collections[1].id));
 }
 
+// Store format 1 kept the text inside the document record; format 2 keeps
+// it in the text column family. Both read back.
+TEST_F(StorePersistenceTest, TextInsideAFormatOneRecordStillReads) {
+  CollectionConfig with_text;
+  with_text.store_text = true;
+  CollectionRecord collection;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+    ASSERT_OK_AND_ASSIGN(collection, store->CreateCollection("t", with_text));
+    DocumentMaker maker(collection);
+    ASSERT_OK(store->PutDocument(collection, maker.Make("d", "old style text"))
+                  .status());
+  }
+  {
+    RawDb raw(StoreDir());
+    const std::string key = keys::DocKey(collection.id, 0);
+    EXPECT_EQ(raw.Get(ColumnFamily::kText, key), "old style text");
+    ASSERT_OK_AND_ASSIGN(DocumentRecord record, DecodeDocumentRecord(raw.Get(
+                                                    ColumnFamily::kDocs, key)));
+    EXPECT_FALSE(record.text.has_value());  // format 2: not inline
+    record.text = "old style text";
+    raw.Put(ColumnFamily::kDocs, key, EncodeDocumentRecord(record));
+    raw.Delete(ColumnFamily::kText, key);
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+  ASSERT_OK_AND_ASSIGN(StoredDocument doc, store->GetDocument(collection, "d"));
+  EXPECT_EQ(doc.text, "old style text");
+}
+
 TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
   CollectionRecord collection;
   uint32_t deleted = 0;
@@ -150,7 +179,7 @@ TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
   RawDb raw(StoreDir());
   for (ColumnFamily family :
        {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
-        ColumnFamily::kSimHash, ColumnFamily::kEvidence}) {
+        ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText}) {
     EXPECT_EQ(raw.CountWithPrefix(family, prefix), 0u);
   }
   EXPECT_FALSE(raw.Has(ColumnFamily::kCollections, "a"));

@@ -21,6 +21,7 @@ enum class ColumnFamily : int {
   kMinHash,
   kSimHash,
   kEvidence,
+  kText,
   kCount,
 };
 
@@ -44,6 +45,9 @@ inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
         {"simhash", "collection id + internal id -> SimHashValue"},
         {"evidence",
          "collection id + internal id -> EvidenceValue (exact shingle set)"},
+        {"text",
+         "collection id + internal id -> the document's text (store_text), "
+         "apart from its record so naming a match never reads it"},
     }};
 
 constexpr const ColumnFamilyInfo& ColumnFamilyInfoOf(ColumnFamily cf) {

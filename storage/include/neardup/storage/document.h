@@ -39,8 +39,10 @@ struct PutResult {
 
 // Which parts of a stored document a read fetches.
 enum class DocumentParts {
-  kAll,         // record and signatures
-  kRecordOnly,  // id, metadata, text, times: `minhash`/`simhash` left empty
+  kAll,  // record and signatures
+  // id, metadata, times: no text (kept apart since store format 2) and no
+  // signatures. What naming a match needs.
+  kRecordOnly,
 };
 
 struct StoredDocument {
