@@ -96,6 +96,9 @@ rocksdb::ColumnFamilyOptions FamilyOptions(
     // Deleted and replaced documents' sets are reclaimed when compaction
     // reaches the oldest blob files.
     cf.enable_blob_garbage_collection = true;
+    // Candidates' sets are read again and again: cached like blocks, in the
+    // same budget (without a cache every read is a file read).
+    cf.blob_cache = cache;
   }
   if (traits.compressible) {
     cf.compression = compressions.upper_levels;
