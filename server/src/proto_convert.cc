@@ -84,14 +84,11 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
   }
   if (proto.threshold() != 0) config->threshold = proto.threshold();
   config->min_threshold = proto.min_threshold();
-  config->banding = proto.banding() == v1::BANDING_TXTFP
-                        ? BandingRule::kTxtfp
-                        : BandingRule::kRecallFirst;
+  config->banding = neardup::proto::BandingFromProto(proto.banding());
   config->lsh = {static_cast<int>(proto.bands()),
                  static_cast<int>(proto.rows())};
-  config->verification = proto.verification() == v1::VERIFICATION_ESTIMATE
-                             ? Verification::kEstimate
-                             : Verification::kExact;
+  config->verification =
+      neardup::proto::VerificationFromProto(proto.verification());
   if (proto.verify_bits() != 0) {
     config->verify_bits = static_cast<int>(proto.verify_bits());
   }
@@ -125,12 +122,9 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
   neardup::proto::SettingsToProto(settings, &proto);
   proto.set_threshold(config.threshold);
   proto.set_min_threshold(config.min_threshold);
-  proto.set_banding(config.banding == BandingRule::kTxtfp
-                        ? v1::BANDING_TXTFP
-                        : v1::BANDING_RECALL_FIRST);
-  proto.set_verification(config.verification == Verification::kEstimate
-                             ? v1::VERIFICATION_ESTIMATE
-                             : v1::VERIFICATION_EXACT);
+  proto.set_banding(neardup::proto::BandingToProto(config.banding));
+  proto.set_verification(
+      neardup::proto::VerificationToProto(config.verification));
   proto.set_bands(config.lsh.bands);
   proto.set_rows(config.lsh.rows);
   proto.set_verify_bits(config.verify_bits);

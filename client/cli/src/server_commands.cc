@@ -101,12 +101,8 @@ v1::FingerprintConfig CollectionConfigRequest(
   proto::SettingsToProto(flags.fingerprint, &config);
   config.set_threshold(flags.threshold);
   config.set_min_threshold(flags.min_threshold);
-  config.set_banding(flags.banding == BandingRule::kTxtfp
-                         ? v1::BANDING_TXTFP
-                         : v1::BANDING_RECALL_FIRST);
-  config.set_verification(flags.verification == Verification::kEstimate
-                              ? v1::VERIFICATION_ESTIMATE
-                              : v1::VERIFICATION_EXACT);
+  config.set_banding(proto::BandingToProto(flags.banding));
+  config.set_verification(proto::VerificationToProto(flags.verification));
   config.set_bands(static_cast<uint32_t>(flags.bands));
   config.set_rows(static_cast<uint32_t>(flags.rows));
   config.set_verify_bits(static_cast<uint32_t>(flags.verify_bits));

@@ -109,4 +109,24 @@ void SettingsToProto(const FingerprintSettings& settings,
                                    : v1::SIMHASH_WEIGHTING_TF);
 }
 
+v1::Banding BandingToProto(BandingRule rule) {
+  return rule == BandingRule::kTxtfp ? v1::BANDING_TXTFP
+                                     : v1::BANDING_RECALL_FIRST;
+}
+
+BandingRule BandingFromProto(v1::Banding banding) {
+  return banding == v1::BANDING_TXTFP ? BandingRule::kTxtfp
+                                      : BandingRule::kRecallFirst;
+}
+
+v1::Verification VerificationToProto(Verification verification) {
+  return verification == Verification::kEstimate ? v1::VERIFICATION_ESTIMATE
+                                                 : v1::VERIFICATION_EXACT;
+}
+
+Verification VerificationFromProto(v1::Verification verification) {
+  return verification == v1::VERIFICATION_ESTIMATE ? Verification::kEstimate
+                                                   : Verification::kExact;
+}
+
 }  // namespace neardup::proto

@@ -22,6 +22,14 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
 void SettingsToProto(const FingerprintSettings& settings,
                      v1::FingerprintConfig* proto);
 
+// A collection's banding rule and verification, both ways. UNSPECIFIED
+// reads as the default (recall-first, exact); callers check that a wire
+// value is a known enum value first (v1::Banding_IsValid, ...).
+v1::Banding BandingToProto(BandingRule rule);
+BandingRule BandingFromProto(v1::Banding banding);
+v1::Verification VerificationToProto(Verification verification);
+Verification VerificationFromProto(v1::Verification verification);
+
 }  // namespace neardup::proto
 
 #endif  // NEARDUP_PROTO_FINGERPRINT_SETTINGS_PROTO_H_
