@@ -44,25 +44,13 @@ import sys
 import tempfile
 import time
 
-SHINGLE = 5
+# The same 5-word shingles and Jaccard as the older dedup benchmark.
+from dedup_quality import jaccard, shingles  # noqa: E402
+
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 # --- corpus --------------------------------------------------------------------
-
-def shingles(words):
-    if len(words) < SHINGLE:
-        return {" ".join(words)} if words else set()
-    return {" ".join(words[i:i + SHINGLE])
-            for i in range(len(words) - SHINGLE + 1)}
-
-
-def jaccard(a, b):
-    if not a and not b:
-        return 1.0
-    common = len(a & b)
-    return common / (len(a) + len(b) - common)
-
 
 def edit(words, rate, rng, vocabulary):
     out = []
