@@ -423,6 +423,9 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
   response->set_store_memtable_bytes(store.memtable_bytes);
   response->set_disk_available_bytes(store.disk_available_bytes);
   response->set_disk_capacity_bytes(store.disk_capacity_bytes);
+  response->set_disk_full(store.disk_full);
+  response->set_disk_full_reason(store.disk_full_reason);
+  response->set_disk_reserve_bytes(store.disk_reserve_bytes);
   return absl::OkStatus();
 }
 

@@ -107,6 +107,12 @@ class StateCollector : public prometheus::Collectable {
          "Size of the data directory's filesystem.",
          prometheus::MetricType::Gauge,
          {Gauge(static_cast<double>(stats.disk_capacity_bytes))}},
+        {"neardup_disk_full",
+         "1 while writes that grow the store are refused for lack of disk "
+         "space (below --min-free-disk-bytes, or RocksDB ran out); they "
+         "resume by themselves once space is freed.",
+         prometheus::MetricType::Gauge,
+         {Gauge(stats.disk_full ? 1 : 0)}},
         {"neardup_quarantined_collections",
          "Stored collections not served because their record or index "
          "rebuild failed (see Stats and the log).",

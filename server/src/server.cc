@@ -158,6 +158,7 @@ void NeardupServer::OpenDatabase() {
   const auto start = std::chrono::steady_clock::now();
   storage::DatabaseOptions options;
   options.store.block_cache_bytes = config_.block_cache_bytes;
+  options.store.min_free_disk_bytes = config_.min_free_disk_bytes;
   options.store.write_buffer_bytes =
       std::min(config_.block_cache_bytes / 2, size_t{64} << 20);
   options.index_shards = config_.shards;

@@ -61,6 +61,10 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "loss)");
   visit("block-cache-bytes", c.block_cache_bytes,
         "RocksDB block cache (also bounds memtables)");
+  visit("min-free-disk-bytes", c.min_free_disk_bytes,
+        "free space the data directory's filesystem must keep; below it "
+        "upserts and creates get RESOURCE_EXHAUSTED until space is freed "
+        "(0 disables)");
   visit("log-level", c.log_level, "trace|debug|info|warn|error|off");
   visit("tls-cert", c.tls_cert, "PEM server certificate (chain) for TLS");
   visit("tls-key", c.tls_key, "PEM private key of --tls-cert");

@@ -113,9 +113,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(
   RETURN_IF_ERROR(FromRocksDb(
       rocksdb::DB::Open(tuning.db_options, dir, families, &handles, &db),
       absl::StrCat("open ", dir)));
-  std::unique_ptr<Store> store(new Store(dir, std::unique_ptr<rocksdb::DB>(db),
-                                         std::move(handles),
-                                         std::move(tuning.block_cache)));
+  std::unique_ptr<Store> store(
+      new Store(dir, std::unique_ptr<rocksdb::DB>(db), std::move(handles),
+                std::move(tuning.block_cache), options.min_free_disk_bytes));
   RETURN_IF_ERROR(store->InitializeOrCheckFormat(fresh));
   RETURN_IF_ERROR(store->LoadCollections());
   return store;
@@ -123,11 +123,25 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(
 
 Store::Store(std::string dir, std::unique_ptr<rocksdb::DB> db,
              std::vector<rocksdb::ColumnFamilyHandle*> handles,
-             std::shared_ptr<rocksdb::Cache> block_cache)
+             std::shared_ptr<rocksdb::Cache> block_cache,
+             uint64_t min_free_disk_bytes)
     : dir_(std::move(dir)),
       db_(std::move(db)),
       handles_(std::move(handles)),
-      block_cache_(std::move(block_cache)) {}
+      block_cache_(std::move(block_cache)),
+      disk_guard_(db_.get(), min_free_disk_bytes,
+                  DiskSpaceGuard::StatvfsProbe(dir_)) {}
+
+absl::Status Store::WriteGuarded(rocksdb::WriteBatch& batch, bool sync,
+                                 DiskSpaceGuard::WriteKind kind,
+                                 std::string_view what) {
+  RETURN_IF_ERROR(disk_guard_.BeforeWrite(kind));
+  rocksdb::WriteOptions options;
+  options.sync = sync;
+  const rocksdb::Status written = db_->Write(options, &batch);
+  disk_guard_.AfterWrite(written);
+  return FromRocksDb(written, what);
+}
 
 Store::~Store() {
   for (rocksdb::ColumnFamilyHandle* family : handles_) {
@@ -319,8 +333,8 @@ absl::StatusOr<CollectionRecord> Store::CreateCollection(
             keys::EncodeU32LittleEndian(0));
   // Synced without collections_mu_: other collections stay readable.
   RETURN_IF_ERROR(
-      FromRocksDb(db_->Write(SyncedWrite(), &batch),
-                  absl::StrCat("create collection ", AbslView(name))));
+      WriteGuarded(batch, /*sync=*/true, DiskSpaceGuard::WriteKind::kGrowing,
+                   absl::StrCat("create collection ", AbslView(name))));
   next_collection_id_ = record.id + 1;
   WriterLock lock(&collections_mu_);
   collections_.emplace(record.name,
@@ -401,9 +415,9 @@ absl::Status Store::DropCollection(std::string_view name) {
     if (unreadable->id.has_value() && !shared) {
       AddDropOfId(*unreadable->id, batch);
     }
-    RETURN_IF_ERROR(
-        FromRocksDb(db_->Write(SyncedWrite(), &batch),
-                    absl::StrCat("drop collection ", AbslView(name))));
+    RETURN_IF_ERROR(WriteGuarded(
+        batch, /*sync=*/true, DiskSpaceGuard::WriteKind::kShrinking,
+        absl::StrCat("drop collection ", AbslView(name))));
     WriterLock lock(&collections_mu_);
     unreadable_.erase(unreadable_.find(name));
     return absl::OkStatus();
@@ -413,9 +427,9 @@ absl::Status Store::DropCollection(std::string_view name) {
   {
     MutexLock state_lock(&state.mu);
     AddDropOfId(state.record.id, batch);
-    RETURN_IF_ERROR(
-        FromRocksDb(db_->Write(SyncedWrite(), &batch),
-                    absl::StrCat("drop collection ", AbslView(name))));
+    RETURN_IF_ERROR(WriteGuarded(
+        batch, /*sync=*/true, DiskSpaceGuard::WriteKind::kShrinking,
+        absl::StrCat("drop collection ", AbslView(name))));
     state.dropped = true;
   }
   WriterLock lock(&collections_mu_);
@@ -462,6 +476,7 @@ StoreStats Store::Stats() const {
     uint64_t value = 0;
     return db_->GetAggregatedIntProperty(name, &value) ? value : 0;
   };
+  DiskSpaceGuard::State guard = disk_guard_.Current();
   return {
       .live_sst_bytes = property(rocksdb::DB::Properties::kLiveSstFilesSize),
       .total_sst_bytes = property(rocksdb::DB::Properties::kTotalSstFilesSize),
@@ -472,6 +487,9 @@ StoreStats Store::Stats() const {
       .block_cache_capacity_bytes = block_cache_->GetCapacity(),
       .disk_available_bytes = disk.available,
       .disk_capacity_bytes = disk.capacity,
+      .disk_full = guard.full,
+      .disk_full_reason = std::move(guard.reason),
+      .disk_reserve_bytes = disk_guard_.reserve_bytes(),
   };
 }
 

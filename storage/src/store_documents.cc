@@ -242,10 +242,9 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     batch.Put(handle(ColumnFamily::kMeta), keys::NextDocIdKey(collection_id),
               keys::EncodeU32LittleEndian(next_id));
   }
-  rocksdb::WriteOptions write_options;
-  write_options.sync = options.sync;
   if (absl::Status written =
-          FromRocksDb(db_->Write(write_options, &batch), "put documents");
+          WriteGuarded(batch, options.sync, DiskSpaceGuard::WriteKind::kGrowing,
+                       "put documents");
       !written.ok()) {
     give_back();
     return written;
@@ -428,10 +427,9 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   batch.Delete(handle(ColumnFamily::kSimHash), doc_key);
   batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
   batch.Delete(handle(ColumnFamily::kText), doc_key);
-  rocksdb::WriteOptions write_options;
-  write_options.sync = options.sync;
-  RETURN_IF_ERROR(
-      FromRocksDb(db_->Write(write_options, &batch), "delete document"));
+  RETURN_IF_ERROR(WriteGuarded(batch, options.sync,
+                               DiskSpaceGuard::WriteKind::kShrinking,
+                               "delete document"));
   // Reusable once the caller has taken it out of its indexes: Collection
   // holds its write lock across both, and puts take that lock too.
   state->free_ids.push_back(internal_id);

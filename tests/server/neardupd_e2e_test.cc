@@ -112,6 +112,25 @@ class NeardupdTest : public ::testing::Test {
     return out;
   }
 
+  // /metrics as name{labels} -> value.
+  std::map<std::string, double> ScrapeMetrics() {
+    const std::string body =
+        testing::HttpGet(server_->metrics_port(), "/metrics");
+    EXPECT_FALSE(body.empty());
+    // name{labels} value, one sample per line; comments start with '#'.
+    std::map<std::string, double> samples;
+    for (absl::string_view line : absl::StrSplit(body, '\n')) {
+      if (line.empty() || line[0] == '#') continue;
+      const size_t space = line.rfind(' ');
+      EXPECT_NE(space, absl::string_view::npos) << line;
+      if (space == absl::string_view::npos) continue;
+      double value = 0;
+      EXPECT_TRUE(absl::SimpleAtod(line.substr(space + 1), &value)) << line;
+      samples[std::string(line.substr(0, space))] = value;
+    }
+    return samples;
+  }
+
   neardup::testing::TempDir temp_;
   std::unique_ptr<ServerProcess> server_;
   std::unique_ptr<client::Client> client_;
@@ -304,19 +323,8 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   query.set_collection("m");
   query.set_text(GeneratedText(3));
   ASSERT_OK(client_->Query(query));
-  const std::string body =
-      testing::HttpGet(server_->metrics_port(), "/metrics");
-  ASSERT_FALSE(body.empty());
-  // name{labels} value, one sample per line; comments start with '#'.
   std::map<std::string, double> samples;
-  for (absl::string_view line : absl::StrSplit(body, '\n')) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t space = line.rfind(' ');
-    ASSERT_NE(space, absl::string_view::npos) << line;
-    double value = 0;
-    ASSERT_TRUE(absl::SimpleAtod(line.substr(space + 1), &value)) << line;
-    samples[std::string(line.substr(0, space))] = value;
-  }
+  ASSERT_NO_FATAL_FAILURE(samples = ScrapeMetrics());
   EXPECT_EQ(samples["neardup_collection_documents{collection=\"m\"}"],
             kBaseDocs + kCopies);
   EXPECT_EQ(samples["neardup_rpcs_total{code=\"OK\",method=\"Query\"}"], 1);
@@ -333,6 +341,47 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   EXPECT_GT(samples["neardup_data_dir_capacity_bytes"], 0);
   EXPECT_TRUE(samples.count(
       "neardup_rpc_duration_seconds_bucket{method=\"Query\",le=\"+Inf\"}"));
+}
+
+// A reserve larger than any disk makes the disk "full" without root or a
+// tmpfs (tests/storage/store_disk_full_test.cc fills a real one): upserts
+// get RESOURCE_EXHAUSTED, reads and deletes work, Stats and /metrics say so.
+TEST_F(NeardupdTest, FullDiskRefusesUpsertsAndKeepsServingReads) {
+  CreateCollection("full");
+  v1::UpsertRequest upsert;
+  upsert.set_collection("full");
+  upsert.set_id("kept");
+  upsert.set_text(GeneratedText(1));
+  ASSERT_OK(client_->Upsert(upsert));
+  EXPECT_EQ(ScrapeMetrics()["neardup_disk_full"], 0);
+  ASSERT_EQ(server_->Stop(SIGTERM), 0) << Log();
+
+  server_ = std::make_unique<ServerProcess>(
+      temp_.path() + "/data", temp_.path() + "/neardupd.log",
+      std::vector<std::string>{"--min-free-disk-bytes=1000000000000000000"});
+  server_->Start();
+  ASSERT_TRUE(server_->WaitServing()) << Log();
+  client_ = MakeClient();
+
+  upsert.set_id("refused");
+  const absl::Status refused = client_->Upsert(upsert).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(), HasSubstr("disk full"));
+  ASSERT_OK_AND_ASSIGN(v1::StatsResponse stats, client_->Stats(""));
+  EXPECT_TRUE(stats.disk_full());
+  EXPECT_THAT(stats.disk_full_reason(), HasSubstr("--min-free-disk-bytes"));
+  EXPECT_EQ(stats.disk_reserve_bytes(), 1000000000000000000u);
+  EXPECT_EQ(ScrapeMetrics()["neardup_disk_full"], 1);
+
+  v1::QueryRequest query;
+  query.set_collection("full");
+  query.set_text(GeneratedText(1));
+  ASSERT_OK_AND_ASSIGN(v1::QueryResponse found, client_->Query(query));
+  ASSERT_EQ(found.matches_size(), 1);
+  EXPECT_EQ(found.matches(0).id(), "kept");
+  EXPECT_EQ(client_->Get("full", "refused").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_OK(client_->Delete("full", "kept"));
 }
 
 TEST_F(NeardupdTest, SigtermDuringIngestLosesNoAcknowledgedDocument) {

@@ -172,6 +172,13 @@ absl::Status RunStats(const ServerCommands& cmd, std::ostream& out) {
   out << "store: " << stats.store_live_bytes() << " bytes live, "
       << stats.store_pending_compaction_bytes() << " bytes pending compaction, "
       << stats.store_memtable_bytes() << " bytes in memtables\n";
+  out << "disk: " << stats.disk_available_bytes() << " of "
+      << stats.disk_capacity_bytes() << " bytes free, reserve "
+      << stats.disk_reserve_bytes() << "\n";
+  if (stats.disk_full()) {
+    out << "DISK FULL: writes are refused: " << stats.disk_full_reason()
+        << "\n";
+  }
   return absl::OkStatus();
 }
 

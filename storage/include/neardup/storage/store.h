@@ -24,6 +24,7 @@
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/document.h"
+#include "neardup/storage/internal/disk_space_guard.h"
 #include "neardup/storage/store_options.h"
 
 namespace rocksdb {
@@ -31,6 +32,7 @@ class Cache;
 class ColumnFamilyHandle;
 class DB;
 class Iterator;
+class Status;
 class WriteBatch;
 struct ReadOptions;
 }  // namespace rocksdb
@@ -47,6 +49,10 @@ struct StoreStats {
   // The filesystem holding the store (statvfs; 0 when unknown).
   uint64_t disk_available_bytes = 0;
   uint64_t disk_capacity_bytes = 0;
+  // Growing writes are refused: see DiskSpaceGuard.
+  bool disk_full = false;
+  std::string disk_full_reason;  // empty when not full
+  uint64_t disk_reserve_bytes = 0;
 };
 
 // A stored collection record this build cannot use: it does not decode,
@@ -59,6 +65,9 @@ struct UnreadableCollection {
 
 // Thread-safe. Errors are absl::Status; RocksDB failures map to UNAVAILABLE
 // (I/O), DATA_LOSS (corruption), RESOURCE_EXHAUSTED (no space) and so on.
+// Below StoreOptions::min_free_disk_bytes of free space, puts and creates
+// are refused with RESOURCE_EXHAUSTED (deletes and drops are not: they make
+// room); writes resume by themselves once space is back.
 //
 // Document operations take the CollectionRecord returned by Create/Get/List;
 // a record of a collection that has since been dropped gives NOT_FOUND.
@@ -172,7 +181,14 @@ class Store {
   // not know; the Store owns them.
   Store(std::string dir, std::unique_ptr<rocksdb::DB> db,
         std::vector<rocksdb::ColumnFamilyHandle*> handles,
-        std::shared_ptr<rocksdb::Cache> block_cache);
+        std::shared_ptr<rocksdb::Cache> block_cache,
+        uint64_t min_free_disk_bytes);
+
+  // Every write of documents and collections: the disk guard's check, the
+  // write, and a note of a no-space failure.
+  absl::Status WriteGuarded(rocksdb::WriteBatch& batch, bool sync,
+                            DiskSpaceGuard::WriteKind kind,
+                            std::string_view what);
 
   absl::Status InitializeOrCheckFormat(bool fresh);
   absl::Status LoadCollections();
@@ -203,6 +219,8 @@ class Store {
   const std::unique_ptr<rocksdb::DB> db_;
   const std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   const std::shared_ptr<rocksdb::Cache> block_cache_;
+  // Mutable: Stats() probes the filesystem.
+  mutable DiskSpaceGuard disk_guard_;
 
   // Serializes creating and dropping collections. Their synced writes run
   // under this lock only, so lookups of other collections never wait on

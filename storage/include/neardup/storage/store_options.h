@@ -4,6 +4,7 @@
 // Options of a Store. All are fixed when the store is opened.
 
 #include <cstddef>
+#include <cstdint>
 
 namespace neardup::storage {
 
@@ -17,6 +18,12 @@ struct StoreOptions {
   size_t write_buffer_bytes = size_t{64} << 20;
   // RocksDB flush and compaction threads. Default 2.
   int background_jobs = 2;
+  // Free space the data directory's filesystem must keep: below it, puts
+  // and creates are refused (RESOURCE_EXHAUSTED) so that RocksDB's flushes,
+  // compactions and manifest writes still fit: keep it above twice
+  // write_buffer_bytes. 0 disables the check (RocksDB then finds out by
+  // failing a write, and stops writing until space is back). Default 256 MiB.
+  uint64_t min_free_disk_bytes = uint64_t{256} << 20;
   // Create the directory and a fresh store when there is none; otherwise
   // Open fails with NOT_FOUND. Default true.
   bool create_if_missing = true;

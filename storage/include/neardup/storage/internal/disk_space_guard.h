@@ -1,0 +1,84 @@
+#ifndef NEARDUP_STORAGE_INTERNAL_DISK_SPACE_GUARD_H_
+#define NEARDUP_STORAGE_INTERNAL_DISK_SPACE_GUARD_H_
+
+// Keeps a full disk from costing data or a restart. Writes that grow the
+// store are refused (RESOURCE_EXHAUSTED) while the data directory's
+// filesystem has less free space than a reserve, so RocksDB's own flushes,
+// compactions and manifest writes keep room to finish. When RocksDB still
+// hits "no space" (another process filled the disk), it stops writing; the
+// guard then resumes it (DB::Resume) at the first write after space is back.
+// Reads never pass through here.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "neardup/base/sync.h"
+
+namespace rocksdb {
+class DB;
+class Status;
+}  // namespace rocksdb
+
+namespace neardup::storage {
+
+class DiskSpaceGuard {
+ public:
+  // Bytes free to this process on the filesystem; nullopt when unknown.
+  using FreeBytesProbe = std::function<std::optional<uint64_t>()>;
+
+  // `db` is resumed after a no-space error; it must outlive the guard.
+  DiskSpaceGuard(rocksdb::DB* db, uint64_t reserve_bytes,
+                 FreeBytesProbe free_bytes);
+
+  // The statvfs of `dir`.
+  static FreeBytesProbe StatvfsProbe(std::string dir);
+
+  enum class WriteKind {
+    kGrowing,    // puts and creates: refused below the reserve
+    kShrinking,  // deletes and drops: how an operator makes room
+  };
+  // OK when the write may go ahead; RESOURCE_EXHAUSTED (with the free
+  // space, the reserve and what to do) when it may not.
+  absl::Status BeforeWrite(WriteKind kind);
+  // Records a write's outcome: a no-space failure marks the disk full.
+  void AfterWrite(const rocksdb::Status& status);
+
+  struct State {
+    bool full = false;
+    std::string reason;  // empty when not full
+  };
+  // Probes the filesystem: a disk that is full now or that failed a write
+  // and has not been resumed yet.
+  State Current();
+
+  uint64_t reserve_bytes() const { return reserve_bytes_; }
+
+ private:
+  // Free space is probed at most this often while the disk is not full.
+  static constexpr int64_t kProbeIntervalMicros = 50'000;
+
+  // Why the disk counts as full now, or empty; refreshes rocksdb_failed_.
+  std::string ProbeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  rocksdb::DB* const db_;
+  const uint64_t reserve_bytes_;
+  const FreeBytesProbe free_bytes_;
+
+  // Fast path: nothing is wrong and the last probe is recent.
+  std::atomic<bool> healthy_{true};
+  std::atomic<int64_t> next_probe_micros_{0};
+
+  Mutex mu_;
+  // A write failed with "no space": RocksDB refuses writes until resumed.
+  bool rocksdb_failed_ ABSL_GUARDED_BY(mu_) = false;
+  std::string rocksdb_error_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_INTERNAL_DISK_SPACE_GUARD_H_
