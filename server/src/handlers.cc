@@ -1,5 +1,6 @@
 #include "neardup/server/internal/handlers.h"
 
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/server/internal/backup_path.h"
 #include "neardup/server/internal/proto_convert.h"
 
 namespace neardup::server {
@@ -389,6 +391,40 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   }
   response->set_candidates(stats->candidates);
   return absl::OkStatus();
+}
+
+absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
+                                    const std::string& backup_root,
+                                    v1::CreateBackupResponse* response) {
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(
+      const std::filesystem::path destination,
+      ResolveBackupDestination(backup_root, request.destination()));
+  ASSIGN_OR_RETURN(const storage::CheckpointInfo info,
+                   db_->store().Checkpoint(destination.string()));
+  response->set_path(destination.string());
+  response->set_sequence_number(info.sequence_number);
+  for (const auto& [name, documents] : info.documents) {
+    v1::BackupCollection* out = response->add_collections();
+    out->set_name(name);
+    out->set_documents(documents);
+  }
+  response->set_bytes(info.bytes);
+  response->set_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Handlers::ExportStart> Handlers::StartExport(
+    const v1::ExportRequest& request) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  ExportStart start;
+  ASSIGN_OR_RETURN(start.cursor,
+                   db_->store().OpenDocumentCursor(collection->record()));
+  start.collection = CollectionToProto(*collection);
+  start.record = collection->record();
+  return start;
 }
 
 absl::Status Handlers::Stats(const v1::StatsRequest& request,

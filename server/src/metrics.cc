@@ -18,7 +18,9 @@ constexpr const char* kMethodNames[] = {"CreateCollection",
                                         "BatchQuery",
                                         "Fingerprint",
                                         "Compare",
-                                        "Stats"};
+                                        "Stats",
+                                        "CreateBackup",
+                                        "Export"};
 static_assert(std::size(kMethodNames) == static_cast<size_t>(Method::kCount));
 
 constexpr const char* kCodeNames[kNumStatusCodes] = {"OK",
@@ -199,6 +201,47 @@ ServerMetrics::ServerMetrics()
                                 "Documents indexed by the last start-up "
                                 "rebuild, per collection.")
                             .Register(*registry_);
+  auto& backups = prometheus::BuildCounter()
+                      .Name("neardup_backups_total")
+                      .Help("CreateBackup calls by result (ok, error).")
+                      .Register(*registry_);
+  backups_ok_ = &backups.Add({{"result", "ok"}});
+  backups_failed_ = &backups.Add({{"result", "error"}});
+  auto gauge = [&](const char* name, const char* help) {
+    return &prometheus::BuildGauge()
+                .Name(name)
+                .Help(help)
+                .Register(*registry_)
+                .Add({});
+  };
+  backup_seconds_ = gauge("neardup_backup_last_duration_seconds",
+                          "Seconds the last successful backup took.");
+  backup_bytes_ = gauge("neardup_backup_last_bytes",
+                        "Bytes of the last successful backup's files.");
+  backup_last_success_ =
+      gauge("neardup_backup_last_success_timestamp_seconds",
+            "Unix time of the last successful backup by this process (0: "
+            "none since it started).");
+  backups_enabled_ =
+      gauge("neardup_backup_enabled", "1 when --backup-dir is set.");
+  gauge("neardup_process_start_time_seconds",
+        "Unix time this neardupd process started.")
+      ->SetToCurrentTime();
+}
+
+void ServerMetrics::RecordBackup(bool ok, double seconds, uint64_t bytes) {
+  if (!ok) {
+    backups_failed_->Increment();
+    return;
+  }
+  backups_ok_->Increment();
+  backup_seconds_->Set(seconds);
+  backup_bytes_->Set(static_cast<double>(bytes));
+  backup_last_success_->SetToCurrentTime();
+}
+
+void ServerMetrics::SetBackupsEnabled(bool enabled) {
+  backups_enabled_->Set(enabled ? 1 : 0);
 }
 
 void ServerMetrics::RecordRpc(Method method, grpc::StatusCode code,

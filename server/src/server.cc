@@ -1,6 +1,7 @@
 #include "neardup/server/server.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -99,6 +100,20 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.limits.max_response_bytes = config.max_message_bytes;
   options.limits.sync_writes = config.sync_writes;
   options.default_deadline_seconds = config.default_deadline_seconds;
+  if (!config.backup_dir.empty()) {
+    // Created now, so that a typo shows at start and not at the first
+    // backup; resolved, so that destinations compare against its real path.
+    std::error_code error;
+    std::filesystem::create_directories(config.backup_dir, error);
+    if (error) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--backup-dir ", config.backup_dir,
+                       " cannot be created: ", error.message()));
+    }
+    options.backup_root = config.backup_dir;
+    spdlog::info("backups: CreateBackup writes under {}", config.backup_dir);
+  }
+  server->metrics_->SetBackupsEnabled(!config.backup_dir.empty());
   server->service_ = std::make_unique<NearDupService>(
       options, server->pool_.get(), server->metrics_.get());
 

@@ -65,6 +65,9 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "free space the data directory's filesystem must keep; below it "
         "upserts and creates get RESOURCE_EXHAUSTED until space is freed "
         "(0 disables)");
+  visit("backup-dir", c.backup_dir,
+        "directory under which CreateBackup (neardup backup) writes "
+        "checkpoints; empty: backups are off");
   visit("log-level", c.log_level, "trace|debug|info|warn|error|off");
   visit("tls-cert", c.tls_cert, "PEM server certificate (chain) for TLS");
   visit("tls-key", c.tls_key, "PEM private key of --tls-cert");

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/server/internal/export_reactor.h"
 #include "neardup/server/internal/grpc_status.h"
 #include "neardup/server/internal/ordered_stream_reactor.h"
 
@@ -280,6 +281,76 @@ grpc::ServerUnaryReactor* NearDupService::Stats(
                   request->ByteSizeLong(), [request, response](Handlers* h) {
                     return h->Stats(*request, response);
                   });
+}
+
+grpc::ServerUnaryReactor* NearDupService::CreateBackup(
+    grpc::CallbackServerContext* context,
+    const v1::CreateBackupRequest* request,
+    v1::CreateBackupResponse* response) {
+  // The whole store: admin only. On the pool: a checkpoint flushes
+  // memtables and links every file.
+  return Dispatch(
+      Method::kCreateBackup, context, true, Access::kAdmin, "*",
+      request->ByteSizeLong(), [this, request, response](Handlers* h) {
+        absl::Status status =
+            h->CreateBackup(*request, options_.backup_root, response);
+        metrics_->RecordBackup(status.ok(), response->seconds(),
+                               response->bytes());
+        return status;
+      });
+}
+
+namespace {
+
+// A server-streaming call that is refused before it starts.
+template <typename Response>
+class RefusedWriteStream : public grpc::ServerWriteReactor<Response> {
+ public:
+  explicit RefusedWriteStream(grpc::Status status) { this->Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<v1::ExportResponse>* NearDupService::Export(
+    grpc::CallbackServerContext* context, const v1::ExportRequest* request) {
+  const Clock::time_point start = Clock::now();
+  const TokenEntry* token = nullptr;
+  std::string peer;
+  auto refuse = [&](const grpc::Status& status) {
+    metrics_->RecordRpc(Method::kExport, status.error_code(),
+                        SecondsSince(start));
+    return new RefusedWriteStream<v1::ExportResponse>(status);
+  };
+  if (grpc::Status status = AdmitStream(context, Access::kRead, &token, &peer);
+      !status.ok()) {
+    return refuse(status);
+  }
+  const absl::Status allowed =
+      token == nullptr ? absl::OkStatus()
+                       : TokenAuthenticator::Authorize(*token, Access::kRead,
+                                                       request->collection());
+  absl::StatusOr<Handlers::ExportStart> export_start =
+      allowed.ok()
+          ? handlers_.load(std::memory_order_acquire)->StartExport(*request)
+          : absl::StatusOr<Handlers::ExportStart>(allowed);
+  if (!export_start.ok()) {
+    ReleaseStream(peer);
+    return refuse(ToGrpcStatus(export_start.status()));
+  }
+  ExportOptions options;
+  options.with_signatures = request->with_signatures();
+  options.stall_timeout = std::chrono::duration<double>(
+      options_.stream_idle_seconds > 0 ? options_.stream_idle_seconds
+                                       : 24 * 3600.0);
+  return new ExportReactor(
+      context, std::move(export_start->collection),
+      std::move(export_start->record), std::move(export_start->cursor), options,
+      [this, start, peer](const grpc::Status& status) {
+        ReleaseStream(peer);
+        metrics_->RecordRpc(Method::kExport, status.error_code(),
+                            SecondsSince(start));
+      });
 }
 
 namespace {

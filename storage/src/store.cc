@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -17,6 +19,7 @@
 #include "config_hashes.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/storage/column_families.h"
 #include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
 #include "neardup/storage/internal/validation.h"
@@ -449,7 +452,84 @@ absl::StatusOr<std::shared_ptr<Store::CollectionState>> Store::FindCollection(
   return it->second;
 }
 
-absl::Status Store::Checkpoint(const std::string& dir) {
+namespace {
+
+// Documents per collection in a checkpoint, read from a read-only open of
+// it: exactly what it holds, whatever writers did meanwhile.
+absl::StatusOr<std::map<std::string, uint64_t>> CountCheckpointDocuments(
+    const std::string& dir) {
+  rocksdb::DBOptions options;
+  std::vector<std::string> names;
+  RETURN_IF_ERROR(
+      FromRocksDb(rocksdb::DB::ListColumnFamilies(options, dir, &names),
+                  absl::StrCat("list column families of checkpoint ", dir)));
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const std::string& name : names) {
+    families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  RETURN_IF_ERROR(FromRocksDb(
+      rocksdb::DB::OpenForReadOnly(options, dir, families, &handles, &raw),
+      absl::StrCat("open checkpoint ", dir)));
+  std::unique_ptr<rocksdb::DB> db(raw);
+  // Handles go before the database.
+  absl::Cleanup close = [&] {
+    for (rocksdb::ColumnFamilyHandle* handle : handles) {
+      db->DestroyColumnFamilyHandle(handle);
+    }
+    db->Close().PermitUncheckedError();
+  };
+  auto family = [&](ColumnFamily cf) -> rocksdb::ColumnFamilyHandle* {
+    const auto it =
+        std::find(names.begin(), names.end(), ColumnFamilyInfoOf(cf).name);
+    return it == names.end() ? nullptr : handles[it - names.begin()];
+  };
+  if (family(ColumnFamily::kCollections) == nullptr ||
+      family(ColumnFamily::kIds) == nullptr) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint ", dir, " lacks neardup's column families"));
+  }
+  rocksdb::ReadOptions read_options;
+  read_options.fill_cache = false;
+  std::map<std::string, uint64_t> documents;
+  std::unique_ptr<rocksdb::Iterator> records(
+      db->NewIterator(read_options, family(ColumnFamily::kCollections)));
+  for (records->SeekToFirst(); records->Valid(); records->Next()) {
+    auto record = DecodeCollectionRecord(records->value().ToStringView());
+    if (!record.ok()) continue;  // quarantined: not counted
+    const std::string end = keys::CollectionRangeEnd(record->id);
+    const rocksdb::Slice upper_bound(end);
+    rocksdb::ReadOptions scan = read_options;
+    scan.iterate_upper_bound = &upper_bound;
+    std::unique_ptr<rocksdb::Iterator> ids(
+        db->NewIterator(scan, family(ColumnFamily::kIds)));
+    uint64_t count = 0;
+    for (ids->Seek(keys::CollectionPrefix(record->id)); ids->Valid();
+         ids->Next()) {
+      ++count;
+    }
+    RETURN_IF_ERROR(FromRocksDb(ids->status(), "count checkpoint documents"));
+    documents[record->name] = count;
+  }
+  RETURN_IF_ERROR(
+      FromRocksDb(records->status(), "read checkpoint collections"));
+  return documents;
+}
+
+uint64_t DirectoryBytes(const std::string& dir) {
+  uint64_t bytes = 0;
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(dir, error)) {
+    if (entry.is_regular_file(error)) bytes += entry.file_size(error);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<CheckpointInfo> Store::Checkpoint(const std::string& dir) {
   std::error_code error;
   if (std::filesystem::exists(dir, error)) {
     return absl::AlreadyExistsError(
@@ -459,8 +539,16 @@ absl::Status Store::Checkpoint(const std::string& dir) {
   RETURN_IF_ERROR(FromRocksDb(rocksdb::Checkpoint::Create(db_.get(), &raw),
                               "create checkpoint"));
   std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
-  return FromRocksDb(checkpoint->CreateCheckpoint(dir),
-                     absl::StrCat("checkpoint into ", dir));
+  CheckpointInfo info;
+  // log_size_for_flush 0: memtables are flushed first, so the checkpoint
+  // holds SST files and no log to replay.
+  const rocksdb::Status created =
+      checkpoint->CreateCheckpoint(dir, 0, &info.sequence_number);
+  disk_guard_.AfterWrite(created);
+  RETURN_IF_ERROR(FromRocksDb(created, absl::StrCat("checkpoint into ", dir)));
+  ASSIGN_OR_RETURN(info.documents, CountCheckpointDocuments(dir));
+  info.bytes = DirectoryBytes(dir);
+  return info;
 }
 
 StoreStats Store::Stats() const {

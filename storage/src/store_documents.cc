@@ -511,3 +511,69 @@ absl::StatusOr<uint64_t> Store::CountDocuments(
 }
 
 }  // namespace neardup::storage
+
+namespace neardup::storage {
+
+// Walks the docs family of one collection under a snapshot; each document
+// is read whole (text, signatures) under that same snapshot.
+class StoreDocumentCursor final : public DocumentCursor {
+ public:
+  StoreDocumentCursor(const Store* store,
+                      std::shared_ptr<Store::CollectionState> state)
+      : store_(store),
+        state_(std::move(state)),
+        snapshot_(store->db_.get()),
+        end_(keys::CollectionRangeEnd(state_->record.id)),
+        upper_bound_(end_) {
+    read_options_.snapshot = snapshot_.snapshot();
+    read_options_.fill_cache = false;  // a full scan would evict lookups
+    read_options_.iterate_upper_bound = &upper_bound_;
+    docs_.reset(store_->db_->NewIterator(read_options_,
+                                         store_->handle(ColumnFamily::kDocs)));
+    docs_->Seek(keys::CollectionPrefix(state_->record.id));
+  }
+
+  absl::StatusOr<std::vector<StoredDocument>> Next(size_t max_docs,
+                                                   size_t max_bytes) override {
+    std::vector<StoredDocument> out;
+    size_t bytes = 0;
+    for (; docs_->Valid() && out.size() < max_docs && bytes < max_bytes;
+         docs_->Next()) {
+      const std::optional<uint32_t> internal_id =
+          keys::ParseDocKey(docs_->key().ToStringView(), state_->record.id);
+      if (!internal_id.has_value()) {
+        return absl::DataLossError(absl::StrCat(
+            "collection \"", state_->record.name, "\": malformed key ",
+            Quoted(docs_->key().ToStringView()), " in docs"));
+      }
+      ASSIGN_OR_RETURN(
+          StoredDocument doc,
+          store_->ReadDocument(*state_, *internal_id, read_options_));
+      bytes += doc.external_id.size() + (doc.text ? doc.text->size() : 0);
+      for (const auto& [key, value] : doc.metadata) {
+        bytes += key.size() + value.size();
+      }
+      out.push_back(std::move(doc));
+    }
+    RETURN_IF_ERROR(FromRocksDb(docs_->status(), "scan documents"));
+    return out;
+  }
+
+ private:
+  const Store* const store_;
+  const std::shared_ptr<Store::CollectionState> state_;
+  rocksdb::ManagedSnapshot snapshot_;
+  const std::string end_;
+  const rocksdb::Slice upper_bound_;
+  rocksdb::ReadOptions read_options_;
+  std::unique_ptr<rocksdb::Iterator> docs_;
+};
+
+absl::StatusOr<std::unique_ptr<DocumentCursor>> Store::OpenDocumentCursor(
+    const CollectionRecord& collection) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  return std::make_unique<StoreDocumentCursor>(this, std::move(state));
+}
+
+}  // namespace neardup::storage

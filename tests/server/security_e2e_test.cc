@@ -195,6 +195,44 @@ class AuthTest : public ::testing::Test {
   std::unique_ptr<ServerProcess> server_;
 };
 
+// A backup copies every collection: admin only. An export reads one
+// collection: its read scope.
+TEST_F(AuthTest, BackupNeedsAdminAndExportNeedsRead) {
+  ASSERT_OK(As(kWriterToken).Upsert(Doc("news", 1)));
+  for (const char* token : {kWriterToken, kReaderToken, kWriteOnlyToken}) {
+    EXPECT_EQ(As(token).CreateBackup("b").status().code(),
+              absl::StatusCode::kPermissionDenied)
+        << token;
+  }
+  // Admitted, but this server has no --backup-dir.
+  EXPECT_EQ(As(kAdminToken).CreateBackup("b").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(As("").CreateBackup("b").status().code(),
+            absl::StatusCode::kUnauthenticated);
+
+  auto export_as = [&](const char* token, const std::string& collection) {
+    v1::ExportRequest request;
+    request.set_collection(collection);
+    int documents = 0;
+    absl::Status status =
+        As(token).Export(request, [&](const v1::ExportResponse& message) {
+          documents += message.documents_size();
+          return absl::OkStatus();
+        });
+    return std::make_pair(status.code(), documents);
+  };
+  EXPECT_EQ(export_as(kReaderToken, "news"),
+            std::make_pair(absl::StatusCode::kOk, 1));
+  EXPECT_EQ(export_as(kWriterToken, "news"),
+            std::make_pair(absl::StatusCode::kOk, 1));
+  EXPECT_EQ(export_as(kWriterToken, "other").first,
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(export_as(kWriteOnlyToken, "news").first,
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(export_as(kReaderToken, "missing").first,
+            absl::StatusCode::kNotFound);
+}
+
 // insert_only_below answers with the documents that blocked the insert:
 // that is read access, so a write-only token gets only their number.
 TEST_F(AuthTest, WriteOnlyTokenLearnsOnlyHowManyBlocked) {

@@ -262,8 +262,12 @@ TEST_F(StorePersistenceTest, CheckpointOpensAsAStoreWithTheData) {
   ASSERT_OK_AND_ASSIGN(CollectionRecord a, store->GetCollection("a"));
   const Contents before = Capture(*store, a);
   const std::string checkpoint_dir = temp_.path() + "/checkpoint";
-  ASSERT_OK(store->Checkpoint(checkpoint_dir));
-  EXPECT_EQ(store->Checkpoint(checkpoint_dir).code(),
+  ASSERT_OK_AND_ASSIGN(CheckpointInfo info, store->Checkpoint(checkpoint_dir));
+  // Fill wrote 40 documents and deleted one.
+  EXPECT_EQ(info.documents, (std::map<std::string, uint64_t>{{"a", 39}}));
+  EXPECT_GT(info.sequence_number, 0u);
+  EXPECT_GT(info.bytes, 0u);
+  EXPECT_EQ(store->Checkpoint(checkpoint_dir).status().code(),
             absl::StatusCode::kAlreadyExists);
   // Writes after the checkpoint stay out of it.
   ASSERT_OK(store->DeleteDocument(a, "doc-5").status());

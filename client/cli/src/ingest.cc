@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "export_dump.h"
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
@@ -21,9 +24,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Where the documents of an ingest come from.
+class UpsertSource {
+ public:
+  virtual ~UpsertSource() = default;
+  // Fills `request`; false at the end or on an error (see status()).
+  virtual bool Next(v1::UpsertRequest* request) = 0;
+  virtual const absl::Status& status() const = 0;
+  virtual uint64_t invalid() const = 0;
+  // Read by the thread that counts results while this one reads on.
+  virtual uint64_t bytes() const = 0;
+  virtual uint64_t total_size_hint() const = 0;
+};
+
 // Reads (id, text) pairs from the inputs, one file after the other, the way
 // `neardup dedup` reads them (dataset::DatasetReader).
-class DocumentSource {
+class DocumentSource final : public UpsertSource {
  public:
   DocumentSource(const ServerCommands& cmd,
                  std::vector<dataset::InputFile> files,
@@ -31,8 +47,7 @@ class DocumentSource {
       : cmd_(cmd),
         reader_(std::move(files), options, {.id_field = cmd.id_field}) {}
 
-  // Fills `request`; false at the end or on an error (see status()).
-  bool Next(v1::UpsertRequest* request) {
+  bool Next(v1::UpsertRequest* request) override {
     while (true) {
       dataset::DatasetRecord record;
       auto more = reader_.Next(&record);
@@ -79,11 +94,14 @@ class DocumentSource {
     }
   }
 
-  const absl::Status& status() const { return status_; }
-  uint64_t invalid() const { return invalid_; }
-  // Read by the thread that counts results while this one reads on.
-  uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
-  uint64_t total_size_hint() const { return reader_.total_size_hint(); }
+  const absl::Status& status() const override { return status_; }
+  uint64_t invalid() const override { return invalid_; }
+  uint64_t bytes() const override {
+    return bytes_.load(std::memory_order_relaxed);
+  }
+  uint64_t total_size_hint() const override {
+    return reader_.total_size_hint();
+  }
 
  private:
   bool Fail(absl::Status status) {
@@ -104,6 +122,105 @@ class DocumentSource {
   uint64_t invalid_ = 0;
   std::atomic<uint64_t> bytes_{0};
 };
+
+// Reads the lines of `neardup export` dumps (export_dump.h): each document
+// goes in by its text, or by its signatures when they match the
+// collection's config.
+class ExportDumpSource final : public UpsertSource {
+ public:
+  ExportDumpSource(const ServerCommands& cmd,
+                   std::vector<dataset::InputFile> files,
+                   v1::Collection collection)
+      : cmd_(cmd),
+        files_(std::move(files)),
+        collection_(std::move(collection)) {
+    for (const dataset::InputFile& file : files_) {
+      std::error_code error;
+      total_ += std::filesystem::file_size(file.path, error);
+    }
+  }
+
+  bool Next(v1::UpsertRequest* request) override {
+    std::string line;
+    while (true) {
+      if (!in_.is_open() || !std::getline(in_, line)) {
+        if (in_.is_open() && in_.bad()) {
+          return Fail(absl::DataLossError(
+              absl::StrCat("cannot read ", files_[file_ - 1].path)));
+        }
+        if (file_ == files_.size()) return false;
+        in_.close();
+        in_.clear();
+        in_.open(files_[file_].path, std::ios::binary);
+        line_ = 0;
+        if (!in_.is_open()) {
+          return Fail(absl::NotFoundError(
+              absl::StrCat("cannot open ", files_[file_].path)));
+        }
+        ++file_;
+        continue;
+      }
+      ++line_;
+      bytes_.fetch_add(line.size() + 1, std::memory_order_relaxed);
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      absl::StatusOr<v1::Document> doc = DecodeExportLine(line);
+      absl::StatusOr<v1::UpsertRequest> upsert =
+          doc.ok() ? UpsertFromExport(*std::move(doc), collection_)
+                   : absl::StatusOr<v1::UpsertRequest>(doc.status());
+      if (!upsert.ok()) {
+        absl::Status bad = absl::InvalidArgumentError(
+            absl::StrCat(files_[file_ - 1].path, ":", line_, ": ",
+                         upsert.status().message()));
+        if (!cmd_.skip_invalid) return Fail(std::move(bad));
+        ++invalid_;
+        continue;
+      }
+      *request = *std::move(upsert);
+      if (cmd_.insert_only_below > 0) {
+        request->set_insert_only_below(cmd_.insert_only_below);
+      }
+      return true;
+    }
+  }
+
+  const absl::Status& status() const override { return status_; }
+  uint64_t invalid() const override { return invalid_; }
+  uint64_t bytes() const override {
+    return bytes_.load(std::memory_order_relaxed);
+  }
+  uint64_t total_size_hint() const override { return total_; }
+
+ private:
+  bool Fail(absl::Status status) {
+    status_ = std::move(status);
+    return false;
+  }
+
+  const ServerCommands& cmd_;
+  const std::vector<dataset::InputFile> files_;
+  const v1::Collection collection_;
+  std::ifstream in_;
+  size_t file_ = 0;  // next file to open
+  uint64_t line_ = 0;
+  uint64_t total_ = 0;
+  absl::Status status_;
+  uint64_t invalid_ = 0;
+  std::atomic<uint64_t> bytes_{0};
+};
+
+// True when the first file is a dump of `neardup export` (judged by its
+// first line). Standard input is not looked at: it cannot be read twice.
+bool IsExportDump(const std::vector<dataset::InputFile>& files) {
+  if (files.empty() || files.front().path == "-") return false;
+  std::ifstream in(files.front().path, std::ios::binary);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) {
+      return IsExportLine(line);
+    }
+  }
+  return false;
+}
 
 // Ids sent and not answered yet, in order: the writer thread adds them, the
 // thread that reads results takes them.
@@ -141,9 +258,18 @@ absl::Status RunIngest(const ServerCommands& cmd,
                    dataset::ListInputFiles(input));
   client::Client client(options);
   // Fail fast, with a clear message, before reading anything.
-  RETURN_IF_ERROR(client.GetCollection(cmd.collection).status());
+  ASSIGN_OR_RETURN(v1::Collection collection,
+                   client.GetCollection(cmd.collection));
 
-  DocumentSource source(cmd, std::move(files), input);
+  std::unique_ptr<UpsertSource> source_owner;
+  if (IsExportDump(files)) {
+    source_owner = std::make_unique<ExportDumpSource>(cmd, std::move(files),
+                                                      std::move(collection));
+  } else {
+    source_owner =
+        std::make_unique<DocumentSource>(cmd, std::move(files), input);
+  }
+  UpsertSource& source = *source_owner;
   // The result callback runs on one thread: it alone draws the progress.
   dataset::Progress progress("ingest", !cmd.no_progress,
                              source.total_size_hint());

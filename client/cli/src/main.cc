@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
       "neardup: near-duplicate text detection. Offline: canonicalize, "
       "fingerprint, compare (txtfp-compatible signatures) and dedup datasets. "
       "Against a neardupd server (--server or $NEARDUP_SERVER): collections, "
-      "ingest, query, get, delete, stats, health."};
+      "ingest, query, get, delete, stats, health, backup, export."};
   app.require_subcommand(1);
   app.set_version_flag("--version",
                        std::string("neardup ") + neardup::kVersion);

@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
+#include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "export_dump.h"
 #include "google/protobuf/util/json_util.h"
 #include "ingest.h"
 #include "input.h"
@@ -182,6 +186,67 @@ absl::Status RunStats(const ServerCommands& cmd, std::ostream& out) {
   return absl::OkStatus();
 }
 
+absl::Status RunBackup(const ServerCommands& cmd, std::ostream& out) {
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
+  ASSIGN_OR_RETURN(v1::CreateBackupResponse backup,
+                   client.CreateBackup(cmd.backup_destination));
+  if (cmd.server.json) return PrintJson(backup, out);
+  out << "backup in " << backup.path() << " (on the server): sequence number "
+      << backup.sequence_number() << ", " << backup.bytes() << " bytes, "
+      << backup.seconds() << " s\n";
+  for (const v1::BackupCollection& c : backup.collections()) {
+    out << "  " << c.name() << ": " << c.documents() << " documents\n";
+  }
+  out << "restore: start neardupd with --data-dir on a copy of it\n";
+  return absl::OkStatus();
+}
+
+absl::Status RunExport(const ServerCommands& cmd, std::ostream& stdout_stream) {
+  std::ofstream file;
+  if (!cmd.output.empty()) {
+    file.open(cmd.output, std::ios::binary | std::ios::trunc);
+    if (!file.is_open()) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot write ", cmd.output));
+    }
+  }
+  std::ostream& out = cmd.output.empty() ? stdout_stream : file;
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
+  client::Client client(options);
+  v1::ExportRequest request;
+  request.set_collection(cmd.collection);
+  request.set_with_signatures(cmd.with_signatures);
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t documents = 0;
+  RETURN_IF_ERROR(client.Export(
+      request, [&](const v1::ExportResponse& message) -> absl::Status {
+        if (message.has_collection() &&
+            !message.collection().config().store_text() &&
+            !cmd.with_signatures) {
+          std::cerr << "neardup export: collection " << cmd.collection
+                    << " keeps no text: without --with-signatures the dump "
+                       "holds ids and metadata only and cannot be ingested\n";
+        }
+        for (const v1::Document& doc : message.documents()) {
+          out << EncodeExportLine(doc) << '\n';
+        }
+        documents += message.documents_size();
+        if (!out) return absl::DataLossError("cannot write the export");
+        return absl::OkStatus();
+      }));
+  out.flush();
+  if (!out) return absl::DataLossError("cannot write the export");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  std::cerr << "exported " << documents << " documents of " << cmd.collection
+            << " in " << seconds << " s ("
+            << static_cast<uint64_t>(documents / std::max(seconds, 1e-9))
+            << " docs/s)\n";
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
@@ -291,6 +356,30 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   stats->add_option("--collection,-c", cmd->collection, "one collection");
   commands.push_back(stats);
 
+  CLI::App* backup = app->add_subcommand(
+      "backup",
+      "admin: checkpoint the server's whole store into a new directory under "
+      "its --backup-dir (the server keeps serving)");
+  AddServerFlags(backup, &cmd->server);
+  backup
+      ->add_option("destination", cmd->backup_destination,
+                   "new directory, relative to the server's --backup-dir")
+      ->required();
+  commands.push_back(backup);
+
+  CLI::App* export_cmd = app->add_subcommand(
+      "export",
+      "write every document of a collection as JSONL to stdout, from one "
+      "snapshot (neardup ingest reads it back)");
+  AddServerFlags(export_cmd, &cmd->server);
+  export_cmd->add_option("--collection,-c", cmd->collection)->required();
+  export_cmd->add_flag("--with-signatures", cmd->with_signatures,
+                       "also write each document's signatures and their "
+                       "config hashes (an import then needs no text)");
+  export_cmd->add_option("--output,-o", cmd->output,
+                         "write the JSONL here instead of stdout");
+  commands.push_back(export_cmd);
+
   CLI::App* health = app->add_subcommand(
       "health", "exit 0 when the server is SERVING (for probes)");
   AddServerFlags(health, &cmd->server);
@@ -337,6 +426,8 @@ absl::Status RunServerCommand(const CLI::App& which, const ServerCommands& cmd,
     return absl::OkStatus();
   }
   if (name == "ingest") return RunIngest(cmd, options, out);
+  if (name == "backup") return RunBackup(cmd, out);
+  if (name == "export") return RunExport(cmd, out);
   if (name == "query") return RunQuery(cmd, out);
   if (name == "stats") return RunStats(cmd, out);
   if (name == "get") {

@@ -261,6 +261,44 @@ absl::StatusOr<v1::StatsResponse> Client::Stats(const std::string& collection) {
   return response;
 }
 
+absl::StatusOr<v1::CreateBackupResponse> Client::CreateBackup(
+    const std::string& destination) {
+  if (!token_transport_.ok()) return token_transport_;
+  v1::CreateBackupRequest request;
+  request.set_destination(destination);
+  v1::CreateBackupResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::max<std::chrono::system_clock::duration>(
+                           options_.timeout, std::chrono::hours(1)));
+  AddToken(&context);
+  const grpc::Status status = stub_->CreateBackup(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::Status Client::Export(
+    const v1::ExportRequest& request,
+    const std::function<absl::Status(const v1::ExportResponse&)>& on_message) {
+  if (!token_transport_.ok()) return token_transport_;
+  grpc::ClientContext context;  // no deadline: an export can run for hours
+  AddToken(&context);
+  std::unique_ptr<grpc::ClientReader<v1::ExportResponse>> reader =
+      stub_->Export(&context, request);
+  v1::ExportResponse message;
+  absl::Status stopped;
+  while (reader->Read(&message)) {
+    stopped = on_message(message);
+    if (!stopped.ok()) {
+      context.TryCancel();
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (!stopped.ok()) return stopped;
+  return FromGrpcStatus(status);
+}
+
 absl::StatusOr<grpc::health::v1::HealthCheckResponse::ServingStatus>
 Client::Health() {
   grpc::ClientContext context;

@@ -31,6 +31,8 @@ struct ServerConfig {
   bool sync_writes = false;                      // fsync every write
   size_t block_cache_bytes = size_t{256} << 20;
   uint64_t min_free_disk_bytes = uint64_t{256} << 20;
+  // Root of CreateBackup destinations; empty: backups are off.
+  std::string backup_dir;
   std::string log_level = "info";
   // Security: TLS (and mTLS with a client CA), or plaintext when asked for.
   std::string tls_cert;

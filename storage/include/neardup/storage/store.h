@@ -55,6 +55,31 @@ struct StoreStats {
   uint64_t disk_reserve_bytes = 0;
 };
 
+// What a checkpoint captured, read back from the checkpoint itself.
+struct CheckpointInfo {
+  // Every write with a sequence number up to this one is in the checkpoint
+  // (later ones may be too).
+  uint64_t sequence_number = 0;
+  // Documents per collection in the checkpoint, by name.
+  std::map<std::string, uint64_t> documents;
+  // Sum of the checkpoint's file sizes. Files hard-linked to the live store
+  // count in full, though they take no extra space on the same filesystem.
+  uint64_t bytes = 0;
+};
+
+// Documents of one collection from one consistent snapshot, in internal-id
+// order, read batch by batch (what an export streams). Holds the snapshot,
+// and so RocksDB's old versions, until destroyed. Not thread-safe.
+class DocumentCursor {
+ public:
+  virtual ~DocumentCursor() = default;
+  // The next documents, with text and signatures: at most `max_docs`, and
+  // no more once `max_bytes` of text and metadata are collected (at least
+  // one while any is left). Empty at the end.
+  virtual absl::StatusOr<std::vector<StoredDocument>> Next(
+      size_t max_docs, size_t max_bytes) = 0;
+};
+
 // A stored collection record this build cannot use: it does not decode,
 // does not match its key or id counters. Kept (the documents are still on
 // disk) and dropable; never served.
@@ -169,13 +194,21 @@ class Store {
       const CollectionRecord& collection) const;
 
   // Writes a consistent, openable copy of the store into `dir`, which must
-  // not exist yet (hard links where possible). Restore: Open(dir).
-  absl::Status Checkpoint(const std::string& dir);
+  // not exist yet (ALREADY_EXISTS) and whose parent must exist; hard links
+  // where possible. Writers are not paused. Restore: Open(dir). The
+  // document counts are read back from the checkpoint, so they are exactly
+  // what it holds.
+  absl::StatusOr<CheckpointInfo> Checkpoint(const std::string& dir);
+
+  // A cursor over the collection's documents as they are now.
+  absl::StatusOr<std::unique_ptr<DocumentCursor>> OpenDocumentCursor(
+      const CollectionRecord& collection) const;
 
   StoreStats Stats() const;
 
  private:
   struct CollectionState;
+  friend class StoreDocumentCursor;
 
   // `handles` are in ColumnFamily order, then any families this build does
   // not know; the Store owns them.

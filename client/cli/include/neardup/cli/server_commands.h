@@ -71,6 +71,10 @@ struct ServerCommands {
   std::string algorithm = "minhash";
   int max_distance = -1;
   bool metadata = false;
+  // backup / export
+  std::string backup_destination;
+  bool with_signatures = false;
+  std::string output;  // export: file to write; empty: stdout
 };
 
 // Registers every server subcommand on `app`; returns them so that main can

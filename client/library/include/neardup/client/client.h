@@ -74,6 +74,16 @@ class Client {
   absl::StatusOr<v1::CompareResponse> Compare(
       const v1::CompareRequest& request);
   absl::StatusOr<v1::StatsResponse> Stats(const std::string& collection = "");
+  // Admin: a checkpoint of the server's whole store into `destination`
+  // (under the server's --backup-dir). Not retried; waits up to an hour.
+  absl::StatusOr<v1::CreateBackupResponse> CreateBackup(
+      const std::string& destination);
+  // Streams a collection's documents; `on_message` sees each message in
+  // order (the first carries the collection) and may stop the export by
+  // returning an error, which is then returned.
+  absl::Status Export(
+      const v1::ExportRequest& request,
+      const std::function<absl::Status(const v1::ExportResponse&)>& on_message);
   // grpc.health.v1 status of the whole server.
   absl::StatusOr<grpc::health::v1::HealthCheckResponse::ServingStatus> Health();
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "absl/status/status.h"
 #include "neardup/core/index/query_stats.h"
@@ -59,6 +60,20 @@ class Handlers {
                      v1::QueryResponse* response, IndexQueryStats* stats);
   absl::Status Stats(const v1::StatsRequest& request,
                      v1::StatsResponse* response);
+  // A checkpoint of the whole store into a new directory under
+  // `backup_root` (see ResolveBackupDestination for the refusals).
+  absl::Status CreateBackup(const v1::CreateBackupRequest& request,
+                            const std::string& backup_root,
+                            v1::CreateBackupResponse* response);
+
+  // The start of an export: the collection and a cursor over its documents
+  // as they are now.
+  struct ExportStart {
+    v1::Collection collection;
+    storage::CollectionRecord record;
+    std::unique_ptr<storage::DocumentCursor> cursor;
+  };
+  absl::StatusOr<ExportStart> StartExport(const v1::ExportRequest& request);
 
   // Stateless; no database needed.
   static absl::Status Fingerprint(const v1::FingerprintRequest& request,

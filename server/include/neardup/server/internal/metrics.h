@@ -41,6 +41,8 @@ enum class Method : int {
   kFingerprint,
   kCompare,
   kStats,
+  kCreateBackup,
+  kExport,
   kCount,
 };
 const char* MethodName(Method method);
@@ -57,6 +59,11 @@ class ServerMetrics {
   void RecordQuery(const IndexQueryStats& stats);
   void RecordRebuild(const std::string& collection, uint64_t documents,
                      double seconds);
+  // A finished CreateBackup; `bytes` only counts when it succeeded.
+  void RecordBackup(bool ok, double seconds, uint64_t bytes);
+  // Whether --backup-dir is set: the backup-age alert only watches servers
+  // that can make backups.
+  void SetBackupsEnabled(bool enabled);
   // The database whose state the scrape-time collector reads; null while
   // starting.
   void SetDatabase(std::function<const storage::Database*()> database);
@@ -80,6 +87,12 @@ class ServerMetrics {
   prometheus::Counter* verified_rejected_;
   prometheus::Family<prometheus::Gauge>* rebuild_seconds_;
   prometheus::Family<prometheus::Gauge>* rebuild_documents_;
+  prometheus::Counter* backups_ok_;
+  prometheus::Counter* backups_failed_;
+  prometheus::Gauge* backup_seconds_;
+  prometheus::Gauge* backup_bytes_;
+  prometheus::Gauge* backup_last_success_;
+  prometheus::Gauge* backups_enabled_;
   std::shared_ptr<prometheus::Collectable> state_collector_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 
 #include "grpcpp/grpcpp.h"
 #include "neardup/base/worker_pool.h"
@@ -43,6 +44,8 @@ struct ServiceOptions {
   double stream_idle_seconds = 60;
   // How often idle streams are looked for.
   double stream_idle_check_seconds = 1;
+  // Root of CreateBackup destinations; empty: backups are off.
+  std::string backup_root;
 };
 
 class NearDupService final : public v1::NearDup::CallbackService {
@@ -97,6 +100,13 @@ class NearDupService final : public v1::NearDup::CallbackService {
   grpc::ServerUnaryReactor* Stats(grpc::CallbackServerContext* context,
                                   const v1::StatsRequest* request,
                                   v1::StatsResponse* response) override;
+  grpc::ServerUnaryReactor* CreateBackup(
+      grpc::CallbackServerContext* context,
+      const v1::CreateBackupRequest* request,
+      v1::CreateBackupResponse* response) override;
+  grpc::ServerWriteReactor<v1::ExportResponse>* Export(
+      grpc::CallbackServerContext* context,
+      const v1::ExportRequest* request) override;
 
  private:
   // Runs `work(handlers)` on the pool and finishes the call with its status.

@@ -1,0 +1,179 @@
+#include "export_dump.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/json.h"
+
+namespace neardup::cli {
+namespace {
+
+constexpr char kMarker[] = "neardup_export";
+
+std::string Hex64(uint64_t value) { return absl::StrFormat("%016x", value); }
+
+absl::StatusOr<uint64_t> ParseHex64(const nlohmann::json& value,
+                                    std::string_view field) {
+  uint64_t out = 0;
+  if (!value.is_string() || value.get<std::string>().size() != 16 ||
+      !absl::SimpleHexAtoi(value.get<std::string>(), &out)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", AbslView(field), "\" must be 16 hex digits"));
+  }
+  return out;
+}
+
+absl::StatusOr<nlohmann::json> ParseObject(std::string_view line) {
+  nlohmann::json json =
+      nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) {
+    return absl::InvalidArgumentError("not a JSON object");
+  }
+  return json;
+}
+
+}  // namespace
+
+std::string EncodeExportLine(const v1::Document& doc) {
+  nlohmann::ordered_json line;
+  line[kMarker] = 1;
+  line["id"] = doc.id();
+  nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+  // Sorted: the same document always gives the same line.
+  std::map<std::string, std::string> sorted(doc.metadata().begin(),
+                                            doc.metadata().end());
+  for (const auto& [key, value] : sorted) metadata[key] = value;
+  line["metadata"] = std::move(metadata);
+  if (!doc.text().empty()) line["text"] = doc.text();
+  if (doc.has_signatures()) {
+    const v1::Signatures& sigs = doc.signatures();
+    nlohmann::ordered_json out;
+    out["minhash"] = absl::Base64Escape(sigs.minhash());
+    out["minhash_config_hash"] = Hex64(sigs.minhash_config_hash());
+    if (sigs.has_simhash()) {
+      out["simhash"] = Hex64(sigs.simhash());
+      out["simhash_config_hash"] = Hex64(sigs.simhash_config_hash());
+    }
+    line["signatures"] = std::move(out);
+  }
+  return ToJsonText(line);
+}
+
+bool IsExportLine(std::string_view line) {
+  auto json = ParseObject(line);
+  return json.ok() && json->contains(kMarker);
+}
+
+absl::StatusOr<v1::Document> DecodeExportLine(std::string_view line) {
+  auto parsed = ParseObject(line);
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& json = *parsed;
+  if (!json.contains(kMarker)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a line of `neardup export` (no \"", kMarker, "\" key)"));
+  }
+  v1::Document doc;
+  if (!json.contains("id") || !json["id"].is_string()) {
+    return absl::InvalidArgumentError("\"id\" must be a string");
+  }
+  doc.set_id(json["id"].get<std::string>());
+  if (json.contains("metadata")) {
+    const nlohmann::json& metadata = json["metadata"];
+    if (!metadata.is_object()) {
+      return absl::InvalidArgumentError("\"metadata\" must be an object");
+    }
+    for (const auto& [key, value] : metadata.items()) {
+      if (!value.is_string()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("metadata \"", key, "\" must be a string"));
+      }
+      (*doc.mutable_metadata())[key] = value.get<std::string>();
+    }
+  }
+  if (json.contains("text")) {
+    if (!json["text"].is_string()) {
+      return absl::InvalidArgumentError("\"text\" must be a string");
+    }
+    doc.set_text(json["text"].get<std::string>());
+  }
+  if (json.contains("signatures")) {
+    const nlohmann::json& sigs = json["signatures"];
+    if (!sigs.is_object() || !sigs.contains("minhash") ||
+        !sigs["minhash"].is_string()) {
+      return absl::InvalidArgumentError(
+          "\"signatures\" must be an object with a base64 \"minhash\"");
+    }
+    v1::Signatures* out = doc.mutable_signatures();
+    std::string minhash;
+    if (!absl::Base64Unescape(sigs["minhash"].get<std::string>(), &minhash)) {
+      return absl::InvalidArgumentError("\"minhash\" is not base64");
+    }
+    out->set_minhash(std::move(minhash));
+    auto hash = ParseHex64(sigs.value("minhash_config_hash", nlohmann::json()),
+                           "minhash_config_hash");
+    if (!hash.ok()) return hash.status();
+    out->set_minhash_config_hash(*hash);
+    if (sigs.contains("simhash")) {
+      auto simhash = ParseHex64(sigs["simhash"], "simhash");
+      if (!simhash.ok()) return simhash.status();
+      auto simhash_config =
+          ParseHex64(sigs.value("simhash_config_hash", nlohmann::json()),
+                     "simhash_config_hash");
+      if (!simhash_config.ok()) return simhash_config.status();
+      out->set_simhash(*simhash);
+      out->set_simhash_config_hash(*simhash_config);
+    }
+  }
+  return doc;
+}
+
+absl::StatusOr<v1::UpsertRequest> UpsertFromExport(
+    v1::Document doc, const v1::Collection& collection) {
+  v1::UpsertRequest request;
+  request.set_collection(collection.name());
+  request.set_id(doc.id());
+  *request.mutable_metadata() = doc.metadata();
+  // Text first: under the same config it gives the same signatures, and
+  // also the exact evidence (and stored text) that signatures alone lack.
+  if (!doc.text().empty()) {
+    request.set_text(doc.text());
+    return request;
+  }
+  if (!doc.has_signatures()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "document \"", doc.id(),
+        "\" has neither text nor signatures: export from a collection that "
+        "stores text, or with --with-signatures"));
+  }
+  const v1::Signatures& sigs = doc.signatures();
+  const bool simhash_matches =
+      collection.simhash_config_hash() == 0 ||
+      (sigs.has_simhash() &&
+       sigs.simhash_config_hash() == collection.simhash_config_hash());
+  if (sigs.minhash_config_hash() != collection.minhash_config_hash() ||
+      !simhash_matches) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "document \"", doc.id(), "\" has signatures of config ",
+        Hex64(sigs.minhash_config_hash()), " but collection \"",
+        collection.name(), "\" has config ",
+        Hex64(collection.minhash_config_hash()),
+        (simhash_matches ? "" : " (or another SimHash config)"),
+        ", and no text to fingerprint again: ingest into a collection "
+        "created with the exported one's config, or export from one that "
+        "stores text"));
+  }
+  v1::Signatures* out = request.mutable_signatures();
+  *out = sigs;
+  if (collection.simhash_config_hash() == 0) {  // not kept by the target
+    out->clear_simhash();
+    out->set_simhash_config_hash(0);
+  }
+  return request;
+}
+
+}  // namespace neardup::cli

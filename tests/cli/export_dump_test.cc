@@ -1,0 +1,123 @@
+// The export line format and how a dumped document goes back in.
+
+#include "export_dump.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "google/protobuf/util/message_differencer.h"
+#include "support/status_matchers.h"
+
+namespace neardup::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::Document SampleDocument() {
+  v1::Document doc;
+  doc.set_id("doc \"1\"");
+  (*doc.mutable_metadata())["b"] = "2";
+  (*doc.mutable_metadata())["a"] = "1";
+  doc.set_text("caf\xc3\xa9 text\nsecond line");
+  doc.mutable_signatures()->set_minhash(std::string("\x01\x00\xff\x7f", 4));
+  doc.mutable_signatures()->set_minhash_config_hash(0x0123456789abcdefULL);
+  doc.mutable_signatures()->set_simhash(0xfedcba9876543210ULL);
+  doc.mutable_signatures()->set_simhash_config_hash(42);
+  return doc;
+}
+
+v1::Collection CollectionWith(uint64_t minhash_hash, uint64_t simhash_hash) {
+  v1::Collection collection;
+  collection.set_name("target");
+  collection.set_minhash_config_hash(minhash_hash);
+  collection.set_simhash_config_hash(simhash_hash);
+  return collection;
+}
+
+TEST(ExportDump, LineFormatIsStable) {
+  EXPECT_EQ(EncodeExportLine(SampleDocument()),
+            "{\"neardup_export\":1,\"id\":\"doc \\\"1\\\"\",\"metadata\":"
+            "{\"a\":\"1\",\"b\":\"2\"},\"text\":\"caf\xc3\xa9 text\\nsecond "
+            "line\",\"signatures\":{\"minhash\":\"AQD/fw==\","
+            "\"minhash_config_hash\":\"0123456789abcdef\",\"simhash\":"
+            "\"fedcba9876543210\",\"simhash_config_hash\":\"000000000000002a\""
+            "}}");
+}
+
+TEST(ExportDump, RoundTrips) {
+  const v1::Document doc = SampleDocument();
+  const std::string line = EncodeExportLine(doc);
+  EXPECT_TRUE(IsExportLine(line));
+  ASSERT_OK_AND_ASSIGN(v1::Document back, DecodeExportLine(line));
+  // Map order makes serialized bytes vary: compare the messages.
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back, doc))
+      << back.DebugString();
+  v1::Document bare;
+  bare.set_id("x");
+  ASSERT_OK_AND_ASSIGN(v1::Document bare_back,
+                       DecodeExportLine(EncodeExportLine(bare)));
+  EXPECT_FALSE(bare_back.has_signatures());
+  EXPECT_TRUE(bare_back.text().empty());
+}
+
+TEST(ExportDump, RefusesMalformedLines) {
+  EXPECT_FALSE(IsExportLine("{\"id\":\"x\",\"text\":\"y\"}"));
+  EXPECT_FALSE(IsExportLine("not json"));
+  for (const char* bad : {
+           "{\"id\":\"x\"}",  // no marker
+           "[1]",
+           "{\"neardup_export\":1}",
+           "{\"neardup_export\":1,\"id\":3}",
+           "{\"neardup_export\":1,\"id\":\"x\",\"metadata\":{\"k\":1}}",
+           "{\"neardup_export\":1,\"id\":\"x\",\"signatures\":{\"minhash\":"
+           "\"!!\",\"minhash_config_hash\":\"0000000000000001\"}}",
+           "{\"neardup_export\":1,\"id\":\"x\",\"signatures\":{\"minhash\":"
+           "\"AA==\",\"minhash_config_hash\":\"12\"}}",
+       }) {
+    EXPECT_EQ(DecodeExportLine(bad).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
+TEST(ExportDump, TextGoesBackAsTextWhateverTheConfig) {
+  ASSERT_OK_AND_ASSIGN(
+      v1::UpsertRequest request,
+      UpsertFromExport(SampleDocument(), CollectionWith(7, 0)));
+  EXPECT_EQ(request.collection(), "target");
+  EXPECT_EQ(request.text(), SampleDocument().text());
+  EXPECT_FALSE(request.has_signatures());
+  EXPECT_EQ(request.metadata().at("a"), "1");
+}
+
+TEST(ExportDump, SignaturesGoBackOnlyUnderTheSameConfig) {
+  v1::Document doc = SampleDocument();
+  doc.clear_text();
+  ASSERT_OK_AND_ASSIGN(
+      v1::UpsertRequest same,
+      UpsertFromExport(doc, CollectionWith(0x0123456789abcdefULL, 42)));
+  EXPECT_EQ(same.signatures().SerializeAsString(),
+            doc.signatures().SerializeAsString());
+  // A target without SimHash keeps the MinHash only.
+  ASSERT_OK_AND_ASSIGN(
+      v1::UpsertRequest no_simhash,
+      UpsertFromExport(doc, CollectionWith(0x0123456789abcdefULL, 0)));
+  EXPECT_FALSE(no_simhash.signatures().has_simhash());
+  EXPECT_EQ(no_simhash.signatures().simhash_config_hash(), 0u);
+
+  const absl::Status other =
+      UpsertFromExport(doc, CollectionWith(99, 42)).status();
+  EXPECT_EQ(other.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(other.message(), HasSubstr("0123456789abcdef"));
+  EXPECT_THAT(other.message(), HasSubstr("no text to fingerprint again"));
+  EXPECT_EQ(UpsertFromExport(doc, CollectionWith(0x0123456789abcdefULL, 43))
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  doc.clear_signatures();
+  EXPECT_THAT(UpsertFromExport(doc, CollectionWith(1, 0)).status().message(),
+              HasSubstr("neither text nor signatures"));
+}
+
+}  // namespace
+}  // namespace neardup::cli
