@@ -477,6 +477,9 @@ def check_kubernetes(args):
             f"{unknown}"
         assert entries["data-dir"] in mounts, \
             f"data-dir {entries['data-dir']} is not a mounted volume"
+        if "backup-dir" in entries:
+            assert entries["backup-dir"] in mounts, \
+                f"backup-dir {entries['backup-dir']} is not a mounted volume"
         for key in ("tls-cert", "tls-key", "tls-client-ca", "auth-tokens"):
             if key in entries:
                 directory = os.path.dirname(entries[key])
