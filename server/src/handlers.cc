@@ -10,6 +10,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/server/internal/backup_path.h"
 #include "neardup/server/internal/proto_convert.h"
 
@@ -149,6 +150,17 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
       doc.metadata = MetadataFromProto(request.metadata());
       doc.minhash_config_hash = record.minhash_config_hash;
       doc.simhash_config_hash = record.simhash_config_hash;
+      const std::string& shingle_set = request.signatures().shingle_set();
+      if (!shingle_set.empty() &&
+          record.config.verification == Verification::kExact) {
+        // As large as the text it stands for, at most.
+        RETURN_IF_ERROR(
+            CheckText("signatures.shingle_set", shingle_set, limits_));
+        std::vector<uint64_t> shingles;
+        RETURN_IF_ERROR(AboutField("signatures.shingle_set",
+                                   DecodeShingleSet(shingle_set, &shingles)));
+        doc.shingles = std::move(shingles);
+      }
       break;
     }
     default:
@@ -420,8 +432,10 @@ absl::StatusOr<Handlers::ExportStart> Handlers::StartExport(
     const v1::ExportRequest& request) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   ExportStart start;
+  // Evidence travels with the signatures: an import then verifies exactly.
   ASSIGN_OR_RETURN(start.cursor,
-                   db_->store().OpenDocumentCursor(collection->record()));
+                   db_->store().OpenDocumentCursor(collection->record(),
+                                                   request.with_signatures()));
   start.collection = CollectionToProto(*collection);
   start.record = collection->record();
   return start;

@@ -8,6 +8,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/proto/fingerprint_settings_proto.h"
 
 namespace neardup::server {
@@ -208,6 +209,7 @@ v1::Document DocumentToProto(const storage::StoredDocument& doc,
     sigs->set_simhash(*doc.simhash);
     sigs->set_simhash_config_hash(record.simhash_config_hash);
   }
+  if (doc.shingles) sigs->set_shingle_set(EncodeShingleSet(*doc.shingles));
   proto.set_created_unix_micros(doc.created_unix_micros);
   proto.set_updated_unix_micros(doc.updated_unix_micros);
   return proto;

@@ -519,9 +519,11 @@ namespace neardup::storage {
 class StoreDocumentCursor final : public DocumentCursor {
  public:
   StoreDocumentCursor(const Store* store,
-                      std::shared_ptr<Store::CollectionState> state)
+                      std::shared_ptr<Store::CollectionState> state,
+                      bool with_evidence)
       : store_(store),
         state_(std::move(state)),
+        with_evidence_(with_evidence),
         snapshot_(store->db_.get()),
         end_(keys::CollectionRangeEnd(state_->record.id)),
         upper_bound_(end_) {
@@ -549,6 +551,10 @@ class StoreDocumentCursor final : public DocumentCursor {
       ASSIGN_OR_RETURN(
           StoredDocument doc,
           store_->ReadDocument(*state_, *internal_id, read_options_));
+      if (with_evidence_) {
+        ASSIGN_OR_RETURN(doc.shingles, ReadEvidence(docs_->key(), doc));
+        if (doc.shingles) bytes += doc.shingles->size() * sizeof(uint64_t);
+      }
       bytes += doc.external_id.size() + (doc.text ? doc.text->size() : 0);
       for (const auto& [key, value] : doc.metadata) {
         bytes += key.size() + value.size();
@@ -560,8 +566,36 @@ class StoreDocumentCursor final : public DocumentCursor {
   }
 
  private:
+  // The document's shingle set under the cursor's snapshot; nullopt when it
+  // has none (written as signatures, or an estimate collection).
+  absl::StatusOr<std::optional<std::vector<uint64_t>>> ReadEvidence(
+      const rocksdb::Slice& doc_key, const StoredDocument& doc) {
+    const CollectionRecord& record = state_->record;
+    std::string bytes;
+    const rocksdb::Status found =
+        store_->db_->Get(read_options_, store_->handle(ColumnFamily::kEvidence),
+                         doc_key, &bytes);
+    if (found.IsNotFound()) return std::nullopt;
+    RETURN_IF_ERROR(FromRocksDb(found, "read evidence"));
+    absl::StatusOr<EvidenceValue> value = DecodeEvidenceValue(bytes);
+    if (!value.ok()) {
+      return CorruptDocument(record, doc.internal_id,
+                             StdView(value.status().message()));
+    }
+    if (value->config_hash != record.minhash_config_hash) {
+      return CorruptDocument(
+          record, doc.internal_id,
+          absl::StrCat("stored evidence config_hash ",
+                       FormatHex64(value->config_hash),
+                       " differs from the collection's ",
+                       FormatHex64(record.minhash_config_hash)));
+    }
+    return std::move(value->shingles);
+  }
+
   const Store* const store_;
   const std::shared_ptr<Store::CollectionState> state_;
+  const bool with_evidence_;
   rocksdb::ManagedSnapshot snapshot_;
   const std::string end_;
   const rocksdb::Slice upper_bound_;
@@ -570,10 +604,11 @@ class StoreDocumentCursor final : public DocumentCursor {
 };
 
 absl::StatusOr<std::unique_ptr<DocumentCursor>> Store::OpenDocumentCursor(
-    const CollectionRecord& collection) const {
+    const CollectionRecord& collection, bool with_evidence) const {
   ASSIGN_OR_RETURN(std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
-  return std::make_unique<StoreDocumentCursor>(this, std::move(state));
+  return std::make_unique<StoreDocumentCursor>(this, std::move(state),
+                                               with_evidence);
 }
 
 }  // namespace neardup::storage

@@ -23,6 +23,7 @@ v1::Document SampleDocument() {
   doc.mutable_signatures()->set_minhash_config_hash(0x0123456789abcdefULL);
   doc.mutable_signatures()->set_simhash(0xfedcba9876543210ULL);
   doc.mutable_signatures()->set_simhash_config_hash(42);
+  doc.mutable_signatures()->set_shingle_set(std::string("\x02\x10\x20", 3));
   return doc;
 }
 
@@ -40,8 +41,8 @@ TEST(ExportDump, LineFormatIsStable) {
             "{\"a\":\"1\",\"b\":\"2\"},\"text\":\"caf\xc3\xa9 text\\nsecond "
             "line\",\"signatures\":{\"minhash\":\"AQD/fw==\","
             "\"minhash_config_hash\":\"0123456789abcdef\",\"simhash\":"
-            "\"fedcba9876543210\",\"simhash_config_hash\":\"000000000000002a\""
-            "}}");
+            "\"fedcba9876543210\",\"simhash_config_hash\":\"000000000000002a\","
+            "\"shingle_set\":\"AhAg\"}}");
 }
 
 TEST(ExportDump, RoundTrips) {

@@ -50,9 +50,6 @@ class BackupTest : public ::testing::Test {
     options.target = server.Address();
     return std::make_unique<client::Client>(options);
   }
-  // Collections that keep no text verify by estimate here: signatures are
-  // then all a document has, and an export with signatures carries it whole
-  // (an exact collection's shingle sets do not travel without text).
   static void Create(client::Client& client, const std::string& name,
                      bool store_text) {
     v1::CreateCollectionRequest request;
@@ -60,9 +57,6 @@ class BackupTest : public ::testing::Test {
     request.mutable_config()->set_threshold(0.7);
     request.mutable_config()->set_simhash(true);
     request.mutable_config()->set_store_text(store_text);
-    if (!store_text) {
-      request.mutable_config()->set_verification(v1::VERIFICATION_ESTIMATE);
-    }
     ASSERT_OK(client.CreateCollection(request));
   }
   static v1::UpsertRequest Doc(const std::string& collection, int n) {
@@ -194,8 +188,9 @@ TEST_F(BackupTest, RefusesBadDestinations) {
 }
 
 // Export with the CLI, import into a fresh server with the CLI: the same
-// answers. A text collection goes back by text; one without text by
-// signatures, which a collection of another config refuses clearly.
+// answers, exact Jaccard included. A text collection goes back by text;
+// one without text by its signatures and shingle sets, which a collection
+// of another config refuses clearly.
 TEST_F(BackupTest, ExportThenIngestGivesIdenticalAnswers) {
   Create(*client_, "texts", /*store_text=*/true);
   Create(*client_, "sigs", /*store_text=*/false);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/server/internal/proto_convert.h"
 #include "support/corpus.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -100,6 +101,42 @@ TEST_F(HandlersTest, MatchesSayWhatDecidedThem) {
       EXPECT_FALSE(match.has_exact_jaccard());
     }
   }
+}
+
+// An export with signatures carries each document's shingle set; upserted
+// back by signatures, the copy is verified exactly like the original.
+TEST_F(HandlersTest, ExportedShingleSetsKeepExactVerification) {
+  const std::string text = GeneratedText(5);
+  ASSERT_OK(Upsert("original", text));
+  v1::ExportRequest request;
+  request.set_collection("c");
+  request.set_with_signatures(true);
+  ASSERT_OK_AND_ASSIGN(Handlers::ExportStart start,
+                       handlers_->StartExport(request));
+  ASSERT_OK_AND_ASSIGN(std::vector<storage::StoredDocument> docs,
+                       start.cursor->Next(10, 1 << 20));
+  ASSERT_EQ(docs.size(), 1u);
+  ASSERT_TRUE(docs[0].shingles.has_value());
+  const v1::Document exported = DocumentToProto(docs[0], start.record);
+  ASSERT_FALSE(exported.signatures().shingle_set().empty());
+
+  v1::UpsertRequest copy;
+  copy.set_collection("c");
+  copy.set_id("copy");
+  *copy.mutable_signatures() = exported.signatures();
+  v1::UpsertResponse upserted;
+  ASSERT_OK(handlers_->Upsert(copy, &upserted));
+  ASSERT_OK_AND_ASSIGN(const v1::QueryResponse found, Query(text));
+  ASSERT_EQ(found.matches_size(), 2);
+  for (const v1::Match& match : found.matches()) {
+    EXPECT_EQ(match.verified_by(), v1::VERIFICATION_EXACT) << match.id();
+    EXPECT_EQ(match.exact_jaccard(), 1.0) << match.id();
+  }
+
+  copy.mutable_signatures()->set_shingle_set("\x05\x01");  // truncated
+  const absl::Status bad = handlers_->Upsert(copy, &upserted);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("signatures.shingle_set"));
 }
 
 TEST_F(HandlersTest, ThresholdBelowTheFloorIsInvalidArgument) {

@@ -59,6 +59,9 @@ std::string EncodeExportLine(const v1::Document& doc) {
       out["simhash"] = Hex64(sigs.simhash());
       out["simhash_config_hash"] = Hex64(sigs.simhash_config_hash());
     }
+    if (!sigs.shingle_set().empty()) {
+      out["shingle_set"] = absl::Base64Escape(sigs.shingle_set());
+    }
     line["signatures"] = std::move(out);
   }
   return ToJsonText(line);
@@ -127,6 +130,15 @@ absl::StatusOr<v1::Document> DecodeExportLine(std::string_view line) {
       if (!simhash_config.ok()) return simhash_config.status();
       out->set_simhash(*simhash);
       out->set_simhash_config_hash(*simhash_config);
+    }
+    if (sigs.contains("shingle_set")) {
+      std::string shingle_set;
+      if (!sigs["shingle_set"].is_string() ||
+          !absl::Base64Unescape(sigs["shingle_set"].get<std::string>(),
+                                &shingle_set)) {
+        return absl::InvalidArgumentError("\"shingle_set\" is not base64");
+      }
+      out->set_shingle_set(std::move(shingle_set));
     }
   }
   return doc;

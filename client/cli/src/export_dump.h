@@ -5,7 +5,8 @@
 // one document per line,
 //   {"neardup_export":1,"id":"...","metadata":{...},"text":"...",
 //    "signatures":{"minhash":"<base64>","minhash_config_hash":"<16 hex>",
-//                  "simhash":"<16 hex>","simhash_config_hash":"<16 hex>"}}
+//                  "simhash":"<16 hex>","simhash_config_hash":"<16 hex>",
+//                  "shingle_set":"<base64>"}}
 // "text" only when the collection stores it, "signatures" only with
 // --with-signatures. Every line is a plain JSON object with "id" and
 // "text", so other JSONL tools (and `neardup dedup`) read a dump as is.

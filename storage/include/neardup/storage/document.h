@@ -57,6 +57,8 @@ struct StoredDocument {
   std::optional<uint64_t> simhash;
   int64_t created_unix_micros = 0;  // first put of this external id
   int64_t updated_unix_micros = 0;  // latest put
+  // Exact evidence; only a DocumentCursor opened with evidence reads it.
+  std::optional<std::vector<uint64_t>> shingles;
 
   bool operator==(const StoredDocument&) const = default;
 };

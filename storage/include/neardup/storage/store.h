@@ -74,8 +74,8 @@ class DocumentCursor {
  public:
   virtual ~DocumentCursor() = default;
   // The next documents, with text and signatures: at most `max_docs`, and
-  // no more once `max_bytes` of text and metadata are collected (at least
-  // one while any is left). Empty at the end.
+  // no more once `max_bytes` of text, metadata and evidence are collected
+  // (at least one while any is left). Empty at the end.
   virtual absl::StatusOr<std::vector<StoredDocument>> Next(
       size_t max_docs, size_t max_bytes) = 0;
 };
@@ -200,9 +200,10 @@ class Store {
   // what it holds.
   absl::StatusOr<CheckpointInfo> Checkpoint(const std::string& dir);
 
-  // A cursor over the collection's documents as they are now.
+  // A cursor over the collection's documents as they are now;
+  // `with_evidence` also reads each document's shingle set (when it has one).
   absl::StatusOr<std::unique_ptr<DocumentCursor>> OpenDocumentCursor(
-      const CollectionRecord& collection) const;
+      const CollectionRecord& collection, bool with_evidence = false) const;
 
   StoreStats Stats() const;
 
