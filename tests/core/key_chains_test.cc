@@ -50,6 +50,62 @@ TEST(KeyChains, ManyRowsOnOneKey) {
   for (uint32_t row : rows) EXPECT_EQ(row % 2, 1u);
 }
 
+// Floods: chains past kLongChain rows get back-links. Whatever the order of
+// removal, the chain keeps the rest in insertion order, newest first.
+std::vector<uint32_t> ChainOrder(const KeyChains& table, uint32_t tag) {
+  std::vector<uint32_t> rows;
+  table.ForEach(tag, [&](uint32_t row) { rows.push_back(row); });
+  return rows;
+}
+
+TEST(KeyChains, FloodsEmptyInEitherOrder) {
+  for (const bool oldest_first : {true, false}) {
+    KeyChains table;
+    table.Insert(5, 100000);  // another key, ordinary
+    for (uint32_t row = 0; row < 1000; ++row) table.Insert(77, row);
+    for (uint32_t i = 0; i < 1000; ++i) {
+      table.Remove(oldest_first ? i : 999 - i);
+      if (i % 97 == 0) {
+        std::vector<uint32_t> expected;
+        for (uint32_t r = 999; r != ~0u; --r) {
+          if (oldest_first ? r > i : r < 999 - i) expected.push_back(r);
+        }
+        ASSERT_EQ(ChainOrder(table, 77), expected) << i;
+      }
+    }
+    EXPECT_TRUE(RowsOf(table, 77).empty());
+    EXPECT_EQ(table.num_keys(), 1u);
+    EXPECT_EQ(RowsOf(table, 5), std::vector<uint32_t>{100000});
+    // Rows come back, short chains and long again.
+    for (uint32_t row = 0; row < 40; ++row) table.Insert(77, row);
+    EXPECT_EQ(ChainOrder(table, 77).front(), 39u);
+    EXPECT_EQ(RowsOf(table, 77).size(), 40u);
+  }
+}
+
+TEST(KeyChains, FloodRemovesFromTheMiddleAndReinserts) {
+  KeyChains table;
+  std::mt19937 rng(3);
+  std::vector<uint32_t> order;  // newest first, as the chain holds them
+  for (uint32_t row = 0; row < 300; ++row) {
+    table.Insert(9, row);
+    order.insert(order.begin(), row);
+  }
+  for (int step = 0; step < 2000; ++step) {
+    if (!order.empty() && rng() % 2 == 0) {
+      const size_t at = rng() % order.size();
+      table.Remove(order[at]);
+      order.erase(order.begin() + static_cast<long>(at));
+    } else {
+      uint32_t row = rng() % 400;
+      if (std::find(order.begin(), order.end(), row) != order.end()) continue;
+      table.Insert(9, row);
+      order.insert(order.begin(), row);
+    }
+    ASSERT_EQ(ChainOrder(table, 9), order) << "step " << step;
+  }
+}
+
 // Random inserts and removes against a reference multimap. A small tag
 // space forces long probe runs, wrap-around and backward shifts.
 class KeyChainsRandomTest : public ::testing::TestWithParam<uint32_t> {};

@@ -173,6 +173,42 @@ TEST(MinHashLshIndex, ManyExactDuplicates) {
   EXPECT_EQ(index->Query(sig, 1.0)->size(), 2000u);
 }
 
+// A flood of identical signatures: delete in both orders, and replace
+// members (with another signature, and with the same one) mid-flood.
+TEST(MinHashLshIndex, FloodDeletesAndReplacesInAnyOrder) {
+  for (const bool oldest_first : {true, false}) {
+    auto index = MakeIndex(16, {20, 4});
+    std::mt19937_64 rng(9);
+    const MinHashSignature same = RandomSignature(rng, 80);
+    const MinHashSignature other = RandomSignature(rng, 80);
+    constexpr uint32_t kFlood = 2000;
+    for (uint32_t id = 0; id < kFlood; ++id) ASSERT_OK(index->Insert(id, same));
+    for (uint32_t id = 100; id < 200; ++id) ASSERT_OK(index->Insert(id, other));
+    for (uint32_t id = 200; id < 300; ++id) ASSERT_OK(index->Insert(id, same));
+    EXPECT_EQ(index->Query(same, 1.0)->size(), kFlood - 100);
+    EXPECT_EQ(index->Query(other, 1.0)->size(), 100u);
+    uint32_t left = kFlood;
+    for (uint32_t i = 0; i < kFlood; ++i) {
+      ASSERT_TRUE(index->Remove(oldest_first ? i : kFlood - 1 - i));
+      --left;
+      if (i % 250 == 0) {
+        std::vector<uint32_t> expected;  // every id still there, as `same`
+        for (uint32_t id = 0; id < kFlood; ++id) {
+          const bool gone = oldest_first ? id <= i : id >= kFlood - 1 - i;
+          if (!gone && (id < 100 || id >= 200)) expected.push_back(id);
+        }
+        ASSERT_OK_AND_ASSIGN(const std::vector<ScoredId> hits,
+                             index->Query(same, 1.0));
+        std::vector<uint32_t> found;
+        for (const ScoredId& hit : hits) found.push_back(hit.id);
+        ASSERT_EQ(found, expected) << "after " << i + 1 << " deletes";
+      }
+    }
+    EXPECT_EQ(index->size(), 0u);
+    EXPECT_TRUE(index->Candidates(same)->empty());
+  }
+}
+
 TEST(MinHashLshIndex, BulkInsertMatchesSequentialInserts) {
   std::mt19937_64 rng(9);
   std::vector<uint32_t> ids;

@@ -44,11 +44,53 @@ void KeyChains::Insert(uint32_t tag, uint32_t row) {
   } else {
     next_[row] = heads_[slot];
     heads_[slot] = row;
+    LinkNewHead(slot, row);
+  }
+}
+
+void KeyChains::LinkNewHead(size_t slot, uint32_t row) {
+  const uint32_t second = next_[row];
+  if (!previous_.empty()) {
+    if (auto it = previous_.find(second); it != previous_.end()) {
+      it->second = row;  // a long chain: keep it doubly linked
+      previous_[row] = kNoRow;
+      return;
+    }
+  }
+  // A short chain: walk it (at most kLongChain steps) to see if it is one
+  // no longer.
+  int length = 1;
+  for (uint32_t r = second; r != kNoRow && length <= kLongChain; r = next_[r]) {
+    ++length;
+  }
+  if (length <= kLongChain) return;
+  uint32_t previous = kNoRow;
+  for (uint32_t r = heads_[slot]; r != kNoRow; r = next_[r]) {
+    previous_[r] = previous;
+    previous = r;
   }
 }
 
 void KeyChains::Remove(uint32_t row) {
   const size_t slot = FindSlot(tags_[row]);
+  if (!previous_.empty()) {
+    if (auto it = previous_.find(row); it != previous_.end()) {
+      const uint32_t previous = it->second;
+      const uint32_t next = next_[row];
+      previous_.erase(it);
+      if (next != kNoRow) previous_[next] = previous;
+      if (previous != kNoRow) {
+        next_[previous] = next;
+      } else if (next != kNoRow) {
+        heads_[slot] = next;
+      } else {
+        EraseSlot(slot);
+        --num_keys_;
+      }
+      next_[row] = kNoRow;
+      return;
+    }
+  }
   if (heads_[slot] == row) {
     if (next_[row] == kNoRow) {
       EraseSlot(slot);
@@ -121,7 +163,9 @@ size_t KeyChains::MemoryBytes() const {
   return control_.capacity() * sizeof(uint8_t) +
          heads_.capacity() * sizeof(uint32_t) +
          tags_.capacity() * sizeof(uint32_t) +
-         next_.capacity() * sizeof(uint32_t);
+         next_.capacity() * sizeof(uint32_t) +
+         previous_.capacity() *
+             (sizeof(std::pair<uint32_t, uint32_t>) + 1);  // slot + control
 }
 
 }  // namespace neardup::index_internal

@@ -12,12 +12,20 @@
 // Inserting is O(1) even when thousands of rows share a key (exact
 // duplicates), which a plain linear-probing multimap is not.
 //
+// Removing walks the chain to the row's predecessor: O(1) for ordinary
+// chains of one or two rows, but O(N) in a flood of N identical documents,
+// and O(N^2) to delete them all. So a chain that grows past kLongChain rows
+// also gets back-links, in a side map that only long chains' rows use:
+// removing from it is O(1), and ordinary tables pay no byte for it.
+//
 // Different keys whose 32-bit tags are equal share a chain; callers verify
 // candidates against the stored signature, so this only costs a comparison.
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 namespace neardup::index_internal {
 
@@ -53,6 +61,8 @@ class KeyChains {
   size_t MemoryBytes() const;
 
  private:
+  // Chains longer than this get back-links.
+  static constexpr int kLongChain = 32;
   static constexpr uint8_t kEmpty = 0x80;
   static uint8_t Fragment(uint32_t tag) { return tag & 0x7F; }
   size_t Home(uint32_t tag) const {
@@ -71,11 +81,16 @@ class KeyChains {
   void EnsureRow(uint32_t row);
   void Rehash(size_t capacity);
   void EraseSlot(size_t slot);
+  // After `row` became the head of the chain in `slot`: links it back into
+  // a long chain, or makes the chain long when it just passed kLongChain.
+  void LinkNewHead(size_t slot, uint32_t row);
 
   std::vector<uint8_t> control_;  // per slot: kEmpty or Fragment(tag)
   std::vector<uint32_t> heads_;   // per slot: first row of the chain
   std::vector<uint32_t> tags_;    // per row
   std::vector<uint32_t> next_;    // per row: next row of its chain
+  // Per row of a long chain: the previous row (kNoRow for its head).
+  absl::flat_hash_map<uint32_t, uint32_t> previous_;
   size_t num_keys_ = 0;
 };
 

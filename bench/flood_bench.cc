@@ -1,0 +1,84 @@
+// Exact-duplicate floods in the MinHash index (#16): inserts N documents
+// with one identical signature, deletes them oldest-first and newest-first,
+// and reports the time per delete; then the index's bytes per document for
+// an ordinary collection (random signatures), which the flood handling must
+// not grow. Run by hand:
+//   build/release/bench/flood_bench [--flood 100000] [--ordinary 1000000]
+// The default collection's banding (20 x 4, 16-bit verify slots, 4 shards).
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "neardup/core/index/minhash_lsh_index.h"
+#include "neardup/core/minhash.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+neardup::MinHashIndexOptions DefaultOptions() {
+  neardup::MinHashIndexOptions options;
+  options.num_perm = 128;
+  options.lsh = {20, 4};
+  options.verify_bits = 16;
+  options.shards = 4;
+  return options;
+}
+
+neardup::MinHashSignature RandomSignature(std::mt19937_64& rng) {
+  neardup::MinHashSignature sig;
+  sig.slots.resize(128);
+  for (uint64_t& slot : sig.slots) slot = rng();
+  return sig;
+}
+
+// Microseconds per delete of `n` identical documents, deleted in `order`.
+double FloodDeleteMicros(uint32_t n, bool oldest_first) {
+  auto index = neardup::MinHashLshIndex::Create(DefaultOptions()).value();
+  std::mt19937_64 rng(1);
+  const neardup::MinHashSignature same = RandomSignature(rng);
+  for (uint32_t id = 0; id < n; ++id) {
+    if (!index->Insert(id, same).ok()) std::abort();
+  }
+  const auto start = Clock::now();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t id = oldest_first ? i : n - 1 - i;
+    if (!index->Remove(id)) std::abort();
+  }
+  const double seconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  return seconds * 1e6 / n;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint32_t flood = 100'000;
+  uint32_t ordinary = 1'000'000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const uint32_t value = static_cast<uint32_t>(std::atol(argv[i + 1]));
+    if (flag == "--flood") flood = value;
+    if (flag == "--ordinary") ordinary = value;
+  }
+  std::printf("flood of %u identical documents, 20 x 4 banding\n", flood);
+  std::printf("  delete oldest first: %.3f us per delete\n",
+              FloodDeleteMicros(flood, true));
+  std::printf("  delete newest first: %.3f us per delete\n",
+              FloodDeleteMicros(flood, false));
+
+  auto index = neardup::MinHashLshIndex::Create(DefaultOptions()).value();
+  std::mt19937_64 rng(2);
+  for (uint32_t id = 0; id < ordinary; ++id) {
+    if (!index->Insert(id, RandomSignature(rng)).ok()) std::abort();
+  }
+  std::printf(
+      "ordinary collection of %u documents: %.1f index bytes per "
+      "document\n",
+      ordinary, static_cast<double>(index->MemoryBytes()) / ordinary);
+  return 0;
+}
