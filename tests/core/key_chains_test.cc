@@ -50,8 +50,9 @@ TEST(KeyChains, ManyRowsOnOneKey) {
   for (uint32_t row : rows) EXPECT_EQ(row % 2, 1u);
 }
 
-// Floods: chains past kLongChain rows get back-links. Whatever the order of
-// removal, the chain keeps the rest in insertion order, newest first.
+// Floods: a remove that walks deep into a chain gives it back-links.
+// Whatever the order of removal, the chain keeps the rest in insertion
+// order, newest first.
 std::vector<uint32_t> ChainOrder(const KeyChains& table, uint32_t tag) {
   std::vector<uint32_t> rows;
   table.ForEach(tag, [&](uint32_t row) { rows.push_back(row); });

@@ -42,28 +42,20 @@ void KeyChains::Insert(uint32_t tag, uint32_t row) {
     next_[row] = kNoRow;
     ++num_keys_;
   } else {
-    next_[row] = heads_[slot];
+    const uint32_t second = heads_[slot];
+    next_[row] = second;
     heads_[slot] = row;
-    LinkNewHead(slot, row);
+    if (!previous_.empty()) {
+      // A chain with back-links keeps them.
+      if (auto it = previous_.find(second); it != previous_.end()) {
+        it->second = row;
+        previous_[row] = kNoRow;
+      }
+    }
   }
 }
 
-void KeyChains::LinkNewHead(size_t slot, uint32_t row) {
-  const uint32_t second = next_[row];
-  if (!previous_.empty()) {
-    if (auto it = previous_.find(second); it != previous_.end()) {
-      it->second = row;  // a long chain: keep it doubly linked
-      previous_[row] = kNoRow;
-      return;
-    }
-  }
-  // A short chain: walk it (at most kLongChain steps) to see if it is one
-  // no longer.
-  int length = 1;
-  for (uint32_t r = second; r != kNoRow && length <= kLongChain; r = next_[r]) {
-    ++length;
-  }
-  if (length <= kLongChain) return;
+void KeyChains::AddBackLinks(size_t slot) {
   uint32_t previous = kNoRow;
   for (uint32_t r = heads_[slot]; r != kNoRow; r = next_[r]) {
     previous_[r] = previous;
@@ -100,8 +92,14 @@ void KeyChains::Remove(uint32_t row) {
     }
   } else {
     uint32_t previous = heads_[slot];
-    while (next_[previous] != row) previous = next_[previous];
+    int walked = 0;
+    while (next_[previous] != row) {
+      previous = next_[previous];
+      ++walked;
+    }
     next_[previous] = next_[row];
+    // A deep chain (a flood): later removes from it take O(1).
+    if (walked > kLongChain) AddBackLinks(slot);
   }
   next_[row] = kNoRow;
 }

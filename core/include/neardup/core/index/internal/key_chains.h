@@ -14,9 +14,11 @@
 //
 // Removing walks the chain to the row's predecessor: O(1) for ordinary
 // chains of one or two rows, but O(N) in a flood of N identical documents,
-// and O(N^2) to delete them all. So a chain that grows past kLongChain rows
-// also gets back-links, in a side map that only long chains' rows use:
-// removing from it is O(1), and ordinary tables pay no byte for it.
+// and O(N^2) to delete them all. So when a remove walks more than
+// kLongChain rows, the chain gets back-links, in a side map that only such
+// chains' rows use: from then on removing from it is O(1) too. Inserts
+// never walk, and tables without deep removes pay no byte for it (SimHash
+// tables of a large collection hold chains of tens of rows by nature).
 //
 // Different keys whose 32-bit tags are equal share a chain; callers verify
 // candidates against the stored signature, so this only costs a comparison.
@@ -61,8 +63,8 @@ class KeyChains {
   size_t MemoryBytes() const;
 
  private:
-  // Chains longer than this get back-links.
-  static constexpr int kLongChain = 32;
+  // A remove that walks more rows than this gives the chain back-links.
+  static constexpr int kLongChain = 64;
   static constexpr uint8_t kEmpty = 0x80;
   static uint8_t Fragment(uint32_t tag) { return tag & 0x7F; }
   size_t Home(uint32_t tag) const {
@@ -81,9 +83,8 @@ class KeyChains {
   void EnsureRow(uint32_t row);
   void Rehash(size_t capacity);
   void EraseSlot(size_t slot);
-  // After `row` became the head of the chain in `slot`: links it back into
-  // a long chain, or makes the chain long when it just passed kLongChain.
-  void LinkNewHead(size_t slot, uint32_t row);
+  // Gives every row of the chain in `slot` its back-link.
+  void AddBackLinks(size_t slot);
 
   std::vector<uint8_t> control_;  // per slot: kEmpty or Fragment(tag)
   std::vector<uint32_t> heads_;   // per slot: first row of the chain
