@@ -48,7 +48,11 @@ absl::StatusOr<fs::path> ResolveBackupDestination(
   const fs::path wanted = fs::path(destination).is_absolute()
                               ? fs::path(destination)
                               : root_path / destination;
-  const fs::path resolved = fs::weakly_canonical(wanted, error);
+  fs::path resolved = fs::weakly_canonical(wanted, error);
+  // "nightly/" names the directory nightly, not an empty name inside it.
+  while (!resolved.empty() && !resolved.has_filename()) {
+    resolved = resolved.parent_path();
+  }
   if (error) {
     return absl::InvalidArgumentError(absl::StrCat(
         "destination ", destination, " cannot be resolved: ", error.message()));
@@ -63,6 +67,16 @@ absl::StatusOr<fs::path> ResolveBackupDestination(
     return absl::AlreadyExistsError(
         absl::StrCat("destination ", resolved.string(),
                      " already exists; a backup goes into a new directory"));
+  }
+  // RocksDB builds a checkpoint in "<destination>.tmp", emptying it first:
+  // never point it at a directory that may be another backup.
+  const fs::path staging = resolved.string() + ".tmp";
+  if (fs::exists(fs::symlink_status(staging, error))) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        staging.string(),
+        " exists (a backup under that name, or an interrupted one): the "
+        "checkpoint would build in it and empty it first; pick another "
+        "name or remove it"));
   }
   fs::create_directories(resolved.parent_path(), error);
   if (error) {

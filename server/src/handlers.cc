@@ -153,9 +153,13 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
       const std::string& shingle_set = request.signatures().shingle_set();
       if (!shingle_set.empty() &&
           record.config.verification == Verification::kExact) {
-        // As large as the text it stands for, at most.
-        RETURN_IF_ERROR(
-            CheckText("signatures.shingle_set", shingle_set, limits_));
+        // 5.5-7 bytes per distinct shingle: it can outgrow its text (CJK),
+        // so it is bounded by the message, not by --max-document-bytes.
+        if (shingle_set.size() > limits_.max_response_bytes) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "signatures.shingle_set is ", shingle_set.size(),
+              " bytes, over the message limit (--max-message-bytes)"));
+        }
         std::vector<uint64_t> shingles;
         RETURN_IF_ERROR(AboutField("signatures.shingle_set",
                                    DecodeShingleSet(shingle_set, &shingles)));
@@ -408,6 +412,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
 absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
                                     const std::string& backup_root,
                                     v1::CreateBackupResponse* response) {
+  MutexLock lock(&backup_mu_);
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(
       const std::filesystem::path destination,

@@ -64,29 +64,45 @@ absl::Status DiskSpaceGuard::BeforeWrite(WriteKind kind) {
       now < next_probe_micros_.load(std::memory_order_relaxed)) {
     return absl::OkStatus();
   }
+  MaybeResume(now);
   MutexLock lock(&mu_);
   next_probe_micros_.store(now + kProbeIntervalMicros,
                            std::memory_order_relaxed);
-  if (rocksdb_failed_) {
-    const std::optional<uint64_t> free = free_bytes_();
-    // Resuming flushes memtables: pointless while space is still short.
-    if (!free.has_value() || *free >= reserve_bytes_) {
-      const rocksdb::Status resumed = db_->Resume();
-      if (resumed.ok()) {
-        rocksdb_failed_ = false;
-        rocksdb_error_.clear();
-      } else {
-        rocksdb_error_ = resumed.ToString();
-      }
-    }
-  }
   const std::string reason = ProbeLocked();
   healthy_.store(reason.empty(), std::memory_order_release);
   if (reason.empty() || (kind == WriteKind::kShrinking && !rocksdb_failed_)) {
     return absl::OkStatus();
   }
+  if (rocksdb_failed_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "disk full: ", reason,
+        "; free space outside the store: RocksDB "
+        "resumes, and deletes work again, at the first write once ",
+        Mebibytes(ResumeFloor()), " are free; reads keep working"));
+  }
   return absl::ResourceExhaustedError(
       absl::StrCat("disk full: ", reason, "; ", kWhatToDo));
+}
+
+void DiskSpaceGuard::MaybeResume(int64_t now) {
+  {
+    MutexLock lock(&mu_);
+    if (!rocksdb_failed_ || now < next_resume_micros_) return;
+    next_resume_micros_ = now + kResumeIntervalMicros;
+    // Resuming flushes memtables: pointless (and, with Debian's RocksDB,
+    // risky) while there is no room for them.
+    const std::optional<uint64_t> free = free_bytes_();
+    if (free.has_value() && *free < ResumeFloor()) return;
+  }
+  // Outside mu_: a resume flushes, and Stats must not wait for it.
+  const rocksdb::Status resumed = db_->Resume();
+  MutexLock lock(&mu_);
+  if (resumed.ok()) {
+    rocksdb_failed_ = false;
+    rocksdb_error_.clear();
+  } else {
+    rocksdb_error_ = resumed.ToString();
+  }
 }
 
 void DiskSpaceGuard::AfterWrite(const rocksdb::Status& status) {

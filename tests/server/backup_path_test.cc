@@ -45,6 +45,22 @@ TEST_F(BackupPathTest, RelativeAndAbsolutePathsInsideTheRoot) {
   EXPECT_EQ(absolute, fs::canonical(root_) / "absolute");
 }
 
+TEST_F(BackupPathTest, TrailingSlashNamesTheDirectory) {
+  ASSERT_OK_AND_ASSIGN(fs::path nightly,
+                       ResolveBackupDestination(root_, "nightly/"));
+  EXPECT_EQ(nightly, fs::canonical(root_) / "nightly");
+  EXPECT_FALSE(fs::exists(nightly));  // left for the checkpoint to make
+}
+
+// RocksDB stages a checkpoint in "<destination>.tmp" and empties it first.
+TEST_F(BackupPathTest, RefusesADestinationWhoseStagingDirectoryExists) {
+  fs::create_directories(root_ + "/nightly.tmp");
+  const absl::Status refused =
+      ResolveBackupDestination(root_, "nightly").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(refused.message(), HasSubstr("nightly.tmp"));
+}
+
 TEST_F(BackupPathTest, RefusesEverythingOutsideTheRoot) {
   EXPECT_EQ(CodeOf("../elsewhere/b"), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(CodeOf("a/../../b"), absl::StatusCode::kInvalidArgument);

@@ -71,6 +71,8 @@ void KeyChains::Remove(uint32_t row) {
       const uint32_t next = next_[row];
       previous_.erase(it);
       if (next != kNoRow) previous_[next] = previous;
+      // The last flood row gone: give its memory back.
+      if (previous_.empty()) previous_ = {};
       if (previous != kNoRow) {
         next_[previous] = next;
       } else if (next != kNoRow) {

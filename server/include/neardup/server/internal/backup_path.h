@@ -16,7 +16,8 @@ namespace neardup::server {
 // or absolute), creating its missing parents inside `root`.
 // FAILED_PRECONDITION when `root` is empty (backups are off);
 // INVALID_ARGUMENT for an empty destination or one outside `root`;
-// ALREADY_EXISTS when it exists.
+// ALREADY_EXISTS when it exists, or when "<it>.tmp" does (RocksDB stages a
+// checkpoint there and empties it first).
 absl::StatusOr<std::filesystem::path> ResolveBackupDestination(
     const std::string& root, const std::string& destination);
 

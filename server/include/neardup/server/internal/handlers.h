@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "neardup/base/sync.h"
 #include "neardup/core/index/query_stats.h"
 #include "neardup/storage/database.h"
 #include "neardup/v1/neardup.pb.h"
@@ -103,6 +104,9 @@ class Handlers {
 
   storage::Database* const db_;
   const HandlerLimits limits_;
+  // One backup at a time: two with the same new name would both pass the
+  // "does not exist" check and share RocksDB's staging directory.
+  Mutex backup_mu_;
 };
 
 }  // namespace neardup::server

@@ -9,6 +9,7 @@
 // guard then resumes it (DB::Resume) at the first write after space is back.
 // Reads never pass through here.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -62,8 +63,17 @@ class DiskSpaceGuard {
   // Free space is probed at most this often while the disk is not full.
   static constexpr int64_t kProbeIntervalMicros = 50'000;
 
-  // Why the disk counts as full now, or empty; refreshes rocksdb_failed_.
+  // A resume is tried at most this often while RocksDB is stopped.
+  static constexpr int64_t kResumeIntervalMicros = 200'000;
+
+  // Why the disk counts as full now, or empty.
   std::string ProbeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a no-space failure: DB::Resume once enough space is free for
+  // RocksDB's flush (ResumeFloor), rate-limited.
+  void MaybeResume(int64_t now) ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t ResumeFloor() const {
+    return std::min<uint64_t>(reserve_bytes_, uint64_t{64} << 20);
+  }
 
   rocksdb::DB* const db_;
   const uint64_t reserve_bytes_;
@@ -77,6 +87,7 @@ class DiskSpaceGuard {
   // A write failed with "no space": RocksDB refuses writes until resumed.
   bool rocksdb_failed_ ABSL_GUARDED_BY(mu_) = false;
   std::string rocksdb_error_ ABSL_GUARDED_BY(mu_);
+  int64_t next_resume_micros_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace neardup::storage
