@@ -1,11 +1,13 @@
 // Exact-duplicate floods in the MinHash index (#16): inserts N documents
 // with one identical signature, deletes them oldest-first and newest-first,
-// and reports the time per delete; then the index's bytes per document for
+// and reports the time per delete and per query (top 10, and every member);
+// then the index's bytes per document for
 // an ordinary collection (random signatures), which the flood handling must
 // not grow. Run by hand:
 //   build/release/bench/flood_bench [--flood 100000] [--ordinary 1000000]
 // The default collection's banding (20 x 4, 16-bit verify slots, 4 shards).
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +56,33 @@ double FloodDeleteMicros(uint32_t n, bool oldest_first) {
   return seconds * 1e6 / n;
 }
 
+// Microseconds per query of a flood of `n` identical documents: the top
+// 10 (twin groups list only those) and every member (what a query cost
+// before twin groups, when it listed and scored all N).
+void FloodQueryMicros(uint32_t n, double* top10, double* all) {
+  auto index = neardup::MinHashLshIndex::Create(DefaultOptions()).value();
+  std::mt19937_64 rng(1);
+  const neardup::MinHashSignature same = RandomSignature(rng);
+  for (uint32_t id = 0; id < n; ++id) {
+    if (!index->Insert(id, same).ok()) std::abort();
+  }
+  auto time = [&](size_t limit, int repeats) {
+    const auto start = Clock::now();
+    size_t found = 0;
+    for (int i = 0; i < repeats; ++i) {
+      found += index->Query(same, 0.8, nullptr, limit).value().size();
+    }
+    const double seconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    if (found != repeats * (limit == 0 ? n : std::min<size_t>(limit, n))) {
+      std::abort();
+    }
+    return seconds * 1e6 / repeats;
+  };
+  *top10 = time(10, 2000);
+  *all = time(0, 20);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +99,11 @@ int main(int argc, char** argv) {
               FloodDeleteMicros(flood, true));
   std::printf("  delete newest first: %.3f us per delete\n",
               FloodDeleteMicros(flood, false));
+
+  double top10 = 0, all = 0;
+  FloodQueryMicros(flood, &top10, &all);
+  std::printf("  query, top 10:       %.3f us per query\n", top10);
+  std::printf("  query, every member: %.3f us per query\n", all);
 
   auto index = neardup::MinHashLshIndex::Create(DefaultOptions()).value();
   std::mt19937_64 rng(2);

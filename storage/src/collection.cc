@@ -1,6 +1,8 @@
 #include "neardup/storage/collection.h"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +11,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/hash.h"
 #include "neardup/core/shingle_set.h"
 
 namespace neardup::storage {
@@ -43,6 +46,21 @@ absl::Status ValidateStoredRecord(const CollectionRecord& record) {
   return absl::OkStatus();
 }
 
+// A digest of a document's exact evidence: 0 for none, odd otherwise;
+// nullopt when it cannot be read.
+std::optional<uint64_t> EvidenceDigest(const Store& store,
+                                       const CollectionRecord& record,
+                                       uint32_t internal_id) {
+  const uint32_t ids[] = {internal_id};
+  auto sets = store.GetShingleSets(record, ids);
+  if (!sets.ok()) return std::nullopt;
+  const std::optional<std::vector<uint64_t>>& set = (*sets)[0];
+  if (!set) return 0;
+  return Xxh3Hash64(std::string_view(reinterpret_cast<const char*>(set->data()),
+                                     set->size() * sizeof(uint64_t))) |
+         1;
+}
+
 }  // namespace
 
 Collection::Collection(Store* store, CollectionRecord record,
@@ -62,11 +80,19 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
   const CollectionConfig& config = record.config;
   ASSIGN_OR_RETURN(MinHasher minhasher,
                    MinHasher::Create(MinHashConfigOf(config)));
-  ASSIGN_OR_RETURN(auto minhash_index,
-                   MinHashLshIndex::Create({.num_perm = config.num_perm,
-                                            .lsh = config.lsh,
-                                            .verify_bits = config.verify_bits,
-                                            .shards = index_shards}));
+  MinHashIndexOptions index_options{.num_perm = config.num_perm,
+                                    .lsh = config.lsh,
+                                    .verify_bits = config.verify_bits,
+                                    .shards = index_shards};
+  if (config.verification == Verification::kExact) {
+    // Equal signatures need not mean equal shingle sets, and exact answers
+    // tell such documents apart: only documents with equal evidence (or
+    // equally none) may share an index entry.
+    index_options.twin_key = [store, record](uint32_t internal_id) {
+      return EvidenceDigest(*store, record, internal_id);
+    };
+  }
+  ASSIGN_OR_RETURN(auto minhash_index, MinHashLshIndex::Create(index_options));
   std::optional<SimHasher> simhasher;
   std::unique_ptr<SimHashIndex> simhash_index;
   if (config.simhash_enabled) {
@@ -290,33 +316,51 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
                      record_.config.verification == Verification::kExact;
   if (!exact) {
     ASSIGN_OR_RETURN(std::vector<ScoredId> found,
-                     minhash_index_->Query(signature, threshold, stats));
-    if (top_k > 0 && found.size() > top_k) found.resize(top_k);
+                     minhash_index_->Query(signature, threshold, stats, top_k));
     matches.reserve(found.size());
     for (const ScoredId& m : found) matches.push_back({m.id, m.score, {}});
     return matches;
   }
   // Exact: a loose estimate filter first, then the shingle sets decide.
+  // Twins in the index have equal evidence (see twin_key), so one member's
+  // set decides for its group, and a flood of N costs one read, not N.
   ASSIGN_OR_RETURN(
-      const std::vector<ScoredId> candidates,
-      minhash_index_->Query(
+      const std::vector<ScoredGroup> groups,
+      minhash_index_->QueryGroups(
           signature, EstimateFloorForExact(threshold, record_.config.num_perm),
-          stats));
+          top_k, stats));
+  auto add_group = [&](const ScoredGroup& group,
+                       const std::optional<std::vector<uint64_t>>& set) {
+    MinHashMatch match{0, group.score, {}};
+    if (set) match.exact = ExactJaccard64(*shingles, *set);
+    if (match.score() < threshold) return;
+    for (uint32_t id : group.ids) {
+      match.id = id;
+      matches.push_back(match);
+    }
+  };
   // Evidence is read in chunks: memory stays bounded however many
   // candidates pass.
   constexpr size_t kChunk = 256;
   std::vector<uint32_t> ids;
-  for (size_t begin = 0; begin < candidates.size(); begin += kChunk) {
-    const size_t end = std::min(candidates.size(), begin + kChunk);
+  for (size_t begin = 0; begin < groups.size(); begin += kChunk) {
+    const size_t end = std::min(groups.size(), begin + kChunk);
     ids.clear();
-    for (size_t i = begin; i < end; ++i) ids.push_back(candidates[i].id);
+    for (size_t i = begin; i < end; ++i) ids.push_back(groups[i].ids.front());
     ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
     for (size_t i = begin; i < end; ++i) {
-      const ScoredId& candidate = candidates[i];
-      const std::optional<std::vector<uint64_t>>& set = sets[i - begin];
-      MinHashMatch match{candidate.id, candidate.score, {}};
-      if (set) match.exact = ExactJaccard64(*shingles, *set);
-      if (match.score() >= threshold) matches.push_back(match);
+      const ScoredGroup& group = groups[i];
+      if (sets[i - begin] || group.ids.size() == 1) {
+        add_group(group, sets[i - begin]);
+        continue;
+      }
+      // The member read was deleted meanwhile (or the group has no
+      // evidence): each listed member decides for itself.
+      ASSIGN_OR_RETURN(const auto member_sets,
+                       store_->GetShingleSets(record_, group.ids));
+      for (size_t m = 0; m < group.ids.size(); ++m) {
+        add_group(ScoredGroup{group.score, {group.ids[m]}, 1}, member_sets[m]);
+      }
     }
   }
   std::sort(matches.begin(), matches.end(),

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -206,6 +209,123 @@ TEST(MinHashLshIndex, FloodDeletesAndReplacesInAnyOrder) {
     }
     EXPECT_EQ(index->size(), 0u);
     EXPECT_TRUE(index->Candidates(same)->empty());
+  }
+}
+
+// A query that hits a flood scores it once and lists only the members the
+// caller asked for, lowest ids first.
+TEST(MinHashLshIndex, FloodQueriesListOnlyTheBestMembers) {
+  auto index = MakeIndex(16, {20, 4});
+  std::mt19937_64 rng(11);
+  const MinHashSignature same = RandomSignature(rng, 80);
+  constexpr uint32_t kFlood = 5000;
+  for (uint32_t id = 0; id < kFlood; ++id) ASSERT_OK(index->Insert(id, same));
+  const MinHashSignature near = WithEqualPrefix(same, 72, rng);
+  ASSERT_OK(index->Insert(kFlood, near));
+
+  IndexQueryStats stats;
+  ASSERT_OK_AND_ASSIGN(const std::vector<ScoredId> top,
+                       index->Query(same, 0.5, &stats, 3));
+  EXPECT_THAT(
+      top, ElementsAre(ScoredId{0, 1.0}, ScoredId{1, 1.0}, ScoredId{2, 1.0}));
+  EXPECT_EQ(stats.candidates, kFlood + 1);  // counts what groups stand for
+
+  // One group per shard, each listing two members.
+  ASSERT_OK_AND_ASSIGN(const std::vector<ScoredGroup> groups,
+                       index->QueryGroups(same, 0.5, 2));
+  ASSERT_EQ(groups.size(), 5u);
+  size_t members = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(groups[i].score, 1.0);
+    EXPECT_EQ(groups[i].ids.size(), 2u);
+    EXPECT_LT(groups[i].ids[0], groups[i].ids[1]);
+    members += groups[i].size;
+  }
+  EXPECT_EQ(members, kFlood);
+  EXPECT_EQ(groups[4].ids, std::vector<uint32_t>{kFlood});
+  EXPECT_EQ(groups[4].size, 1u);
+  EXPECT_LT(groups[4].score, 1.0);
+  EXPECT_EQ(index->TopK(same, 4)->size(), 4u);
+  EXPECT_EQ(index->Query(same, 0.5)->size(), kFlood + 1);
+}
+
+// With twin keys, equal signatures share an entry only when their keys are
+// equal; an unknown key keeps a document apart.
+TEST(MinHashLshIndex, TwinKeysKeepUnequalEvidenceApart) {
+  MinHashIndexOptions options{
+      .num_perm = 80, .lsh = {20, 4}, .verify_bits = 16, .shards = 1};
+  options.twin_key = [](uint32_t id) -> std::optional<uint64_t> {
+    if (id % 10 == 9) return std::nullopt;
+    return id % 2;
+  };
+  ASSERT_OK_AND_ASSIGN(auto index, MinHashLshIndex::Create(options));
+  std::mt19937_64 rng(12);
+  const MinHashSignature same = RandomSignature(rng, 80);
+  for (uint32_t id = 0; id < 100; ++id) ASSERT_OK(index->Insert(id, same));
+  ASSERT_OK_AND_ASSIGN(const std::vector<ScoredGroup> groups,
+                       index->QueryGroups(same, 1.0, 0));
+  size_t even = 0, odd = 0, alone = 0;
+  for (const ScoredGroup& group : groups) {
+    ASSERT_EQ(group.ids.size(), group.size);
+    if (group.size == 1 && group.ids[0] % 10 == 9) {
+      ++alone;
+      continue;
+    }
+    for (uint32_t id : group.ids) {
+      EXPECT_NE(id % 10, 9u);
+      EXPECT_EQ(id % 2, group.ids[0] % 2) << "mixed keys in one group";
+    }
+    (group.ids[0] % 2 == 0 ? even : odd) += group.size;
+  }
+  EXPECT_EQ(alone, 10u);
+  EXPECT_EQ(even, 50u);
+  EXPECT_EQ(odd, 40u);
+}
+
+// Random inserts, replaces and removes over a few signatures, many of them
+// identical: every query equals a brute-force scan, whole and cut to k.
+TEST(MinHashLshIndex, TwinGroupsAnswerLikeBruteForce) {
+  std::mt19937_64 rng(13);
+  const MinHashSignature base = RandomSignature(rng, 64);
+  std::vector<MinHashSignature> pool;  // all share band 0 with `base`
+  for (int equal : {64, 64, 60, 56, 40, 8}) {
+    pool.push_back(WithEqualPrefix(base, equal, rng));
+  }
+  for (const bool keyed : {false, true}) {
+    MinHashIndexOptions options{
+        .num_perm = 64, .lsh = {16, 4}, .verify_bits = 64, .shards = 3};
+    if (keyed) {
+      options.twin_key = [](uint32_t id) { return uint64_t{id % 3 == 0}; };
+    }
+    ASSERT_OK_AND_ASSIGN(auto index, MinHashLshIndex::Create(options));
+    std::map<uint32_t, const MinHashSignature*> live;
+    for (int step = 0; step < 4000; ++step) {
+      const uint32_t id = rng() % 300;
+      if (rng() % 3 == 0) {
+        EXPECT_EQ(index->Remove(id), live.erase(id) == 1);
+      } else {
+        const MinHashSignature& sig = pool[rng() % pool.size()];
+        ASSERT_OK(index->Insert(id, sig));
+        live[id] = &sig;
+      }
+      if (step % 97 != 0) continue;
+      const MinHashSignature& probe = pool[rng() % pool.size()];
+      std::vector<ScoredId> expected;
+      for (const auto& [doc, sig] : live) {
+        int equal = 0;
+        for (int i = 0; i < 64; ++i) equal += sig->slots[i] == probe.slots[i];
+        if (equal >= 32) expected.push_back({doc, equal / 64.0});
+      }
+      std::sort(expected.begin(), expected.end(),
+                [](const ScoredId& a, const ScoredId& b) {
+                  return a.score != b.score ? a.score > b.score : a.id < b.id;
+                });
+      ASSERT_EQ(*index->Query(probe, 0.5), expected) << "step " << step;
+      const size_t k = std::min<size_t>(7, expected.size());
+      ASSERT_EQ(*index->Query(probe, 0.5, nullptr, 7),
+                std::vector<ScoredId>(expected.begin(), expected.begin() + k));
+      ASSERT_EQ(index->size(), live.size());
+    }
   }
 }
 

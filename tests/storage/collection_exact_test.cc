@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -214,6 +215,89 @@ TEST_F(CollectionExactTest, EvidenceSurvivesAReopen) {
   ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, &shingles, 0.9));
   ASSERT_THAT(found, SizeIs(1));
   EXPECT_EQ(found[0].exact, 1.0);
+}
+
+// A flood of identical texts is one index entry: queries cut to top_k list
+// its lowest ids, and documents with the same signature but other evidence
+// (or none) keep their own answers, before and after a rebuild.
+TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
+  const std::vector<std::string> words = Words(6, 300);
+  const std::string text = absl::StrJoin(words, " ");
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  std::vector<uint64_t> shingles;
+  const MinHashSignature sig =
+      docs->minhasher().Fingerprint(text, &shingles).value();
+  // One more word adds one shingle; most such texts keep every minimum.
+  std::string twin_text;
+  for (int i = 0; i < 50 && twin_text.empty(); ++i) {
+    const std::string candidate = absl::StrCat(text, " extra", i);
+    if (docs->minhasher().Fingerprint(candidate).value() == sig) {
+      twin_text = candidate;
+    }
+  }
+  ASSERT_FALSE(twin_text.empty()) << "no same-signature edit found";
+
+  constexpr int kFlood = 200;
+  for (int i = 0; i < kFlood; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto write,
+                         docs->PrepareWrite(absl::StrCat("c", i), text, {}));
+    ASSERT_OK(docs->Upsert(write).status());
+    if (i == 50) {
+      ASSERT_OK_AND_ASSIGN(auto other,
+                           docs->PrepareWrite("other", twin_text, {}));
+      ASSERT_OK(docs->Upsert(other).status());
+      ASSERT_OK_AND_ASSIGN(auto bare, docs->PrepareWrite("bare", text, {}));
+      bare.shingles.reset();  // as if upserted by signatures
+      ASSERT_OK(docs->Upsert(bare).status());
+    }
+  }
+  auto internal = [&](std::string_view id) {
+    return docs->Get(id).value().internal_id;
+  };
+  auto check = [&](const Collection& c, int first_copy) {
+    // Score 1: the copies (exactly) and "bare" (by its estimate).
+    std::vector<uint32_t> best = {internal("bare")};
+    for (int i = first_copy; i < kFlood; ++i) {
+      best.push_back(internal(absl::StrCat("c", i)));
+    }
+    std::sort(best.begin(), best.end());
+    ASSERT_OK_AND_ASSIGN(auto top, c.QueryMinHash(sig, &shingles, 0.9, 3));
+    ASSERT_THAT(top, SizeIs(3));
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(top[i].id, best[i]);
+      EXPECT_EQ(top[i].score(), 1.0);
+    }
+    IndexQueryStats stats;
+    ASSERT_OK_AND_ASSIGN(auto all,
+                         c.QueryMinHash(sig, &shingles, 0.9, 0, &stats));
+    ASSERT_THAT(all, SizeIs(kFlood - first_copy + 2));
+    EXPECT_EQ(stats.candidates, all.size());
+    size_t copies = 0;
+    for (const MinHashMatch& m : all) {
+      if (m.id == internal("other")) {
+        ASSERT_TRUE(m.exact.has_value());
+        EXPECT_LT(*m.exact, 1.0);
+        EXPECT_GT(*m.exact, 0.99);
+      } else if (m.id == internal("bare")) {
+        EXPECT_EQ(m.exact, std::nullopt);
+        EXPECT_EQ(m.estimate, 1.0);
+      } else {
+        EXPECT_EQ(m.exact, 1.0);
+        ++copies;
+      }
+    }
+    EXPECT_EQ(copies, static_cast<size_t>(kFlood - first_copy));
+  };
+  check(*docs, 0);
+  for (int i = 0; i < 100; ++i) ASSERT_OK(docs->Delete(absl::StrCat("c", i)));
+  check(*docs, 100);
+
+  docs.reset();
+  db.reset();
+  ASSERT_OK_AND_ASSIGN(db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(docs, db->GetCollection("docs"));
+  check(*docs, 100);
 }
 
 }  // namespace

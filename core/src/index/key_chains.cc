@@ -72,7 +72,7 @@ void KeyChains::Remove(uint32_t row) {
       previous_.erase(it);
       if (next != kNoRow) previous_[next] = previous;
       // The last flood row gone: give its memory back.
-      if (previous_.empty()) previous_ = {};
+      if (previous_.empty()) decltype(previous_)().swap(previous_);
       if (previous != kNoRow) {
         next_[previous] = next;
       } else if (next != kNoRow) {

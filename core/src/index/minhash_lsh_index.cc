@@ -12,23 +12,36 @@
 #include "neardup/core/index/internal/key_chains.h"
 #include "neardup/core/index/internal/shard_work.h"
 #include "neardup/core/index/internal/slot_store.h"
+#include "neardup/core/index/internal/twin_classes.h"
 
 namespace neardup {
 
 using index_internal::KeyChains;
+using index_internal::kNoRow;
 using index_internal::SlotProbe;
 using index_internal::SlotStore;
 using index_internal::TagOf;
+using index_internal::TwinClasses;
 
 struct MinHashLshIndex::Shard {
-  Shard(int bands, int num_perm, int bits)
-      : slots(num_perm, bits), tables(bands) {}
+  Shard(const MinHashIndexOptions& options, uint32_t index)
+      : options(options),
+        index(index),
+        slots(options.num_perm, options.verify_bits),
+        tables(options.lsh.bands) {}
+
+  const MinHashIndexOptions& options;
+  const uint32_t index;  // this shard's id % shards
 
   mutable SharedMutex mu;
   index_internal::Bitset present ABSL_GUARDED_BY(mu);
   SlotStore slots ABSL_GUARDED_BY(mu);
   std::vector<KeyChains> tables ABSL_GUARDED_BY(mu);  // one per band
+  // Twins of a table row, which the tables leave out.
+  TwinClasses twins ABSL_GUARDED_BY(mu);
   size_t count ABSL_GUARDED_BY(mu) = 0;
+
+  uint32_t IdOf(uint32_t row) const { return row * options.shards + index; }
 
   void InsertLocked(uint32_t row, const uint32_t* tags,
                     const MinHashSignature& signature)
@@ -36,16 +49,73 @@ struct MinHashLshIndex::Shard {
     if (present.Test(row)) {
       RemoveLocked(row);
     }
-    for (size_t band = 0; band < tables.size(); ++band) {
-      tables[band].Insert(tags[band], row);
-    }
     slots.Set(row, signature.slots);
     present.Set(row);
     ++count;
+    uint64_t key = 0;
+    const uint32_t twin = FindTwinLocked(row, tags, signature, &key);
+    if (twin != kNoRow) {
+      twins.Join(twin, key, row);
+      return;
+    }
+    for (size_t band = 0; band < tables.size(); ++band) {
+      tables[band].Insert(tags[band], row);
+    }
+  }
+
+  // A table row whose signature and twin key equal those of `row` (whose
+  // slots are set), or kNoRow. Looks only at the first rows of band 0's
+  // chain: a flood's representative sits near its head, since later
+  // documents of other signatures rarely share band 0 with it; one missed
+  // just starts a second class.
+  uint32_t FindTwinLocked(uint32_t row, const uint32_t* tags,
+                          const MinHashSignature& signature, uint64_t* key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    constexpr int kRowsLooked = 8;
+    uint32_t heads[kRowsLooked];
+    int looked = 0;
+    tables[0].ForEachWhile(tags[0], [&](uint32_t candidate) {
+      heads[looked++] = candidate;
+      return looked < kRowsLooked;
+    });
+    std::optional<SlotProbe> probe;
+    std::optional<std::optional<uint64_t>> own_key;
+    for (int i = 0; i < looked; ++i) {
+      const uint32_t candidate = heads[i];
+      bool same_tags = true;
+      for (size_t band = 1; band < tables.size() && same_tags; ++band) {
+        same_tags = tables[band].tag(candidate) == tags[band];
+      }
+      if (!same_tags) continue;
+      if (!probe) probe.emplace(signature.slots, options.verify_bits);
+      if (slots.CountEqual(candidate, *probe) != options.num_perm) continue;
+      if (!options.twin_key) return candidate;
+      if (!own_key) own_key = options.twin_key(IdOf(row));
+      if (!own_key->has_value()) return kNoRow;  // unknown: kept apart
+      const uint64_t* class_key = twins.KeyOf(candidate);
+      const std::optional<uint64_t> candidate_key =
+          class_key != nullptr ? std::optional<uint64_t>(*class_key)
+                               : options.twin_key(IdOf(candidate));
+      if (candidate_key == *own_key) {
+        *key = **own_key;
+        return candidate;
+      }
+    }
+    return kNoRow;
   }
 
   void RemoveLocked(uint32_t row) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    for (KeyChains& table : tables) table.Remove(row);
+    const TwinClasses::Removal removal = twins.Remove(row);
+    if (!removal.was_member) {
+      for (KeyChains& table : tables) table.Remove(row);
+    } else if (removal.new_representative != kNoRow) {
+      // The class keeps its table entries under another member.
+      for (KeyChains& table : tables) {
+        const uint32_t tag = table.tag(row);
+        table.Remove(row);
+        table.Insert(tag, removal.new_representative);
+      }
+    }
     present.Clear(row);
     --count;
   }
@@ -55,8 +125,7 @@ MinHashLshIndex::MinHashLshIndex(const MinHashIndexOptions& options)
     : options_(options) {
   shards_.reserve(options.shards);
   for (int i = 0; i < options.shards; ++i) {
-    shards_.push_back(std::make_unique<Shard>(
-        options.lsh.bands, options.num_perm, options.verify_bits));
+    shards_.push_back(std::make_unique<Shard>(options_, i));
   }
 }
 
@@ -182,18 +251,17 @@ std::optional<std::vector<uint64_t>> MinHashLshIndex::Get(uint32_t id) const {
 }
 
 template <typename Keep>
-std::vector<ScoredId> MinHashLshIndex::ScoreCandidates(
-    const MinHashSignature& signature, Keep keep,
+std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
+    const MinHashSignature& signature, Keep keep, size_t max_ids,
     IndexQueryStats* stats) const {
   std::vector<uint32_t> tags(options_.lsh.bands);
   ComputeTags(signature, tags.data());
   const SlotProbe probe(signature.slots, options_.verify_bits);
   const double inverse_h = 1.0 / num_perm();
-  const uint32_t num_shards = shards_.size();
-  std::vector<ScoredId> out;
+  std::vector<ScoredGroup> out;
   std::vector<uint32_t> rows;
-  for (uint32_t s = 0; s < num_shards; ++s) {
-    const Shard& shard = *shards_[s];
+  for (const auto& shard_ptr : shards_) {
+    const Shard& shard = *shard_ptr;
     rows.clear();
     ReaderLock lock(&shard.mu);
     for (size_t band = 0; band < shard.tables.size(); ++band) {
@@ -202,58 +270,89 @@ std::vector<ScoredId> MinHashLshIndex::ScoreCandidates(
     }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-    if (stats) stats->candidates += rows.size();
     for (uint32_t row : rows) {
+      const size_t size = shard.twins.SizeOf(row);
+      if (stats) stats->candidates += size;
       const double score = shard.slots.CountEqual(row, probe) * inverse_h;
-      if (keep(score)) out.push_back({row * num_shards + s, score});
+      if (!keep(score)) continue;
+      if (stats) stats->accepted += size;
+      ScoredGroup& group = out.emplace_back(ScoredGroup{score, {}, size});
+      shard.twins.ForEachMember(row, max_ids, [&](uint32_t member) {
+        group.ids.push_back(shard.IdOf(member));
+      });
     }
   }
-  if (stats) stats->accepted += out.size();
   return out;
 }
 
 namespace {
+
 bool BetterFirst(const ScoredId& a, const ScoredId& b) {
   return a.score != b.score ? a.score > b.score : a.id < b.id;
 }
+
+// The best `limit` (0: all) members of `groups`, best first.
+std::vector<ScoredId> BestMembers(const std::vector<ScoredGroup>& groups,
+                                  size_t limit) {
+  std::vector<ScoredId> out;
+  for (const ScoredGroup& group : groups) {
+    for (uint32_t id : group.ids) out.push_back({id, group.score});
+  }
+  const size_t keep = limit == 0 ? out.size() : std::min(limit, out.size());
+  std::partial_sort(out.begin(), out.begin() + keep, out.end(), BetterFirst);
+  out.resize(keep);
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<uint32_t>> MinHashLshIndex::Candidates(
     const MinHashSignature& signature) const {
   RETURN_IF_ERROR(CheckWidth(signature));
-  std::vector<ScoredId> scored = ScoreCandidates(
-      signature, [](double) { return true; }, nullptr);
+  const std::vector<ScoredGroup> groups = ScoreCandidates(
+      signature, [](double) { return true; }, 0, nullptr);
   std::vector<uint32_t> ids;
-  ids.reserve(scored.size());
-  for (const ScoredId& c : scored) ids.push_back(c.id);
+  for (const ScoredGroup& group : groups) {
+    ids.insert(ids.end(), group.ids.begin(), group.ids.end());
+  }
   std::sort(ids.begin(), ids.end());
   return ids;
 }
 
-absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::Query(
-    const MinHashSignature& signature, double threshold,
+absl::StatusOr<std::vector<ScoredGroup>> MinHashLshIndex::QueryGroups(
+    const MinHashSignature& signature, double threshold, size_t max_ids,
     IndexQueryStats* stats) const {
   RETURN_IF_ERROR(CheckWidth(signature));
   if (!(threshold >= 0.0 && threshold <= 1.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("threshold must be in [0, 1], got ", threshold));
   }
-  std::vector<ScoredId> out = ScoreCandidates(
+  std::vector<ScoredGroup> groups = ScoreCandidates(
       signature, [threshold](double score) { return score >= threshold; },
-      stats);
-  std::sort(out.begin(), out.end(), BetterFirst);
-  return out;
+      max_ids, stats);
+  std::sort(groups.begin(), groups.end(),
+            [](const ScoredGroup& a, const ScoredGroup& b) {
+              return a.score != b.score ? a.score > b.score
+                                        : a.ids.front() < b.ids.front();
+            });
+  return groups;
+}
+
+absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::Query(
+    const MinHashSignature& signature, double threshold, IndexQueryStats* stats,
+    size_t limit) const {
+  ASSIGN_OR_RETURN(const std::vector<ScoredGroup> groups,
+                   QueryGroups(signature, threshold, limit, stats));
+  return BestMembers(groups, limit);
 }
 
 absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::TopK(
     const MinHashSignature& signature, size_t k, IndexQueryStats* stats) const {
   RETURN_IF_ERROR(CheckWidth(signature));
-  std::vector<ScoredId> out = ScoreCandidates(
-      signature, [](double) { return true; }, stats);
-  const size_t keep = std::min(k, out.size());
-  std::partial_sort(out.begin(), out.begin() + keep, out.end(), BetterFirst);
-  out.resize(keep);
-  return out;
+  if (k == 0) return std::vector<ScoredId>();
+  const std::vector<ScoredGroup> groups = ScoreCandidates(
+      signature, [](double) { return true; }, k, stats);
+  return BestMembers(groups, k);
 }
 
 size_t MinHashLshIndex::size() const {
@@ -270,7 +369,7 @@ size_t MinHashLshIndex::MemoryBytes() const {
   for (const auto& shard : shards_) {
     ReaderLock lock(&shard->mu);
     total += sizeof(Shard) + shard->present.MemoryBytes() +
-             shard->slots.MemoryBytes();
+             shard->slots.MemoryBytes() + shard->twins.MemoryBytes();
     for (const KeyChains& table : shard->tables) {
       total += sizeof(KeyChains) + table.MemoryBytes();
     }

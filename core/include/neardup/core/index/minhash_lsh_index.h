@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -33,6 +34,15 @@ struct MinHashIndexOptions {
   // query time; 4 keeps queries fast while inserts and rebuilds still run
   // in parallel.
   int shards = 4;
+  // Documents whose signatures are equal (every band key and kept slot bit)
+  // are twins: they share one entry in the band tables, so deleting from
+  // and querying a flood of N identical documents costs O(1), not O(N).
+  // When set, twins must also have equal keys: a collection that verifies
+  // exactly keys documents by a digest of their evidence, since equal
+  // signatures do not imply equal shingle sets. nullopt means unknown: the
+  // document is kept apart. Called with index ids, under a shard's write
+  // lock, only when an inserted document's signature equals an indexed one.
+  std::function<std::optional<uint64_t>(uint32_t id)> twin_key = nullptr;
 };
 
 struct ScoredId {
@@ -40,6 +50,13 @@ struct ScoredId {
   double score;  // estimated Jaccard from the kept slot bits
 
   bool operator==(const ScoredId&) const = default;
+};
+
+// Candidates that score alike because they are twins (see twin_key).
+struct ScoredGroup {
+  double score;
+  std::vector<uint32_t> ids;  // the first members, ascending
+  size_t size;                // members in all (>= ids.size())
 };
 
 // Thread-safe.
@@ -72,9 +89,16 @@ class MinHashLshIndex {
   absl::StatusOr<std::vector<uint32_t>> Candidates(
       const MinHashSignature& signature) const;
   // Candidates whose estimated Jaccard is >= threshold, best first (ties by
-  // ascending id).
-  absl::StatusOr<std::vector<ScoredId>> Query(
-      const MinHashSignature& signature, double threshold,
+  // ascending id); the best `limit` of them unless limit is 0.
+  absl::StatusOr<std::vector<ScoredId>> Query(const MinHashSignature& signature,
+                                              double threshold,
+                                              IndexQueryStats* stats = nullptr,
+                                              size_t limit = 0) const;
+  // The same candidates as twin groups, each listing its first `max_ids`
+  // members (0: all), best first (ties by first id). A flood is one group:
+  // callers that verify candidates verify one member for all.
+  absl::StatusOr<std::vector<ScoredGroup>> QueryGroups(
+      const MinHashSignature& signature, double threshold, size_t max_ids,
       IndexQueryStats* stats = nullptr) const;
   // The k best-scoring candidates, best first.
   absl::StatusOr<std::vector<ScoredId>> TopK(
@@ -94,11 +118,12 @@ class MinHashLshIndex {
 
   absl::Status CheckWidth(const MinHashSignature& signature) const;
   void ComputeTags(const MinHashSignature& signature, uint32_t* tags) const;
-  // Scores every candidate; keeps those passing `keep`.
+  // Scores every candidate once per twin group; keeps those passing `keep`,
+  // each with its first `max_ids` members (0: all).
   template <typename Keep>
-  std::vector<ScoredId> ScoreCandidates(const MinHashSignature& signature,
-                                        Keep keep,
-                                        IndexQueryStats* stats) const;
+  std::vector<ScoredGroup> ScoreCandidates(const MinHashSignature& signature,
+                                           Keep keep, size_t max_ids,
+                                           IndexQueryStats* stats) const;
 
   MinHashIndexOptions options_;
   std::vector<std::unique_ptr<Shard>> shards_;

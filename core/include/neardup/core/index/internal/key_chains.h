@@ -57,6 +57,18 @@ class KeyChains {
     if (control_[slot] == kEmpty) return;
     for (uint32_t row = heads_[slot]; row != kNoRow; row = next_[row]) f(row);
   }
+  // Like ForEach, but stops once f(row) returns false.
+  template <typename F>
+  void ForEachWhile(uint32_t tag, F&& f) const {
+    if (heads_.empty()) return;
+    const size_t slot = FindSlot(tag);
+    if (control_[slot] == kEmpty) return;
+    for (uint32_t row = heads_[slot]; row != kNoRow; row = next_[row]) {
+      if (!f(row)) return;
+    }
+  }
+  // The tag `row` was inserted with (`row` must be in the table).
+  uint32_t tag(uint32_t row) const { return tags_[row]; }
   // Sizes the tables for `keys` distinct tags and rows below `rows`.
   void Reserve(size_t keys, size_t rows);
   size_t num_keys() const { return num_keys_; }
