@@ -13,7 +13,9 @@
 #include "neardup/core/internal/minhash_kernel.h"
 #include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/simhash.h"
+#include "neardup/core/tlsh.h"
 #include "sample_text.h"
 
 namespace neardup {
@@ -94,6 +96,28 @@ void BM_SimHash3K(benchmark::State& state) {
   SetBytes(state, Doc3K().size());
 }
 BENCHMARK(BM_SimHash3K);
+
+// TLSH over canonicalized text (as Fingerprint does) and over raw bytes.
+void BM_Tlsh3K(benchmark::State& state) {
+  const TlshFingerprinter h = *TlshFingerprinter::Create();
+  for (auto _ : state) benchmark::DoNotOptimize(h.Fingerprint(Doc3K()));
+  SetBytes(state, Doc3K().size());
+}
+BENCHMARK(BM_Tlsh3K);
+
+void BM_TlshRaw3K(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(TlshOfBytes(Doc3K()));
+  SetBytes(state, Doc3K().size());
+}
+BENCHMARK(BM_TlshRaw3K);
+
+void BM_NewsbotSimHash3K(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(NewsbotSimHash(Doc3K(), state.range(0)));
+  }
+  SetBytes(state, Doc3K().size());
+}
+BENCHMARK(BM_NewsbotSimHash3K)->Arg(64)->Arg(128);
 
 std::vector<Hash128> RandomHashes(size_t n) {
   std::mt19937_64 rng(7);

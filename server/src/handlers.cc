@@ -10,7 +10,9 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/shingle_set.h"
+#include "neardup/core/tlsh.h"
 #include "neardup/server/internal/backup_path.h"
 #include "neardup/server/internal/proto_convert.h"
 
@@ -484,11 +486,60 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::StatusOr<int> NewsbotBits(uint32_t requested) {
+  if (requested == 0) return 64;
+  if (requested == 16 || requested == 32 || requested == 64 ||
+      requested == 128) {
+    return static_cast<int>(requested);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "newsbot_bits must be 16, 32, 64 or 128 (or 0 for 64), got ", requested));
+}
+
+// TLSH of one request field, canonicalized unless `raw`.
+absl::StatusOr<TlshDigest> TlshOfField(std::string_view field,
+                                       const std::string& bytes, bool raw,
+                                       const TlshFingerprinter& fingerprinter) {
+  auto digest = raw ? TlshOfBytes(bytes) : fingerprinter.Fingerprint(bytes);
+  RETURN_IF_ERROR(AboutField(field, digest.status()));
+  return digest;
+}
+
+}  // namespace
+
 absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
                                    v1::FingerprintResponse* response,
                                    const HandlerLimits& limits) {
   RETURN_IF_ERROR(CheckText("text", request.text(), limits));
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  switch (request.kind()) {
+    case v1::FINGERPRINT_KIND_UNSPECIFIED:
+      break;
+    case v1::FINGERPRINT_KIND_TLSH:
+    case v1::FINGERPRINT_KIND_TLSH_RAW: {
+      const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
+      ASSIGN_OR_RETURN(const TlshFingerprinter fingerprinter,
+                       TlshFingerprinter::Create(config.canonicalizer));
+      ASSIGN_OR_RETURN(const TlshDigest digest,
+                       TlshOfField("text", request.text(), raw, fingerprinter));
+      response->set_tlsh(FormatTlsh(digest));
+      response->set_tlsh_config_hash(raw ? TlshFingerprinter::RawConfigHash()
+                                         : fingerprinter.config_hash());
+      return absl::OkStatus();
+    }
+    case v1::FINGERPRINT_KIND_NEWSBOT: {
+      ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
+      ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
+                       NewsbotSimHash(request.text(), bits));
+      response->set_newsbot_simhash(FormatNewsbot(fingerprint));
+      response->set_newsbot_config_hash(NewsbotConfigHash(bits));
+      return absl::OkStatus();
+    }
+    default:
+      return absl::InvalidArgumentError("kind: unknown value");
+  }
   ASSIGN_OR_RETURN(MinHasher minhasher,
                    MinHasher::Create(MinHashConfigOf(config)));
   auto sig = minhasher.Fingerprint(request.text());
@@ -514,6 +565,36 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
   RETURN_IF_ERROR(CheckText("a", request.a(), limits));
   RETURN_IF_ERROR(CheckText("b", request.b(), limits));
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  ASSIGN_OR_RETURN(const TlshFingerprinter tlsher,
+                   TlshFingerprinter::Create(config.canonicalizer));
+  // Sets the TLSH fields, or says why there are none.
+  auto compare_tlsh = [&](bool raw) -> absl::Status {
+    auto a = TlshOfField("a", request.a(), raw, tlsher);
+    auto b = a.ok() ? TlshOfField("b", request.b(), raw, tlsher) : a;
+    if (!b.ok()) return b.status();
+    response->set_tlsh_distance(TlshDistance(*a, *b));
+    response->set_tlsh_distance_without_length(TlshDistance(*a, *b, false));
+    return absl::OkStatus();
+  };
+  switch (request.kind()) {
+    case v1::FINGERPRINT_KIND_UNSPECIFIED:
+      break;
+    case v1::FINGERPRINT_KIND_TLSH:
+    case v1::FINGERPRINT_KIND_TLSH_RAW:
+      return compare_tlsh(request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW);
+    case v1::FINGERPRINT_KIND_NEWSBOT: {
+      ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
+      ASSIGN_OR_RETURN(const NewsbotFingerprint a,
+                       NewsbotSimHash(request.a(), bits));
+      ASSIGN_OR_RETURN(const NewsbotFingerprint b,
+                       NewsbotSimHash(request.b(), bits));
+      ASSIGN_OR_RETURN(const int distance, NewsbotHamming(a, b));
+      response->set_hamming_distance(distance);
+      return absl::OkStatus();
+    }
+    default:
+      return absl::InvalidArgumentError("kind: unknown value");
+  }
   ASSIGN_OR_RETURN(MinHasher minhasher,
                    MinHasher::Create(MinHashConfigOf(config)));
   ASSIGN_OR_RETURN(SimHasher simhasher,
@@ -531,6 +612,10 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
   response->set_exact_jaccard(ExactJaccard(tokens_a, tokens_b));
   response->set_hamming_distance(Hamming(h_a, h_b));
   response->set_cosine_estimate(CosineEstimate(h_a, h_b));
+  // TLSH where both texts allow it; otherwise the reason, not an error.
+  if (const absl::Status tlsh = compare_tlsh(false); !tlsh.ok()) {
+    response->set_tlsh_unavailable(std::string(tlsh.message()));
+  }
   return absl::OkStatus();
 }
 

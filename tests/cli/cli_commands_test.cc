@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "neardup/cli/commands.h"
+#include "neardup/core/tlsh.h"
 #include "support/sha256.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -17,6 +18,7 @@ namespace {
 using ::neardup::testing::Sha256Hex;
 using ::neardup::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kFox[] = "the quick brown fox jumps over the lazy dog";
 
@@ -183,6 +185,133 @@ TEST_F(CliTest, CompareReportsAllMeasures) {
   ASSERT_OK(RunCompare(cmd, text));
   EXPECT_THAT(text.str(), HasSubstr("exact jaccard      0.3333"));
   EXPECT_THAT(text.str(), HasSubstr("cosine estimate"));
+}
+
+// 300 bytes of varied prose, enough for TLSH.
+std::string TlshText() {
+  std::string text;
+  for (int i = 0; text.size() < 300; ++i) {
+    text += "line " + std::to_string(i * 7919 % 1000) + " of the sample, ";
+  }
+  return text;
+}
+
+TEST_F(CliTest, FingerprintTlshCanonicalAndRaw) {
+  FingerprintCommand cmd;
+  cmd.algorithm = "tlsh";
+  const std::string text = TlshText();
+  std::string shouted = text;
+  for (char& c : shouted) c = static_cast<char>(std::toupper(c));
+  cmd.input = dir_.Write("a.txt", text);
+  std::ostringstream lower_hex;
+  ASSERT_OK(RunFingerprint(cmd, lower_hex));
+  EXPECT_EQ(lower_hex.str(), FormatTlsh(*TlshOfBytes(text)) + "\n");
+  cmd.input = dir_.Write("b.txt", shouted);
+  std::ostringstream upper_hex;
+  ASSERT_OK(RunFingerprint(cmd, upper_hex));
+  EXPECT_EQ(upper_hex.str(), lower_hex.str()) << "canonicalized first";
+
+  cmd.raw_bytes = true;  // bytes as they are: case counts, UTF-8 need not
+  std::ostringstream raw_hex;
+  ASSERT_OK(RunFingerprint(cmd, raw_hex));
+  EXPECT_EQ(raw_hex.str(), FormatTlsh(*TlshOfBytes(shouted)) + "\n");
+  std::string binary = shouted;
+  binary[7] = '\xff';
+  cmd.input = dir_.Write("c.bin", binary);
+  std::ostringstream binary_hex;
+  ASSERT_OK(RunFingerprint(cmd, binary_hex));
+  cmd.raw_bytes = false;
+  std::ostringstream refused;
+  EXPECT_FALSE(RunFingerprint(cmd, refused).ok());
+
+  cmd.raw_bytes = true;
+  cmd.format = "json";
+  std::ostringstream json;
+  ASSERT_OK(RunFingerprint(cmd, json));
+  EXPECT_THAT(json.str(), HasSubstr("\"algorithm\":\"tlsh-128-1\""));
+  EXPECT_THAT(json.str(), HasSubstr("\"canonicalizer\":\"raw\""));
+  cmd.format = "raw";
+  std::ostringstream bytes;
+  ASSERT_OK(RunFingerprint(cmd, bytes));
+  EXPECT_EQ(bytes.str().size(), 35u);
+
+  cmd.format = "hex";
+  cmd.input = dir_.Write("short.txt", "too short for tlsh");
+  std::ostringstream short_out;
+  EXPECT_THAT(RunFingerprint(cmd, short_out).message(),
+              HasSubstr("short.txt: TLSH needs at least 50 bytes"));
+  cmd.algorithm = "minhash";
+  EXPECT_THAT(RunFingerprint(cmd, short_out).message(),
+              HasSubstr("--raw applies to --algo tlsh only"));
+}
+
+TEST_F(CliTest, CompareTlsh) {
+  CompareCommand cmd;
+  const std::string text = TlshText();
+  cmd.input_a = dir_.Write("a.txt", text);
+  cmd.input_b = dir_.Write("b.txt", text + " and a few more words at the end");
+  cmd.algorithm = "tlsh";
+  std::ostringstream distance;
+  ASSERT_OK(RunCompare(cmd, distance));
+  const int expected =
+      TlshDistance(*TlshOfBytes(text),
+                   *TlshOfBytes(text + " and a few more words at the end"));
+  EXPECT_EQ(distance.str(), std::to_string(expected) + "\n");
+  EXPECT_GT(expected, 0);
+  cmd.json = true;
+  cmd.raw_bytes = true;
+  std::ostringstream json;
+  ASSERT_OK(RunCompare(cmd, json));
+  EXPECT_THAT(json.str(), HasSubstr("\"tlsh_distance_without_length\":"));
+  EXPECT_THAT(json.str(), HasSubstr("\"tlsh_a\":\"T1"));
+
+  // "all" adds TLSH when it can, and says why when it cannot.
+  cmd = CompareCommand();
+  cmd.input_a = dir_.Write("c.txt", text);
+  cmd.input_b = dir_.Write("d.txt", text);
+  std::ostringstream all;
+  ASSERT_OK(RunCompare(cmd, all));
+  EXPECT_THAT(all.str(), HasSubstr("tlsh distance      0 "));
+  cmd.input_b = dir_.Write("e.txt", "a short note");
+  std::ostringstream short_all;
+  ASSERT_OK(RunCompare(cmd, short_all));
+  EXPECT_THAT(short_all.str(), HasSubstr("tlsh distance      n/a"));
+  EXPECT_THAT(short_all.str(), HasSubstr("e.txt: TLSH needs at least 50"));
+}
+
+TEST_F(CliTest, NewsbotFingerprintAndCompare) {
+  FingerprintCommand cmd;
+  cmd.algorithm = "newsbot";
+  cmd.input = dir_.Write("fox.txt", "The quick brown fox");
+  std::ostringstream hex;
+  ASSERT_OK(RunFingerprint(cmd, hex));
+  EXPECT_EQ(hex.str(), "2c02008001828212\n");  // see newsbot_simhash_test
+  cmd.bits = 128;
+  cmd.format = "json";
+  std::ostringstream json;
+  ASSERT_OK(RunFingerprint(cmd, json));
+  EXPECT_THAT(json.str(),
+              HasSubstr("\"simhash\":\"0fd470685f8966c02c02008001828212\""));
+  EXPECT_THAT(json.str(), HasSubstr("\"algorithm\":\"simhash-newsbot-b128\""));
+  cmd.bits = 16;
+  cmd.format = "raw";
+  std::ostringstream raw;
+  ASSERT_OK(RunFingerprint(cmd, raw));
+  EXPECT_EQ(raw.str(), std::string("\x82\x12", 2));
+
+  CompareCommand compare;
+  compare.algorithm = "newsbot";
+  compare.input_a = dir_.Write("a.txt", "Breaking news about technology");
+  compare.input_b = dir_.Write("b.txt", "Breaking news about technology");
+  std::ostringstream same;
+  ASSERT_OK(RunCompare(compare, same));
+  EXPECT_EQ(same.str(), "0\n");
+  compare.input_b = dir_.Write("c.txt", "Sports update today");
+  compare.json = true;
+  std::ostringstream differ;
+  ASSERT_OK(RunCompare(compare, differ));
+  EXPECT_THAT(differ.str(), HasSubstr("\"simhash_b\":\"dd59f05236d223c8\""));
+  EXPECT_THAT(differ.str(), Not(HasSubstr("\"hamming\":0,")));
 }
 
 TEST_F(CliTest, CompareNamesTheEmptyFile) {

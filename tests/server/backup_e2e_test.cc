@@ -109,7 +109,9 @@ TEST_F(BackupTest, BackupWhileWritingRestoresEveryAcknowledgedDocument) {
   std::atomic<bool> stop{false};
   absl::Status writer_status;
   std::thread writer([&] {
-    client::Client client(client::ClientOptions{.target = server_->Address()});
+    client::ClientOptions options;
+    options.target = server_->Address();
+    client::Client client(options);
     for (int n = 0; !stop.load(); ++n) {
       writer_status = client.Upsert(Doc("live", n)).status();
       if (!writer_status.ok()) return;

@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/tlsh.h"
 #include "neardup/server/internal/proto_convert.h"
 #include "support/corpus.h"
 #include "support/status_matchers.h"
@@ -262,7 +264,8 @@ TEST_F(HandlersTest, IdsAndMetadataHaveLimits) {
   EXPECT_THAT(status.message(), HasSubstr("over the limit of 1024"));
   request.set_id("ok");
   for (int i = 0; i < HandlerLimits{}.max_metadata_keys + 1; ++i) {
-    (*request.mutable_metadata())[absl::StrCat("k", i)] = "v";
+    // (A std::string, not a literal: GCC 12 warns falsely on the latter.)
+    (*request.mutable_metadata())[absl::StrCat("k", i)] = std::string("v");
   }
   status = handlers_->Upsert(request, &response);
   EXPECT_THAT(status.message(), HasSubstr("--max-metadata-keys"));
@@ -337,6 +340,73 @@ TEST_F(HandlersTest, CompareAndFingerprintAreStateless) {
   compare.set_b("");
   EXPECT_THAT(Handlers::Compare(compare, &compared, {}).message(),
               HasSubstr("b: "));
+}
+
+TEST_F(HandlersTest, FingerprintAndCompareOtherKinds) {
+  const std::string text = GeneratedText(4);
+  v1::FingerprintRequest request;
+  request.set_text(text);
+  request.set_kind(v1::FINGERPRINT_KIND_TLSH);
+  v1::FingerprintResponse tlsh;
+  ASSERT_OK(Handlers::Fingerprint(request, &tlsh, {}));
+  ASSERT_OK_AND_ASSIGN(const TlshFingerprinter fp, TlshFingerprinter::Create());
+  EXPECT_EQ(tlsh.tlsh(), FormatTlsh(*fp.Fingerprint(text)));
+  EXPECT_EQ(tlsh.tlsh_config_hash(), fp.config_hash());
+  EXPECT_TRUE(tlsh.minhash().empty());
+
+  request.set_text(std::string("\xff\xfe") + text);  // not UTF-8
+  request.set_kind(v1::FINGERPRINT_KIND_TLSH_RAW);
+  v1::FingerprintResponse raw;
+  ASSERT_OK(Handlers::Fingerprint(request, &raw, {}));
+  EXPECT_EQ(raw.tlsh(), FormatTlsh(*TlshOfBytes(request.text())));
+  EXPECT_EQ(raw.tlsh_config_hash(), TlshFingerprinter::RawConfigHash());
+  request.set_kind(v1::FINGERPRINT_KIND_TLSH);
+  EXPECT_EQ(Handlers::Fingerprint(request, &raw, {}).code(),
+            absl::StatusCode::kInvalidArgument);
+  request.set_text("short");
+  EXPECT_THAT(Handlers::Fingerprint(request, &raw, {}).message(),
+              HasSubstr("text: TLSH needs at least 50 bytes"));
+
+  request.set_text("The quick brown fox");
+  request.set_kind(v1::FINGERPRINT_KIND_NEWSBOT);
+  v1::FingerprintResponse newsbot;
+  ASSERT_OK(Handlers::Fingerprint(request, &newsbot, {}));
+  EXPECT_EQ(newsbot.newsbot_simhash(), "2c02008001828212");
+  EXPECT_EQ(newsbot.newsbot_config_hash(), NewsbotConfigHash(64));
+  request.set_newsbot_bits(48);
+  EXPECT_THAT(Handlers::Fingerprint(request, &newsbot, {}).message(),
+              HasSubstr("newsbot_bits must be 16, 32, 64 or 128"));
+
+  v1::CompareRequest compare;
+  compare.set_a(text);
+  compare.set_b(NearCopy(text));
+  v1::CompareResponse all;
+  ASSERT_OK(Handlers::Compare(compare, &all, {}));
+  ASSERT_TRUE(all.has_tlsh_distance());
+  EXPECT_EQ(all.tlsh_distance(), TlshDistance(*fp.Fingerprint(text),
+                                              *fp.Fingerprint(NearCopy(text))));
+  compare.set_b("a short one");
+  v1::CompareResponse short_b;
+  ASSERT_OK(Handlers::Compare(compare, &short_b, {}));
+  EXPECT_FALSE(short_b.has_tlsh_distance());
+  EXPECT_THAT(short_b.tlsh_unavailable(), HasSubstr("b: TLSH needs"));
+  compare.set_kind(v1::FINGERPRINT_KIND_TLSH);
+  EXPECT_EQ(Handlers::Compare(compare, &short_b, {}).code(),
+            absl::StatusCode::kInvalidArgument);
+
+  compare.set_kind(v1::FINGERPRINT_KIND_NEWSBOT);
+  compare.set_a("Breaking news about technology");
+  compare.set_b("Breaking news about technology");
+  v1::CompareResponse newsbot_same;
+  ASSERT_OK(Handlers::Compare(compare, &newsbot_same, {}));
+  EXPECT_EQ(newsbot_same.hamming_distance(), 0u);
+  compare.set_b("Sports update today");
+  v1::CompareResponse newsbot_differ;
+  ASSERT_OK(Handlers::Compare(compare, &newsbot_differ, {}));
+  EXPECT_EQ(newsbot_differ.hamming_distance(),
+            static_cast<uint32_t>(*NewsbotHamming(
+                *NewsbotSimHash("Breaking news about technology"),
+                *NewsbotSimHash("Sports update today"))));
 }
 
 // Parallel upserts, queries and deletes on one collection (run under TSan).

@@ -7,23 +7,119 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/commands.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/tlsh.h"
 
 namespace neardup::cli {
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
   CLI::App* sub = app->add_subcommand(
       "compare",
-      "Compare two texts: estimated and exact Jaccard, Hamming, cosine");
+      "Compare two texts: estimated and exact Jaccard, Hamming, cosine, "
+      "TLSH distance");
   sub->add_option("file_a", cmd->input_a, "First file (- for stdin)")
       ->required();
   sub->add_option("file_b", cmd->input_b, "Second file")->required();
   sub->add_flag("--json", cmd->json, "Print one JSON object");
+  sub->add_option("--algo", cmd->algorithm,
+                  "all (MinHash, SimHash, and TLSH when both inputs are long "
+                  "and varied enough), tlsh or newsbot")
+      ->check(CLI::IsMember({"all", "tlsh", "newsbot"}))
+      ->capture_default_str();
+  sub->add_option("--bits", cmd->bits, "newsbot: 16, 32, 64 or 128")
+      ->check(CLI::IsMember({16, 32, 64, 128}))
+      ->capture_default_str();
+  sub->add_flag("--raw", cmd->raw_bytes,
+                "tlsh: hash the input bytes as they are (any bytes, no "
+                "canonicalization)");
   AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
 }
 
+namespace {
+
+struct TlshPair {
+  TlshDigest a, b;
+};
+
+absl::StatusOr<TlshPair> TlshOfBoth(const CompareCommand& cmd,
+                                    const std::string& a,
+                                    const std::string& b) {
+  ASSIGN_OR_RETURN(const TlshFingerprinter fp,
+                   TlshFingerprinter::Create(cmd.fingerprint.canonicalizer));
+  auto digest = [&](const std::string& path,
+                    const std::string& bytes) -> absl::StatusOr<TlshDigest> {
+    auto d = cmd.raw_bytes ? TlshOfBytes(bytes) : fp.Fingerprint(bytes);
+    if (!d.ok()) return InFile(path, d.status());
+    return d;
+  };
+  TlshPair pair;
+  ASSIGN_OR_RETURN(pair.a, digest(cmd.input_a, a));
+  ASSIGN_OR_RETURN(pair.b, digest(cmd.input_b, b));
+  return pair;
+}
+
+absl::Status CompareTlsh(const CompareCommand& cmd, const std::string& a,
+                         const std::string& b, std::ostream& out) {
+  ASSIGN_OR_RETURN(const TlshPair pair, TlshOfBoth(cmd, a, b));
+  const int distance = TlshDistance(pair.a, pair.b);
+  const int without_length = TlshDistance(pair.a, pair.b, false);
+  if (cmd.json) {
+    const nlohmann::ordered_json json = {
+        {"tlsh_distance", distance},
+        {"tlsh_distance_without_length", without_length},
+        {"tlsh_a", FormatTlsh(pair.a)},
+        {"tlsh_b", FormatTlsh(pair.b)},
+        {"input", cmd.raw_bytes ? "raw bytes" : "canonical text"},
+    };
+    out << ToJsonText(json) << "\n";
+    return absl::OkStatus();
+  }
+  out << distance << "\n";
+  return absl::OkStatus();
+}
+
+// Prints the Hamming distance of the two newsbot SimHashes.
+absl::Status CompareNewsbot(const CompareCommand& cmd, const std::string& a,
+                            const std::string& b, std::ostream& out) {
+  ASSIGN_OR_RETURN(const NewsbotFingerprint fa, NewsbotSimHash(a, cmd.bits));
+  ASSIGN_OR_RETURN(const NewsbotFingerprint fb, NewsbotSimHash(b, cmd.bits));
+  ASSIGN_OR_RETURN(const int distance, NewsbotHamming(fa, fb));
+  if (cmd.json) {
+    const nlohmann::ordered_json json = {
+        {"hamming", distance},
+        {"bits", cmd.bits},
+        {"simhash_a", FormatNewsbot(fa)},
+        {"simhash_b", FormatNewsbot(fb)},
+        {"config_hash", FormatHex64(NewsbotConfigHash(cmd.bits))},
+    };
+    out << ToJsonText(json) << "\n";
+    return absl::OkStatus();
+  }
+  out << distance << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   if (cmd.input_a == "-" && cmd.input_b == "-") {
     return absl::InvalidArgumentError("only one input can be standard input");
+  }
+  if (cmd.algorithm != "all" && cmd.algorithm != "tlsh" &&
+      cmd.algorithm != "newsbot") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--algo must be all, tlsh or newsbot (got \"", cmd.algorithm, "\")"));
+  }
+  if (cmd.raw_bytes && cmd.algorithm != "tlsh") {
+    return absl::InvalidArgumentError(
+        "--raw applies to --algo tlsh only: MinHash and SimHash hash "
+        "canonical tokens");
+  }
+  if (cmd.algorithm != "all") {
+    ASSIGN_OR_RETURN(std::string a, ReadInput(cmd.input_a));
+    ASSIGN_OR_RETURN(std::string b, ReadInput(cmd.input_b));
+    return cmd.algorithm == "tlsh" ? CompareTlsh(cmd, a, b, out)
+                                   : CompareNewsbot(cmd, a, b, out);
   }
   ASSIGN_OR_RETURN(MinHashConfig mconfig, MinHashConfigOf(cmd.fingerprint));
   ASSIGN_OR_RETURN(SimHashConfig sconfig, SimHashConfigOf(cmd.fingerprint));
@@ -57,6 +153,8 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   const double exact = ExactJaccard(da.tokens, db.tokens);
   const int hamming = Hamming(da.simhash, db.simhash);
   const double cosine = CosineEstimate(da.simhash, db.simhash);
+  // TLSH only where both texts allow one (50 bytes, varied enough).
+  const absl::StatusOr<TlshPair> tlsh = TlshOfBoth(cmd, a, b);
 
   if (cmd.json) {
     const nlohmann::ordered_json json = {
@@ -68,7 +166,14 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
         {"simhash_config_hash", FormatHex64(simhasher.config_hash())},
         {"tokenizer", minhasher.tokenizer().Name()},
     };
-    out << ToJsonText(json) << "\n";
+    nlohmann::ordered_json with_tlsh = json;
+    if (tlsh.ok()) {
+      with_tlsh["tlsh_distance"] = TlshDistance(tlsh->a, tlsh->b);
+    } else {
+      with_tlsh["tlsh_distance"] = nullptr;
+      with_tlsh["tlsh_unavailable"] = std::string(tlsh.status().message());
+    }
+    out << ToJsonText(with_tlsh) << "\n";
     return absl::OkStatus();
   }
   out << absl::StrFormat("estimated jaccard  %.4f   (MinHash H=%d, %s)\n",
@@ -81,6 +186,12 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
                          hamming, simhasher.tokenizer().Name(),
                          std::string(SimHashWeightingName(sconfig.weighting)));
   out << absl::StrFormat("cosine estimate    %.4f\n", cosine);
+  if (tlsh.ok()) {
+    out << absl::StrFormat("tlsh distance      %d        (lower is closer)\n",
+                           TlshDistance(tlsh->a, tlsh->b));
+  } else {
+    out << "tlsh distance      n/a      (" << tlsh.status().message() << ")\n";
+  }
   return absl::OkStatus();
 }
 

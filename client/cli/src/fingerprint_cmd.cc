@@ -4,6 +4,8 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/commands.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/tlsh.h"
 
 namespace neardup::cli {
 namespace {
@@ -31,6 +33,60 @@ nlohmann::ordered_json JsonHeader(const Hasher& h) {
   };
 }
 
+// The hex form is the reference's "T1" string; raw is its 35 bytes.
+absl::Status PrintTlsh(const FingerprintCommand& cmd, std::ostream& out) {
+  ASSIGN_OR_RETURN(const std::string bytes, ReadInput(cmd.input));
+  ASSIGN_OR_RETURN(const TlshFingerprinter fp,
+                   TlshFingerprinter::Create(cmd.fingerprint.canonicalizer));
+  const absl::StatusOr<TlshDigest> digest =
+      cmd.raw_bytes ? TlshOfBytes(bytes) : fp.Fingerprint(bytes);
+  if (!digest.ok()) return InFile(cmd.input, digest.status());
+  const std::string hex = FormatTlsh(*digest);
+  if (cmd.format == "hex") {
+    out << hex << "\n";
+  } else if (cmd.format == "raw") {
+    for (size_t i = 2; i + 1 < hex.size(); i += 2) {
+      out.put(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+  } else {
+    const nlohmann::ordered_json json = {
+        {"algorithm", std::string(TlshFingerprinter::Algorithm())},
+        {"config_hash",
+         FormatHex64(cmd.raw_bytes ? TlshFingerprinter::RawConfigHash()
+                                   : fp.config_hash())},
+        {"canonicalizer", cmd.raw_bytes ? std::string("raw")
+                                        : fp.canonicalizer().ConfigString()},
+        {"tlsh", hex},
+    };
+    out << ToJsonText(json) << "\n";
+  }
+  return absl::OkStatus();
+}
+
+// newsbot's hex string; raw is its bits / 8 bytes, most significant first.
+absl::Status PrintNewsbot(const FingerprintCommand& cmd, std::ostream& out) {
+  ASSIGN_OR_RETURN(const std::string text, ReadInput(cmd.input));
+  ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
+                   NewsbotSimHash(text, cmd.bits));
+  const std::string hex = FormatNewsbot(fingerprint);
+  if (cmd.format == "hex") {
+    out << hex << "\n";
+  } else if (cmd.format == "raw") {
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+      out.put(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+  } else {
+    const nlohmann::ordered_json json = {
+        {"algorithm", NewsbotAlgorithm(cmd.bits)},
+        {"config_hash", FormatHex64(NewsbotConfigHash(cmd.bits))},
+        {"tokens", NewsbotTokenize(text).size()},
+        {"simhash", hex},
+    };
+    out << ToJsonText(json) << "\n";
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckFormat(const std::string& format) {
   if (format == "hex" || format == "raw" || format == "json") {
     return absl::OkStatus();
@@ -43,15 +99,23 @@ absl::Status CheckFormat(const std::string& format) {
 
 CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
   CLI::App* sub = app->add_subcommand(
-      "fingerprint", "Print the MinHash or SimHash signature of a text");
+      "fingerprint",
+      "Print the MinHash, SimHash, TLSH or newsbot SimHash of a text");
   sub->add_option("file", cmd->input, "Input file, or - for standard input")
       ->capture_default_str();
   sub->add_option("--format", cmd->format,
                   "hex (one lowercase hex string), raw (wire bytes) or json")
       ->capture_default_str();
-  sub->add_option("--algo", cmd->algorithm, "minhash or simhash")
-      ->check(CLI::IsMember({"minhash", "simhash"}))
+  sub->add_option("--algo", cmd->algorithm,
+                  "minhash, simhash, tlsh or newsbot (newsbot's MD5 SimHash)")
+      ->check(CLI::IsMember({"minhash", "simhash", "tlsh", "newsbot"}))
       ->capture_default_str();
+  sub->add_option("--bits", cmd->bits, "newsbot: 16, 32, 64 or 128")
+      ->check(CLI::IsMember({16, 32, 64, 128}))
+      ->capture_default_str();
+  sub->add_flag("--raw", cmd->raw_bytes,
+                "tlsh: hash the input bytes as they are (any bytes, no "
+                "canonicalization)");
   AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
 }
@@ -59,10 +123,19 @@ CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
 absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   RETURN_IF_ERROR(CheckFormat(cmd.format));
   const std::string& algo = cmd.algorithm;
-  if (algo != "minhash" && algo != "simhash") {
+  if (algo != "minhash" && algo != "simhash" && algo != "tlsh" &&
+      algo != "newsbot") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--algo must be minhash or simhash (got \"", algo, "\")"));
+        absl::StrCat("--algo must be minhash, simhash, tlsh or newsbot (got \"",
+                     algo, "\")"));
   }
+  if (cmd.raw_bytes && algo != "tlsh") {
+    return absl::InvalidArgumentError(
+        "--raw applies to --algo tlsh only: MinHash and SimHash hash "
+        "canonical tokens");
+  }
+  if (algo == "tlsh") return PrintTlsh(cmd, out);
+  if (algo == "newsbot") return PrintNewsbot(cmd, out);
   if (algo == "minhash") {
     ASSIGN_OR_RETURN(MinHashConfig config, MinHashConfigOf(cmd.fingerprint));
     ASSIGN_OR_RETURN(MinHasher hasher, MinHasher::Create(config));

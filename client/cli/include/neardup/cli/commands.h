@@ -27,7 +27,9 @@ absl::Status RunCanonicalize(const CanonicalizeCommand& cmd, std::ostream& out);
 struct FingerprintCommand {
   std::string input = "-";
   std::string format = "hex";         // hex, raw or json
-  std::string algorithm = "minhash";  // minhash or simhash
+  std::string algorithm = "minhash";  // minhash, simhash, tlsh or newsbot
+  bool raw_bytes = false;             // tlsh: hash the bytes as they are
+  int bits = 64;                      // newsbot: 16, 32, 64 or 128
   FingerprintSettings fingerprint;
 };
 CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd);
@@ -37,6 +39,11 @@ struct CompareCommand {
   std::string input_a;
   std::string input_b;
   bool json = false;
+  // all (MinHash, SimHash, and TLSH when both inputs allow it), tlsh or
+  // newsbot.
+  std::string algorithm = "all";
+  bool raw_bytes = false;  // tlsh: hash the bytes as they are
+  int bits = 64;           // newsbot: 16, 32, 64 or 128
   FingerprintSettings fingerprint;
 };
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd);
