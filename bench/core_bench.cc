@@ -14,6 +14,7 @@
 #include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/simhash.h"
 #include "neardup/core/tlsh.h"
 #include "sample_text.h"
@@ -118,6 +119,23 @@ void BM_NewsbotSimHash3K(benchmark::State& state) {
   SetBytes(state, Doc3K().size());
 }
 BENCHMARK(BM_NewsbotSimHash3K)->Arg(64)->Arg(128);
+
+// UCFP perceptual at winnowing window w (the argument), k = 5 like the
+// default MinHash next to it, and at its own default k = 9.
+void BM_Perceptual3K(benchmark::State& state) {
+  PerceptualConfig config;
+  config.w = static_cast<int>(state.range(0));
+  config.k = static_cast<int>(state.range(1));
+  const PerceptualHasher h = *PerceptualHasher::Create(config);
+  for (auto _ : state) benchmark::DoNotOptimize(h.Fingerprint(Doc3K()));
+  SetBytes(state, Doc3K().size());
+}
+BENCHMARK(BM_Perceptual3K)
+    ->Args({1, 5})
+    ->Args({2, 5})
+    ->Args({4, 5})
+    ->Args({8, 5})
+    ->Args({4, 9});
 
 std::vector<Hash128> RandomHashes(size_t n) {
   std::mt19937_64 rng(7);

@@ -31,6 +31,7 @@ J >= T with the removed document.
 
   /usr/bin/python3 bench/trust_bench.py [--bin-dir build/release]
       [--data ../shared/data] [--bases 3000] [--skip-server] [--skip-dedup]
+      [--winnowing]   # perceptual at w = 1, 2, 4, 8 next to plain MinHash
 """
 
 import argparse
@@ -318,13 +319,14 @@ def run_dedup(bin_dir, work, docs, threshold, extra):
     return removed, edges, seconds
 
 
-def dedup(bin_dir, stored, probes, attacked, work, threshold=0.8,
-          profiles=(("default", []),)):
+def greedy_truth(stored, probes, threshold):
+    """The dedup input (stored + probes in a fixed shuffled order), its
+    shingle sets, and the rows greedy exact dedup in that order removes (a
+    document goes when a kept earlier one has J >= threshold)."""
     rng = random.Random(3)
     docs = list(stored + probes)
     rng.shuffle(docs)
     sets = [shingles(words) for _, words, _ in docs]
-    # Truth: greedy exact dedup in input order.
     index, duplicate = {}, [False] * len(docs)
     for i, s in enumerate(sets):
         candidates = {k for x in s for k in index.get(x, ())}
@@ -333,7 +335,12 @@ def dedup(bin_dir, stored, probes, attacked, work, threshold=0.8,
             continue
         for x in s:
             index.setdefault(x, []).append(i)
-    truth_removed = {i for i, d in enumerate(duplicate) if d}
+    return docs, sets, {i for i, d in enumerate(duplicate) if d}
+
+
+def dedup(bin_dir, stored, probes, attacked, work, threshold=0.8,
+          profiles=(("default", []),)):
+    docs, sets, truth_removed = greedy_truth(stored, probes, threshold)
     # Attacked copies after their bases: each should go.
     base_rows = [(d, " ".join(w)) for d, w, _ in stored if d.startswith("b")]
     attack_docs = base_rows + [(d, text) for d, text, _ in attacked]
@@ -360,6 +367,32 @@ def dedup(bin_dir, stored, probes, attacked, work, threshold=0.8,
     print()
 
 
+def winnowing(bin_dir, stored, probes, work, threshold=0.8):
+    """What winnowing buys: perceptual dedup at w in 1, 2, 4, 8 next to plain
+    MinHash, all with 5-word shingles and --verify estimate, so the
+    signatures alone decide, against the same greedy exact truth."""
+    profiles = [("minhash-lsh (plain shingles)", [])]
+    for w in (1, 2, 4, 8):
+        profiles.append((f"perceptual w={w}",
+                         ["--algorithm", "perceptual", "--ngram", "5",
+                          "--winnow-window", str(w)]))
+    docs, sets, truth_removed = greedy_truth(stored, probes, threshold)
+    print(f"## Winnowing (T = {threshold}, {len(docs)} docs, "
+          f"{len(truth_removed)} true duplicates, --verify estimate)\n")
+    print("| run | removed | recall | precision | seconds |")
+    print("| --- | --- | --- | --- | --- |")
+    for label, extra in profiles:
+        removed, edges, seconds = run_dedup(
+            bin_dir, work, [(d, " ".join(w)) for d, w, _ in docs], threshold,
+            ["--verify", "estimate", *extra])
+        good = sum(1 for r, m in edges
+                   if jaccard(sets[r], sets[m]) >= threshold)
+        recall = len(removed & truth_removed) / max(len(truth_removed), 1)
+        print(f"| {label} | {len(removed)} | {recall:.4f} | "
+              f"{good / max(len(edges), 1):.4f} | {seconds} |")
+    print()
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -370,9 +403,14 @@ def main():
     parser.add_argument("--bases", type=int, default=3000)
     parser.add_argument("--skip-server", action="store_true")
     parser.add_argument("--skip-dedup", action="store_true")
+    parser.add_argument("--winnowing", action="store_true",
+                        help="only the perceptual winnowing table")
     args = parser.parse_args()
     bases, stored, probes, attacked = generate(args.data, args.bases)
     with tempfile.TemporaryDirectory(prefix="neardup-trust-") as work:
+        if args.winnowing:
+            winnowing(args.bin_dir, stored, probes, work)
+            return
         if not args.skip_server:
             server(args.bin_dir, os.path.join(here, "..", "proto"), stored,
                    probes, attacked, work)

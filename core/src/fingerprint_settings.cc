@@ -131,4 +131,15 @@ absl::StatusOr<CollectionConfig> CollectionConfigOf(
   return config;
 }
 
+PerceptualConfig PerceptualConfigOf(const FingerprintSettings& settings,
+                                    int winnow_window) {
+  PerceptualConfig config;
+  if (settings.shingle_k > 0) config.k = settings.shingle_k;
+  config.w = winnow_window;
+  config.rows = 8;
+  config.bands = settings.num_perm / config.rows;
+  config.seed = settings.seed;
+  return config;
+}
+
 }  // namespace neardup

@@ -1,5 +1,6 @@
 #include "neardup/server/internal/handlers.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "neardup/core/collection_config.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/core/tlsh.h"
 #include "neardup/server/internal/backup_path.h"
@@ -498,6 +500,30 @@ absl::StatusOr<int> NewsbotBits(uint32_t requested) {
       "newsbot_bits must be 16, 32, 64 or 128 (or 0 for 64), got ", requested));
 }
 
+absl::StatusOr<PerceptualHasher> PerceptualOf(
+    const v1::FingerprintConfig& proto, const CollectionConfig& config,
+    uint32_t winnow_window) {
+  FingerprintSettings settings;
+  settings.shingle_k = static_cast<int>(proto.shingle_k());
+  settings.num_perm = config.num_perm;
+  settings.seed = config.seed;
+  return PerceptualHasher::Create(
+      PerceptualConfigOf(settings, winnow_window == 0
+                                       ? PerceptualConfig{}.w
+                                       : static_cast<int>(std::min<uint32_t>(
+                                             winnow_window, 1 << 20))),
+      config.canonicalizer);
+}
+
+// The perceptual fingerprint of one request field, with its winnowed set.
+absl::StatusOr<PerceptualFingerprint> PerceptualOfField(
+    std::string_view field, const std::string& text,
+    const PerceptualHasher& hasher) {
+  auto fp = hasher.Fingerprint(text, /*include_intermediates=*/true);
+  RETURN_IF_ERROR(AboutField(field, fp.status()));
+  return fp;
+}
+
 // TLSH of one request field, canonicalized unless `raw`.
 absl::StatusOr<TlshDigest> TlshOfField(std::string_view field,
                                        const std::string& bytes, bool raw,
@@ -535,6 +561,17 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
                        NewsbotSimHash(request.text(), bits));
       response->set_newsbot_simhash(FormatNewsbot(fingerprint));
       response->set_newsbot_config_hash(NewsbotConfigHash(bits));
+      return absl::OkStatus();
+    }
+    case v1::FINGERPRINT_KIND_PERCEPTUAL: {
+      ASSIGN_OR_RETURN(
+          const PerceptualHasher hasher,
+          PerceptualOf(request.config(), config, request.winnow_window()));
+      ASSIGN_OR_RETURN(const PerceptualFingerprint fp,
+                       PerceptualOfField("text", request.text(), hasher));
+      response->set_minhash(fp.minhash.Serialize());
+      response->set_minhash_config_hash(hasher.config_hash());
+      response->set_token_count(WinnowedSet(fp).size());
       return absl::OkStatus();
     }
     default:
@@ -590,6 +627,21 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
                        NewsbotSimHash(request.b(), bits));
       ASSIGN_OR_RETURN(const int distance, NewsbotHamming(a, b));
       response->set_hamming_distance(distance);
+      return absl::OkStatus();
+    }
+    case v1::FINGERPRINT_KIND_PERCEPTUAL: {
+      ASSIGN_OR_RETURN(
+          const PerceptualHasher hasher,
+          PerceptualOf(request.config(), config, request.winnow_window()));
+      ASSIGN_OR_RETURN(const PerceptualFingerprint a,
+                       PerceptualOfField("a", request.a(), hasher));
+      ASSIGN_OR_RETURN(const PerceptualFingerprint b,
+                       PerceptualOfField("b", request.b(), hasher));
+      ASSIGN_OR_RETURN(const double estimated,
+                       EstimateJaccard(a.minhash, b.minhash));
+      response->set_estimated_jaccard(estimated);
+      response->set_exact_jaccard(
+          ExactJaccard64(WinnowedSet(a), WinnowedSet(b)));
       return absl::OkStatus();
     }
     default:

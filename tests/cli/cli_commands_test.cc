@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "neardup/cli/commands.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/tlsh.h"
 #include "support/sha256.h"
 #include "support/status_matchers.h"
@@ -312,6 +314,53 @@ TEST_F(CliTest, NewsbotFingerprintAndCompare) {
   ASSERT_OK(RunCompare(compare, differ));
   EXPECT_THAT(differ.str(), HasSubstr("\"simhash_b\":\"dd59f05236d223c8\""));
   EXPECT_THAT(differ.str(), Not(HasSubstr("\"hamming\":0,")));
+}
+
+TEST_F(CliTest, PerceptualFingerprintAndCompare) {
+  const std::string text = TlshText();  // 50-odd words
+  FingerprintCommand cmd;
+  cmd.algorithm = "perceptual";
+  cmd.input = dir_.Write("a.txt", text);
+  cmd.format = "json";
+  std::ostringstream json;
+  ASSERT_OK(RunFingerprint(cmd, json));
+  EXPECT_THAT(json.str(), HasSubstr("\"algorithm\":\"rolling+minq+minhash_v1-"
+                                    "k9-w4-h128\""));
+  EXPECT_THAT(json.str(), HasSubstr("\"w\":4"));
+  cmd.format = "hex";
+  cmd.winnow_window = 1;
+  cmd.fingerprint.shingle_k = 3;
+  std::ostringstream hex;
+  ASSERT_OK(RunFingerprint(cmd, hex));
+  PerceptualConfig config;
+  config.k = 3;
+  config.w = 1;
+  const PerceptualHasher hasher = *PerceptualHasher::Create(config);
+  std::string expected;
+  for (unsigned char c : hasher.Fingerprint(text)->minhash.Serialize()) {
+    absl::StrAppendFormat(&expected, "%02x", c);
+  }
+  EXPECT_EQ(hex.str(), expected + "\n");
+  cmd.input = dir_.Write("short.txt", "too few words");
+  cmd.fingerprint.shingle_k = 0;
+  std::ostringstream refused;
+  EXPECT_THAT(RunFingerprint(cmd, refused).message(),
+              HasSubstr("short.txt: not enough tokens"));
+
+  CompareCommand compare;
+  compare.algorithm = "perceptual";
+  compare.input_a = dir_.Write("c.txt", text);
+  compare.input_b = dir_.Write("d.txt", text);
+  compare.json = true;
+  std::ostringstream same;
+  ASSERT_OK(RunCompare(compare, same));
+  EXPECT_THAT(same.str(), HasSubstr("\"estimated_jaccard\":1.0"));
+  EXPECT_THAT(same.str(), HasSubstr("\"winnowed_jaccard\":1.0"));
+  compare.input_b =
+      dir_.Write("e.txt", "completely different words " + text.substr(0, 40));
+  std::ostringstream differ;
+  ASSERT_OK(RunCompare(compare, differ));
+  EXPECT_THAT(differ.str(), Not(HasSubstr("\"winnowed_jaccard\":1.0")));
 }
 
 TEST_F(CliTest, CompareNamesTheEmptyFile) {

@@ -90,6 +90,7 @@ TEST_F(DedupRunTest, EachAlgorithmAndVerifyModeFindsTheKnownClusters) {
   struct Case {
     Algorithm algorithm;
     Verify verify;
+    SimHashVariant variant = SimHashVariant::kTxtfp;
   };
   const Case cases[] = {
       {Algorithm::kMinHashLsh, Verify::kNone},
@@ -98,13 +99,20 @@ TEST_F(DedupRunTest, EachAlgorithmAndVerifyModeFindsTheKnownClusters) {
       {Algorithm::kLshBloom, Verify::kEstimate},
       {Algorithm::kSimHash, Verify::kEstimate},
       {Algorithm::kSimHash, Verify::kExact},
+      {Algorithm::kSimHash, Verify::kEstimate, SimHashVariant::kNewsbot},
+      {Algorithm::kSimHash, Verify::kExact, SimHashVariant::kNewsbot},
+      // (Not with --verify none: its banding trades recall for precision,
+      // and a one-word edit leaves a winnowed Jaccard near 0.85.)
+      {Algorithm::kPerceptual, Verify::kEstimate},
+      {Algorithm::kPerceptual, Verify::kExact},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(static_cast<int>(c.algorithm) * 10 +
-                 static_cast<int>(c.verify));
+    SCOPED_TRACE(static_cast<int>(c.algorithm) * 100 +
+                 static_cast<int>(c.verify) * 10 + static_cast<int>(c.variant));
     DedupOptions o = Options({input});
     o.algorithm = c.algorithm;
     o.verify = c.verify;
+    o.simhash_variant = c.variant;
     // A one-word edit moves a 200-word SimHash by a few bits.
     o.max_distance = 6;
     absl::StatusOr<RunStats> stats = RunDedup(o);
@@ -114,6 +122,29 @@ TEST_F(DedupRunTest, EachAlgorithmAndVerifyModeFindsTheKnownClusters) {
     EXPECT_EQ(stats->unique, 10u);
     EXPECT_EQ(ReadFile(o.output), ExpectedJsonl(corpus));
   }
+}
+
+TEST_F(DedupRunTest, VariantOptionsAreChecked) {
+  DedupOptions o = Options({"in.jsonl"});
+  o.simhash_variant = SimHashVariant::kNewsbot;
+  EXPECT_THAT(ValidateOptions(o).message(),
+              HasSubstr("--simhash-variant newsbot needs --algorithm simhash"));
+  o.algorithm = Algorithm::kSimHash;
+  o.simhash_bits = 128;
+  EXPECT_THAT(ValidateOptions(o).message(), HasSubstr("--bits must be 16"));
+  o.simhash_bits = 32;
+  EXPECT_OK(ValidateOptions(o));
+  o = Options({"in.jsonl"});
+  o.winnow_window = 8;
+  EXPECT_THAT(ValidateOptions(o).message(),
+              HasSubstr("--winnow-window applies to --algorithm perceptual"));
+  o.algorithm = Algorithm::kPerceptual;
+  EXPECT_OK(ValidateOptions(o));
+  o.winnow_window = 0;
+  EXPECT_THAT(ValidateOptions(o).message(), HasSubstr("w must be"));
+  EXPECT_EQ(*ParseAlgorithm("perceptual"), Algorithm::kPerceptual);
+  EXPECT_EQ(AlgorithmName(Algorithm::kPerceptual), "perceptual");
+  EXPECT_FALSE(ParseSimHashVariant("charikar").ok());
 }
 
 TEST_F(DedupRunTest, ClustersNameTheFirstOccurrence) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/tlsh.h"
 #include "neardup/server/internal/proto_convert.h"
 #include "support/corpus.h"
@@ -407,6 +408,40 @@ TEST_F(HandlersTest, FingerprintAndCompareOtherKinds) {
             static_cast<uint32_t>(*NewsbotHamming(
                 *NewsbotSimHash("Breaking news about technology"),
                 *NewsbotSimHash("Sports update today"))));
+}
+
+TEST_F(HandlersTest, PerceptualKind) {
+  const std::string text = GeneratedText(5);
+  v1::FingerprintRequest request;
+  request.set_text(text);
+  request.set_kind(v1::FINGERPRINT_KIND_PERCEPTUAL);
+  request.set_winnow_window(2);
+  request.mutable_config()->set_shingle_k(4);
+  v1::FingerprintResponse response;
+  ASSERT_OK(Handlers::Fingerprint(request, &response, {}));
+  PerceptualConfig config;
+  config.k = 4;
+  config.w = 2;
+  ASSERT_OK_AND_ASSIGN(const PerceptualHasher hasher,
+                       PerceptualHasher::Create(config));
+  EXPECT_EQ(response.minhash(), hasher.Fingerprint(text)->minhash.Serialize());
+  EXPECT_EQ(response.minhash_config_hash(), hasher.config_hash());
+  EXPECT_GT(response.token_count(), 0u);
+  request.set_winnow_window(5000);
+  EXPECT_THAT(Handlers::Fingerprint(request, &response, {}).message(),
+              HasSubstr("w must be in [1, 1024]"));
+
+  v1::CompareRequest compare;
+  compare.set_kind(v1::FINGERPRINT_KIND_PERCEPTUAL);
+  compare.set_a(text);
+  compare.set_b(NearCopy(text));
+  v1::CompareResponse compared;
+  ASSERT_OK(Handlers::Compare(compare, &compared, {}));
+  EXPECT_GT(compared.exact_jaccard(), 0.3);
+  EXPECT_LT(compared.exact_jaccard(), 1.0);
+  compare.set_b("two words");
+  EXPECT_THAT(Handlers::Compare(compare, &compared, {}).message(),
+              HasSubstr("b: not enough tokens"));
 }
 
 // Parallel upserts, queries and deletes on one collection (run under TSan).

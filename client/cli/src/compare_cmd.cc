@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -7,7 +8,10 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/commands.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/core/tlsh.h"
 
 namespace neardup::cli {
@@ -22,8 +26,11 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
   sub->add_flag("--json", cmd->json, "Print one JSON object");
   sub->add_option("--algo", cmd->algorithm,
                   "all (MinHash, SimHash, and TLSH when both inputs are long "
-                  "and varied enough), tlsh or newsbot")
-      ->check(CLI::IsMember({"all", "tlsh", "newsbot"}))
+                  "and varied enough), tlsh, newsbot or perceptual")
+      ->check(CLI::IsMember({"all", "tlsh", "newsbot", "perceptual"}))
+      ->capture_default_str();
+  sub->add_option("--winnow-window", cmd->winnow_window,
+                  "perceptual: winnowing window in shingles")
       ->capture_default_str();
   sub->add_option("--bits", cmd->bits, "newsbot: 16, 32, 64 or 128")
       ->check(CLI::IsMember({16, 32, 64, 128}))
@@ -99,6 +106,44 @@ absl::Status CompareNewsbot(const CompareCommand& cmd, const std::string& a,
   return absl::OkStatus();
 }
 
+// Estimated Jaccard of the perceptual signatures and exact Jaccard of the
+// winnowed shingle sets they summarise.
+absl::Status ComparePerceptual(const CompareCommand& cmd, const std::string& a,
+                               const std::string& b, std::ostream& out) {
+  ASSIGN_OR_RETURN(const PerceptualHasher hasher,
+                   PerceptualHasher::Create(
+                       PerceptualConfigOf(cmd.fingerprint, cmd.winnow_window),
+                       cmd.fingerprint.canonicalizer));
+  auto fingerprint =
+      [&](const std::string& path,
+          const std::string& text) -> absl::StatusOr<PerceptualFingerprint> {
+    auto fp = hasher.Fingerprint(text, /*include_intermediates=*/true);
+    if (!fp.ok()) return InFile(path, fp.status());
+    return fp;
+  };
+  ASSIGN_OR_RETURN(const PerceptualFingerprint fa, fingerprint(cmd.input_a, a));
+  ASSIGN_OR_RETURN(const PerceptualFingerprint fb, fingerprint(cmd.input_b, b));
+  ASSIGN_OR_RETURN(const double estimated,
+                   EstimateJaccard(fa.minhash, fb.minhash));
+  const double exact = ExactJaccard64(WinnowedSet(fa), WinnowedSet(fb));
+  if (cmd.json) {
+    const nlohmann::ordered_json json = {
+        {"estimated_jaccard", Rounded(estimated, 6)},
+        {"winnowed_jaccard", Rounded(exact, 6)},
+        {"config_hash", FormatHex64(hasher.config_hash())},
+        {"algorithm", hasher.algorithm()},
+    };
+    out << ToJsonText(json) << "\n";
+    return absl::OkStatus();
+  }
+  out << absl::StrFormat("estimated jaccard  %.4f   (%s)\n", estimated,
+                         hasher.algorithm());
+  out << absl::StrFormat(
+      "winnowed jaccard   %.4f   (%d and %d winnowed shingles)\n", exact,
+      fa.meta.winnowed, fb.meta.winnowed);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
@@ -106,9 +151,10 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
     return absl::InvalidArgumentError("only one input can be standard input");
   }
   if (cmd.algorithm != "all" && cmd.algorithm != "tlsh" &&
-      cmd.algorithm != "newsbot") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--algo must be all, tlsh or newsbot (got \"", cmd.algorithm, "\")"));
+      cmd.algorithm != "newsbot" && cmd.algorithm != "perceptual") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--algo must be all, tlsh, newsbot or perceptual (got \"",
+                     cmd.algorithm, "\")"));
   }
   if (cmd.raw_bytes && cmd.algorithm != "tlsh") {
     return absl::InvalidArgumentError(
@@ -118,8 +164,9 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   if (cmd.algorithm != "all") {
     ASSIGN_OR_RETURN(std::string a, ReadInput(cmd.input_a));
     ASSIGN_OR_RETURN(std::string b, ReadInput(cmd.input_b));
-    return cmd.algorithm == "tlsh" ? CompareTlsh(cmd, a, b, out)
-                                   : CompareNewsbot(cmd, a, b, out);
+    if (cmd.algorithm == "tlsh") return CompareTlsh(cmd, a, b, out);
+    if (cmd.algorithm == "newsbot") return CompareNewsbot(cmd, a, b, out);
+    return ComparePerceptual(cmd, a, b, out);
   }
   ASSIGN_OR_RETURN(MinHashConfig mconfig, MinHashConfigOf(cmd.fingerprint));
   ASSIGN_OR_RETURN(SimHashConfig sconfig, SimHashConfigOf(cmd.fingerprint));

@@ -33,7 +33,8 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
   sub->add_flag("--doc-per-file", o.input.doc_per_file,
                 "TXT: every file (under the input folders) is one document");
   AddParsedOption(sub, "--algorithm", &o.algorithm, dedup::ParseAlgorithm,
-                  "minhash-lsh (default), lshbloom, simhash or suffix-array");
+                  "minhash-lsh (default), lshbloom, simhash, suffix-array "
+                  "or perceptual (rolling shingles + winnowing + MinHash)");
   CLI::Option* verify = AddParsedOption(
       sub, "--verify", &o.verify, dedup::ParseVerify,
       "exact (the default: exact Jaccard of the shingle sets >= threshold), "
@@ -52,6 +53,17 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
       ->capture_default_str();
   sub->add_option("--max-distance", o.max_distance,
                   "simhash: largest Hamming distance of a duplicate")
+      ->capture_default_str();
+  AddParsedOption(sub, "--simhash-variant", &o.simhash_variant,
+                  dedup::ParseSimHashVariant,
+                  "simhash: txtfp (default) or newsbot (MD5 per lowercase "
+                  "ASCII alphanumeric token)");
+  sub->add_option("--bits", o.simhash_bits,
+                  "simhash --simhash-variant newsbot: 16, 32 or 64")
+      ->capture_default_str();
+  sub->add_option("--winnow-window", o.winnow_window,
+                  "perceptual: winnowing window in shingles (1 keeps every "
+                  "shingle)")
       ->capture_default_str();
   sub->add_option("--expected-docs", o.expected_docs,
                   "lshbloom: documents to size the Bloom filters for (0: "

@@ -4,7 +4,9 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/commands.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/tlsh.h"
 
 namespace neardup::cli {
@@ -87,6 +89,44 @@ absl::Status PrintNewsbot(const FingerprintCommand& cmd, std::ostream& out) {
   return absl::OkStatus();
 }
 
+// The MinHash part (what is stored and indexed) in txtfp's wire format;
+// json adds the meta.
+absl::Status PrintPerceptual(const FingerprintCommand& cmd, std::ostream& out) {
+  ASSIGN_OR_RETURN(const std::string text, ReadInput(cmd.input));
+  ASSIGN_OR_RETURN(const PerceptualHasher hasher,
+                   PerceptualHasher::Create(
+                       PerceptualConfigOf(cmd.fingerprint, cmd.winnow_window),
+                       cmd.fingerprint.canonicalizer));
+  absl::StatusOr<PerceptualFingerprint> fp = hasher.Fingerprint(text);
+  if (!fp.ok()) return InFile(cmd.input, fp.status());
+  if (cmd.format == "raw") {
+    out << fp->minhash.Serialize();
+  } else if (cmd.format == "hex") {
+    out << HexBytes(fp->minhash.Serialize()) << "\n";
+  } else {
+    const PerceptualMeta& meta = fp->meta;
+    nlohmann::ordered_json json = {
+        {"algorithm", hasher.algorithm()},
+        {"config_hash", FormatHex64(hasher.config_hash())},
+        {"canonicalizer", hasher.canonicalizer().ConfigString()},
+        {"perceptual_version", meta.perceptual_version},
+        {"k", meta.k},
+        {"w", meta.w},
+        {"bands", meta.bands},
+        {"rows", meta.rows},
+        {"seed", FormatHex64(meta.seed)},
+        {"tokens", meta.tokens},
+        {"shingles", meta.shingles},
+        {"winnowed", meta.winnowed},
+    };
+    nlohmann::ordered_json& slots = json["slots"] =
+        nlohmann::ordered_json::array();
+    for (uint64_t slot : fp->minhash.slots) slots.push_back(FormatHex64(slot));
+    out << ToJsonText(json) << "\n";
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckFormat(const std::string& format) {
   if (format == "hex" || format == "raw" || format == "json") {
     return absl::OkStatus();
@@ -107,8 +147,14 @@ CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
                   "hex (one lowercase hex string), raw (wire bytes) or json")
       ->capture_default_str();
   sub->add_option("--algo", cmd->algorithm,
-                  "minhash, simhash, tlsh or newsbot (newsbot's MD5 SimHash)")
-      ->check(CLI::IsMember({"minhash", "simhash", "tlsh", "newsbot"}))
+                  "minhash, simhash, tlsh, newsbot (newsbot's MD5 SimHash) "
+                  "or perceptual (UCFP: rolling shingles, winnowing, "
+                  "MinHash; k is --ngram, 0 meaning 9)")
+      ->check(CLI::IsMember(
+          {"minhash", "simhash", "tlsh", "newsbot", "perceptual"}))
+      ->capture_default_str();
+  sub->add_option("--winnow-window", cmd->winnow_window,
+                  "perceptual: winnowing window in shingles")
       ->capture_default_str();
   sub->add_option("--bits", cmd->bits, "newsbot: 16, 32, 64 or 128")
       ->check(CLI::IsMember({16, 32, 64, 128}))
@@ -124,10 +170,10 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   RETURN_IF_ERROR(CheckFormat(cmd.format));
   const std::string& algo = cmd.algorithm;
   if (algo != "minhash" && algo != "simhash" && algo != "tlsh" &&
-      algo != "newsbot") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--algo must be minhash, simhash, tlsh or newsbot (got \"",
-                     algo, "\")"));
+      algo != "newsbot" && algo != "perceptual") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--algo must be minhash, simhash, tlsh, newsbot or perceptual (got \"",
+        algo, "\")"));
   }
   if (cmd.raw_bytes && algo != "tlsh") {
     return absl::InvalidArgumentError(
@@ -136,6 +182,7 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   }
   if (algo == "tlsh") return PrintTlsh(cmd, out);
   if (algo == "newsbot") return PrintNewsbot(cmd, out);
+  if (algo == "perceptual") return PrintPerceptual(cmd, out);
   if (algo == "minhash") {
     ASSIGN_OR_RETURN(MinHashConfig config, MinHashConfigOf(cmd.fingerprint));
     ASSIGN_OR_RETURN(MinHasher hasher, MinHasher::Create(config));

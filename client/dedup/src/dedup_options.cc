@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/core/perceptual.h"
 
 namespace neardup::dedup {
 
@@ -10,10 +11,24 @@ absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "lshbloom") return Algorithm::kLshBloom;
   if (name == "simhash") return Algorithm::kSimHash;
   if (name == "suffix-array") return Algorithm::kSuffixArray;
+  if (name == "perceptual") return Algorithm::kPerceptual;
   return absl::InvalidArgumentError(absl::StrCat(
-      "--algorithm must be minhash-lsh, lshbloom, simhash or suffix-array "
-      "(got \"",
+      "--algorithm must be minhash-lsh, lshbloom, simhash, suffix-array or "
+      "perceptual (got \"",
       AbslView(name), "\")"));
+}
+
+absl::StatusOr<SimHashVariant> ParseSimHashVariant(std::string_view name) {
+  if (name == "txtfp") return SimHashVariant::kTxtfp;
+  if (name == "newsbot") return SimHashVariant::kNewsbot;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--simhash-variant must be txtfp or newsbot (got \"",
+                   AbslView(name), "\")"));
+}
+
+PerceptualConfig PerceptualConfigOf(const DedupOptions& options) {
+  return neardup::PerceptualConfigOf(options.fingerprint,
+                                     options.winnow_window);
 }
 
 std::string_view AlgorithmName(Algorithm algorithm) {
@@ -26,6 +41,8 @@ std::string_view AlgorithmName(Algorithm algorithm) {
       return "simhash";
     case Algorithm::kSuffixArray:
       return "suffix-array";
+    case Algorithm::kPerceptual:
+      return "perceptual";
   }
   return "?";
 }
@@ -88,6 +105,33 @@ absl::Status ValidateOptions(const DedupOptions& o) {
           "lshbloom cannot name cluster representatives (it keeps no "
           "documents); --clusters needs minhash-lsh or simhash");
     }
+  }
+  if (o.simhash_variant == SimHashVariant::kNewsbot) {
+    if (o.algorithm != Algorithm::kSimHash) {
+      return absl::InvalidArgumentError(
+          "--simhash-variant newsbot needs --algorithm simhash");
+    }
+    if (o.simhash_bits != 16 && o.simhash_bits != 32 && o.simhash_bits != 64) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--bits must be 16, 32 or 64 for dedup (its SimHash index holds "
+          "64-bit fingerprints; 128-bit newsbot SimHashes are for "
+          "fingerprint and compare), got ",
+          o.simhash_bits));
+    }
+  } else if (o.simhash_bits != 64) {
+    return absl::InvalidArgumentError(
+        "--bits applies to --simhash-variant newsbot only (txtfp's SimHash "
+        "has 64 bits)");
+  }
+  if (o.algorithm == Algorithm::kPerceptual) {
+    const absl::Status valid = ValidatePerceptualConfig(PerceptualConfigOf(o));
+    if (!valid.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          valid.message(), " (--ngram sets k, --winnow-window sets w)"));
+    }
+  } else if (o.winnow_window != 4) {
+    return absl::InvalidArgumentError(
+        "--winnow-window applies to --algorithm perceptual only");
   }
   if (o.input.max_record_bytes < 1) {
     return absl::InvalidArgumentError("--max-record-bytes must be at least 1");

@@ -124,6 +124,7 @@ class InOrderStage {
         absl::InternalError("no finder for this algorithm");
     switch (options_.algorithm) {
       case Algorithm::kMinHashLsh:
+      case Algorithm::kPerceptual:
         // Sized up front only from a known input size, and at most for
         // kMaxReservedDocs: the estimate comes from the first batch's mean
         // record size, which blank or short leading records can make wildly

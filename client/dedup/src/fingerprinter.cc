@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/newsbot_simhash.h"
 
 namespace neardup::dedup {
 
@@ -19,11 +20,21 @@ absl::StatusOr<Fingerprinter> Fingerprinter::Create(
                    MinHashConfigOf(options.fingerprint));
   ASSIGN_OR_RETURN(MinHasher minhash, MinHasher::Create(minhash_config));
   f.minhash_.emplace(std::move(minhash));
-  if (options.algorithm == Algorithm::kSimHash) {
+  f.simhash_variant_ = options.simhash_variant;
+  f.simhash_bits_ = options.simhash_bits;
+  if (options.algorithm == Algorithm::kSimHash &&
+      options.simhash_variant == SimHashVariant::kTxtfp) {
     ASSIGN_OR_RETURN(const SimHashConfig simhash_config,
                      SimHashConfigOf(options.fingerprint));
     ASSIGN_OR_RETURN(SimHasher simhash, SimHasher::Create(simhash_config));
     f.simhash_.emplace(std::move(simhash));
+  }
+  if (options.algorithm == Algorithm::kPerceptual) {
+    ASSIGN_OR_RETURN(
+        PerceptualHasher perceptual,
+        PerceptualHasher::Create(PerceptualConfigOf(options),
+                                 options.fingerprint.canonicalizer));
+    f.perceptual_.emplace(std::move(perceptual));
   }
   return f;
 }
@@ -38,7 +49,31 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
     return;
   }
   // With valid UTF-8 the only document error left is "no tokens".
-  if (algorithm_ == Algorithm::kSimHash) {
+  if (algorithm_ == Algorithm::kPerceptual) {
+    // Fewer tokens than a shingle: nothing to compare, kept as empty.
+    absl::StatusOr<PerceptualFingerprint> fp =
+        perceptual_->Fingerprint(text, exact_);
+    if (!fp.ok()) {
+      out->kind = DocFingerprint::Kind::kEmpty;
+      return;
+    }
+    out->minhash = std::move(fp->minhash);
+    for (const WinnowedShingle& s : fp->winnowed) {
+      out->token_set.push_back(s.hash);
+    }
+    return;
+  }
+  if (algorithm_ == Algorithm::kSimHash &&
+      simhash_variant_ == SimHashVariant::kNewsbot) {
+    // newsbot hashes a text without tokens to zero; dedup calls it empty.
+    absl::StatusOr<NewsbotFingerprint> hash =
+        NewsbotSimHash(text, simhash_bits_);
+    if (!hash.ok() || (hash->low == 0 && NewsbotTokenize(text).empty())) {
+      out->kind = DocFingerprint::Kind::kEmpty;
+      return;
+    }
+    out->simhash = hash->low;
+  } else if (algorithm_ == Algorithm::kSimHash) {
     absl::StatusOr<uint64_t> hash = simhash_->Fingerprint(text);
     if (!hash.ok()) {
       out->kind = DocFingerprint::Kind::kEmpty;

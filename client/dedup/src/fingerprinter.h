@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/core/simhash.h"
 #include "neardup/dedup/dedup_options.h"
@@ -23,10 +24,11 @@ struct DocFingerprint {
   enum class Kind : uint8_t { kOk, kEmpty, kInvalid };
   Kind kind = Kind::kOk;
   std::string error;         // kInvalid: why (without file and line)
-  MinHashSignature minhash;  // minhash-lsh, lshbloom
+  MinHashSignature minhash;  // minhash-lsh, lshbloom, perceptual
   uint64_t simhash = 0;      // simhash
   // --verify exact: the low 64 bits of the token hashes, in token order
-  // with repeats (SortUniqueHashes makes them the shingle set).
+  // with repeats (SortUniqueHashes makes them the shingle set); for
+  // perceptual, the winnowed shingle hashes.
   std::vector<uint64_t> token_set;
 };
 
@@ -42,8 +44,11 @@ class Fingerprinter {
  private:
   Algorithm algorithm_ = Algorithm::kMinHashLsh;
   bool exact_ = false;
+  SimHashVariant simhash_variant_ = SimHashVariant::kTxtfp;
+  int simhash_bits_ = 64;
   std::optional<MinHasher> minhash_;
   std::optional<SimHasher> simhash_;
+  std::optional<PerceptualHasher> perceptual_;
 };
 
 }  // namespace neardup::dedup

@@ -15,6 +15,7 @@
 #include "neardup/core/collection_config.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/simhash.h"
 
 namespace neardup {
@@ -60,6 +61,12 @@ absl::StatusOr<MinHashConfig> MinHashConfigOf(
 // With shingle_k 0 (the default) SimHash runs over the plain base tokens.
 absl::StatusOr<SimHashConfig> SimHashConfigOf(
     const FingerprintSettings& settings);
+
+// UCFP's perceptual config from the settings: k = shingle_k (0 means 9),
+// w = winnow_window, num_perm / 8 bands of 8 rows, the seed. Checked by
+// ValidatePerceptualConfig, not here.
+PerceptualConfig PerceptualConfigOf(const FingerprintSettings& settings,
+                                    int winnow_window);
 
 // The fingerprint fields of a collection's config: the MinHash as
 // MinHashConfigOf, the SimHash over the plain base tokens (a collection's

@@ -26,10 +26,12 @@ absl::Status RunCanonicalize(const CanonicalizeCommand& cmd, std::ostream& out);
 
 struct FingerprintCommand {
   std::string input = "-";
-  std::string format = "hex";         // hex, raw or json
-  std::string algorithm = "minhash";  // minhash, simhash, tlsh or newsbot
-  bool raw_bytes = false;             // tlsh: hash the bytes as they are
-  int bits = 64;                      // newsbot: 16, 32, 64 or 128
+  std::string format = "hex";  // hex, raw or json
+  // minhash, simhash, tlsh, newsbot or perceptual
+  std::string algorithm = "minhash";
+  bool raw_bytes = false;  // tlsh: hash the bytes as they are
+  int bits = 64;           // newsbot: 16, 32, 64 or 128
+  int winnow_window = 4;   // perceptual (k is --ngram, 0 meaning 9)
   FingerprintSettings fingerprint;
 };
 CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd);
@@ -39,11 +41,12 @@ struct CompareCommand {
   std::string input_a;
   std::string input_b;
   bool json = false;
-  // all (MinHash, SimHash, and TLSH when both inputs allow it), tlsh or
-  // newsbot.
+  // all (MinHash, SimHash, and TLSH when both inputs allow it), tlsh,
+  // newsbot or perceptual.
   std::string algorithm = "all";
   bool raw_bytes = false;  // tlsh: hash the bytes as they are
   int bits = 64;           // newsbot: 16, 32, 64 or 128
+  int winnow_window = 4;   // perceptual (k is --ngram, 0 meaning 9)
   FingerprintSettings fingerprint;
 };
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd);

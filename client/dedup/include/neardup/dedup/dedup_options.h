@@ -12,11 +12,23 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/dataset/input_files.h"
 
 namespace neardup::dedup {
 
-enum class Algorithm { kMinHashLsh, kLshBloom, kSimHash, kSuffixArray };
+enum class Algorithm {
+  kMinHashLsh,
+  kLshBloom,
+  kSimHash,
+  kSuffixArray,
+  kPerceptual,  // UCFP's rolling shingles + winnowing + MinHash, via LSH
+};
+// Which SimHash --algorithm simhash computes.
+enum class SimHashVariant {
+  kTxtfp,    // txtfp's SimHash64 over the fingerprint settings (default)
+  kNewsbot,  // newsbot's MD5 SimHash over lowercase ASCII alphanumerics
+};
 enum class Verify {
   kNone,      // an index hit is a duplicate
   kEstimate,  // MinHash estimate >= threshold (SimHash: Hamming <= k)
@@ -35,7 +47,13 @@ struct DedupOptions {
   double threshold = 0.85;         // Jaccard
   // 0: chosen from threshold and verify (see ChooseBanding).
   int bands = 0;
-  int max_distance = 3;        // simhash: Hamming radius k
+  int max_distance = 3;  // simhash: Hamming radius k
+  SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
+  int simhash_bits = 64;  // newsbot: 16, 32 or 64
+  // perceptual: winnowing window in shingles (shingles are
+  // fingerprint.shingle_k tokens, 0 meaning 9; the signature has
+  // fingerprint.num_perm slots).
+  int winnow_window = 4;
   uint64_t expected_docs = 0;  // lshbloom: 0 = estimate from input size
   double bloom_false_positive = 0.001;  // lshbloom: per-document target
   int min_length = 50;                  // suffix-array: bytes
@@ -56,9 +74,14 @@ struct DedupOptions {
   bool progress = true;       // shown only when stderr is a terminal
 };
 
-// "minhash-lsh" (or "minhash"), "lshbloom", "simhash", "suffix-array".
+// "minhash-lsh" (or "minhash"), "lshbloom", "simhash", "suffix-array",
+// "perceptual".
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
 std::string_view AlgorithmName(Algorithm algorithm);
+// "txtfp", "newsbot".
+absl::StatusOr<SimHashVariant> ParseSimHashVariant(std::string_view name);
+// The perceptual config of these options (k, w, num_perm, seed).
+PerceptualConfig PerceptualConfigOf(const DedupOptions& options);
 // "none", "estimate", "exact".
 absl::StatusOr<Verify> ParseVerify(std::string_view name);
 std::string_view VerifyName(Verify verify);
