@@ -10,6 +10,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/explain.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
@@ -285,6 +286,53 @@ absl::Status Handlers::Delete(const v1::DeleteRequest& request,
   return collection->Delete(request.id(), options);
 }
 
+namespace {
+
+// Adds the passages `probe` and `match` share to `out`.
+template <typename Message>
+absl::Status AddPassages(std::string_view probe, std::string_view match,
+                         const Canonicalizer& canonicalizer, Message* out) {
+  ASSIGN_OR_RETURN(const Explanation explained,
+                   ExplainSharedPassages(probe, match, canonicalizer));
+  for (const SharedPassage& p : explained.passages) {
+    v1::SharedPassage* passage = out->add_passages();
+    passage->set_probe_begin(p.a_begin);
+    passage->set_probe_end(p.a_end);
+    passage->set_match_begin(p.b_begin);
+    passage->set_match_end(p.b_end);
+    passage->set_words(static_cast<uint32_t>(p.words));
+  }
+  out->set_passages_truncated(explained.truncated);
+  return absl::OkStatus();
+}
+
+// Fills `match` with the passages it shares with the probe, or says why it
+// cannot: the stored text and the probe's text are both needed.
+absl::Status ExplainMatch(const v1::QueryRequest& request,
+                          const storage::Collection& collection,
+                          uint32_t internal_id, v1::Match* match) {
+  if (request.probe_case() != v1::QueryRequest::kText) {
+    match->set_explain_unavailable("the probe came as signatures, not text");
+    return absl::OkStatus();
+  }
+  if (!collection.record().config.store_text) {
+    match->set_explain_unavailable(
+        "the collection keeps no text (create it with store_text)");
+    return absl::OkStatus();
+  }
+  auto doc = collection.GetByInternalId(internal_id);
+  if (absl::IsNotFound(doc.status())) return absl::OkStatus();
+  RETURN_IF_ERROR(doc.status());
+  if (!doc->text) {
+    match->set_explain_unavailable("the document came as signatures");
+    return absl::OkStatus();
+  }
+  return AddPassages(request.text(), *doc->text,
+                     collection.minhasher().canonicalizer(), match);
+}
+
+}  // namespace
+
 absl::Status Handlers::Query(const v1::QueryRequest& request,
                              v1::QueryResponse* response,
                              IndexQueryStats* stats) {
@@ -396,6 +444,10 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     };
     match->set_id(doc->external_id);
     match->set_similarity(hit.similarity);
+    if (request.explain()) {
+      RETURN_IF_ERROR(
+          ExplainMatch(request, *collection, hit.internal_id, match));
+    }
     if (hit.minhash) SetMinHashScores(*hit.minhash, match);
     if (hit.distance) match->set_hamming_distance(*hit.distance);
     if (request.include_metadata()) {
@@ -507,11 +559,15 @@ absl::StatusOr<PerceptualHasher> PerceptualOf(
   settings.shingle_k = static_cast<int>(proto.shingle_k());
   settings.num_perm = config.num_perm;
   settings.seed = config.seed;
+  if (winnow_window > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("winnow_window must be in [1, 1024] (or 0 for 4), got ",
+                     winnow_window));
+  }
   return PerceptualHasher::Create(
       PerceptualConfigOf(settings, winnow_window == 0
                                        ? PerceptualConfig{}.w
-                                       : static_cast<int>(std::min<uint32_t>(
-                                             winnow_window, 1 << 20))),
+                                       : static_cast<int>(winnow_window)),
       config.canonicalizer);
 }
 
@@ -604,6 +660,10 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
   ASSIGN_OR_RETURN(const TlshFingerprinter tlsher,
                    TlshFingerprinter::Create(config.canonicalizer));
+  if (request.explain()) {
+    RETURN_IF_ERROR(AddPassages(request.a(), request.b(),
+                                tlsher.canonicalizer(), response));
+  }
   // Sets the TLSH fields, or says why there are none.
   auto compare_tlsh = [&](bool raw) -> absl::Status {
     auto a = TlshOfField("a", request.a(), raw, tlsher);
@@ -627,6 +687,7 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
                        NewsbotSimHash(request.b(), bits));
       ASSIGN_OR_RETURN(const int distance, NewsbotHamming(a, b));
       response->set_hamming_distance(distance);
+      response->set_cosine_estimate(std::cos(M_PI * distance / bits));
       return absl::OkStatus();
     }
     case v1::FINGERPRINT_KIND_PERCEPTUAL: {

@@ -46,8 +46,15 @@ absl::Status ValidateStoredRecord(const CollectionRecord& record) {
   return absl::OkStatus();
 }
 
-// A digest of a document's exact evidence: 0 for none, odd otherwise;
-// nullopt when it cannot be read.
+// A digest of a shingle set: odd (0 stands for "no evidence").
+uint64_t DigestOfEvidence(const std::vector<uint64_t>& set) {
+  return Xxh3Hash64(std::string_view(reinterpret_cast<const char*>(set.data()),
+                                     set.size() * sizeof(uint64_t))) |
+         1;
+}
+
+// A document's twin key: the digest of its evidence, 0 for none; nullopt
+// when it cannot be read.
 std::optional<uint64_t> EvidenceDigest(const Store& store,
                                        const CollectionRecord& record,
                                        uint32_t internal_id) {
@@ -56,9 +63,7 @@ std::optional<uint64_t> EvidenceDigest(const Store& store,
   if (!sets.ok()) return std::nullopt;
   const std::optional<std::vector<uint64_t>>& set = (*sets)[0];
   if (!set) return 0;
-  return Xxh3Hash64(std::string_view(reinterpret_cast<const char*>(set->data()),
-                                     set->size() * sizeof(uint64_t))) |
-         1;
+  return DigestOfEvidence(*set);
 }
 
 }  // namespace
@@ -342,26 +347,42 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   // Evidence is read in chunks: memory stays bounded however many
   // candidates pass.
   constexpr size_t kChunk = 256;
+  // Groups whose members must be read one by one: the member read for the
+  // group was deleted or replaced after the index answered (its evidence no
+  // longer has the group's key).
+  std::vector<ScoredGroup> apart;
   std::vector<uint32_t> ids;
+  std::vector<const ScoredGroup*> read;
   for (size_t begin = 0; begin < groups.size(); begin += kChunk) {
     const size_t end = std::min(groups.size(), begin + kChunk);
     ids.clear();
-    for (size_t i = begin; i < end; ++i) ids.push_back(groups[i].ids.front());
-    ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
+    read.clear();
     for (size_t i = begin; i < end; ++i) {
       const ScoredGroup& group = groups[i];
-      if (sets[i - begin] || group.ids.size() == 1) {
-        add_group(group, sets[i - begin]);
+      if (group.twin_key == uint64_t{0}) {
+        add_group(group, std::nullopt);  // twins without evidence
         continue;
       }
-      // The member read was deleted meanwhile (or the group has no
-      // evidence): each listed member decides for itself.
-      ASSIGN_OR_RETURN(const auto member_sets,
-                       store_->GetShingleSets(record_, group.ids));
-      for (size_t m = 0; m < group.ids.size(); ++m) {
-        add_group(ScoredGroup{group.score, {group.ids[m]}, 1}, member_sets[m]);
-      }
+      ids.push_back(group.ids.front());
+      read.push_back(&group);
     }
+    ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
+    for (size_t r = 0; r < read.size(); ++r) {
+      const ScoredGroup& group = *read[r];
+      if (group.ids.size() == 1 ||
+          (sets[r] && group.twin_key == DigestOfEvidence(*sets[r]))) {
+        add_group(group, sets[r]);
+        continue;
+      }
+      for (uint32_t id : group.ids) apart.push_back({group.score, {id}, 1, {}});
+    }
+  }
+  for (size_t begin = 0; begin < apart.size(); begin += kChunk) {
+    const size_t end = std::min(apart.size(), begin + kChunk);
+    ids.clear();
+    for (size_t i = begin; i < end; ++i) ids.push_back(apart[i].ids.front());
+    ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
+    for (size_t i = begin; i < end; ++i) add_group(apart[i], sets[i - begin]);
   }
   std::sort(matches.begin(), matches.end(),
             [](const MinHashMatch& a, const MinHashMatch& b) {

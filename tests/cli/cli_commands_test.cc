@@ -363,6 +363,29 @@ TEST_F(CliTest, PerceptualFingerprintAndCompare) {
   EXPECT_THAT(differ.str(), Not(HasSubstr("\"winnowed_jaccard\":1.0")));
 }
 
+TEST_F(CliTest, CompareExplainMarksSharedPassages) {
+  CompareCommand cmd;
+  cmd.input_a = dir_.Write(
+      "a.txt", "Minutes: the quick brown fox jumps over the lazy dog. End.");
+  cmd.input_b = dir_.Write(
+      "b.txt", "Yesterday THE QUICK BROWN FOX jumps over the lazy cat.");
+  cmd.explain = true;
+  std::ostringstream text;
+  ASSERT_OK(RunCompare(cmd, text));
+  EXPECT_THAT(text.str(), HasSubstr("estimated jaccard"));
+  EXPECT_THAT(text.str(), HasSubstr("shared passages    1 "));
+  EXPECT_THAT(text.str(), HasSubstr("8 words  \"the quick brown fox jumps "
+                                    "over the lazy\""));
+  EXPECT_THAT(text.str(), HasSubstr("Minutes: [[the quick brown fox jumps over "
+                                    "the lazy]] dog. End."));
+  cmd.json = true;
+  std::ostringstream json;
+  ASSERT_OK(RunCompare(cmd, json));
+  EXPECT_THAT(json.str(), HasSubstr("\"estimated_jaccard\":"));
+  EXPECT_THAT(json.str(), HasSubstr("\"passages\":[{\"a_begin\":9,"));
+  EXPECT_THAT(json.str(), HasSubstr("\"passages_truncated\":false"));
+}
+
 TEST_F(CliTest, CompareNamesTheEmptyFile) {
   CompareCommand cmd;
   cmd.input_a = dir_.Write("a.txt", "some words here");

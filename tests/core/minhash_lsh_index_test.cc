@@ -310,16 +310,26 @@ TEST(MinHashLshIndex, TwinGroupsAnswerLikeBruteForce) {
       }
       if (step % 97 != 0) continue;
       const MinHashSignature& probe = pool[rng() % pool.size()];
-      std::vector<ScoredId> expected;
+      std::vector<ScoredId> every;  // all live documents share band 0
+      std::vector<uint32_t> live_ids;
       for (const auto& [doc, sig] : live) {
         int equal = 0;
         for (int i = 0; i < 64; ++i) equal += sig->slots[i] == probe.slots[i];
-        if (equal >= 32) expected.push_back({doc, equal / 64.0});
+        every.push_back({doc, equal / 64.0});
+        live_ids.push_back(doc);
       }
-      std::sort(expected.begin(), expected.end(),
+      std::sort(every.begin(), every.end(),
                 [](const ScoredId& a, const ScoredId& b) {
                   return a.score != b.score ? a.score > b.score : a.id < b.id;
                 });
+      std::vector<ScoredId> expected;
+      for (const ScoredId& e : every) {
+        if (e.score >= 0.5) expected.push_back(e);
+      }
+      ASSERT_EQ(*index->Candidates(probe), live_ids);
+      const size_t five = std::min<size_t>(5, every.size());
+      ASSERT_EQ(*index->TopK(probe, 5),
+                std::vector<ScoredId>(every.begin(), every.begin() + five));
       ASSERT_EQ(*index->Query(probe, 0.5), expected) << "step " << step;
       const size_t k = std::min<size_t>(7, expected.size());
       ASSERT_EQ(*index->Query(probe, 0.5, nullptr, 7),

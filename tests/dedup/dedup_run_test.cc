@@ -130,9 +130,9 @@ TEST_F(DedupRunTest, VariantOptionsAreChecked) {
   EXPECT_THAT(ValidateOptions(o).message(),
               HasSubstr("--simhash-variant newsbot needs --algorithm simhash"));
   o.algorithm = Algorithm::kSimHash;
-  o.simhash_bits = 128;
-  EXPECT_THAT(ValidateOptions(o).message(), HasSubstr("--bits must be 16"));
-  o.simhash_bits = 32;
+  o.simhash_bits = 16;
+  EXPECT_THAT(ValidateOptions(o).message(), HasSubstr("--bits must be 64"));
+  o.simhash_bits = 64;
   EXPECT_OK(ValidateOptions(o));
   o = Options({"in.jsonl"});
   o.winnow_window = 8;

@@ -429,7 +429,7 @@ TEST_F(HandlersTest, PerceptualKind) {
   EXPECT_GT(response.token_count(), 0u);
   request.set_winnow_window(5000);
   EXPECT_THAT(Handlers::Fingerprint(request, &response, {}).message(),
-              HasSubstr("w must be in [1, 1024]"));
+              HasSubstr("winnow_window must be in [1, 1024]"));
 
   v1::CompareRequest compare;
   compare.set_kind(v1::FINGERPRINT_KIND_PERCEPTUAL);
@@ -442,6 +442,63 @@ TEST_F(HandlersTest, PerceptualKind) {
   compare.set_b("two words");
   EXPECT_THAT(Handlers::Compare(compare, &compared, {}).message(),
               HasSubstr("b: not enough tokens"));
+}
+
+TEST_F(HandlersTest, ExplainListsSharedPassages) {
+  const std::string text = GeneratedText(6);
+  const std::string near = NearCopy(text);
+  v1::CompareRequest compare;
+  compare.set_a(text);
+  compare.set_b(near);
+  compare.set_explain(true);
+  v1::CompareResponse compared;
+  ASSERT_OK(Handlers::Compare(compare, &compared, {}));
+  ASSERT_GT(compared.passages_size(), 0);
+  for (const v1::SharedPassage& p : compared.passages()) {
+    ASSERT_LE(p.probe_end(), text.size());
+    ASSERT_LE(p.match_end(), near.size());
+    EXPECT_GE(p.words(), 5u);
+  }
+
+  // Query: the stored text is needed.
+  v1::CreateCollectionRequest create;
+  create.set_name("texts");
+  create.mutable_config()->set_store_text(true);
+  create.mutable_config()->set_threshold(0.5);
+  v1::Collection created;
+  ASSERT_OK(handlers_->CreateCollection(create, &created));
+  v1::UpsertRequest upsert;
+  upsert.set_collection("texts");
+  upsert.set_id("doc");
+  upsert.set_text(near);
+  v1::UpsertResponse upserted;
+  ASSERT_OK(handlers_->Upsert(upsert, &upserted));
+  ASSERT_OK(Upsert("doc", near));  // into "c", which keeps no text
+
+  for (const std::string collection : {"texts", "c"}) {
+    v1::QueryRequest query;
+    query.set_collection(collection);
+    query.set_text(text);
+    query.set_explain(true);
+    v1::QueryResponse response;
+    IndexQueryStats stats;
+    ASSERT_OK(handlers_->Query(query, &response, &stats));
+    ASSERT_EQ(response.matches_size(), 1) << collection;
+    const v1::Match& match = response.matches(0);
+    if (collection == "texts") {
+      ASSERT_EQ(match.passages_size(), compared.passages_size());
+      for (int i = 0; i < match.passages_size(); ++i) {
+        const v1::SharedPassage& p = match.passages(i);
+        EXPECT_EQ(
+            text.substr(p.probe_begin(), p.probe_end() - p.probe_begin()),
+            near.substr(p.match_begin(), p.match_end() - p.match_begin()));
+      }
+      EXPECT_TRUE(match.explain_unavailable().empty());
+    } else {
+      EXPECT_EQ(match.passages_size(), 0);
+      EXPECT_THAT(match.explain_unavailable(), HasSubstr("store_text"));
+    }
+  }
 }
 
 // Parallel upserts, queries and deletes on one collection (run under TSan).

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -8,11 +9,13 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/commands.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/explain.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/core/tlsh.h"
+#include "passages.h"
 
 namespace neardup::cli {
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
@@ -38,6 +41,9 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
   sub->add_flag("--raw", cmd->raw_bytes,
                 "tlsh: hash the input bytes as they are (any bytes, no "
                 "canonicalization)");
+  sub->add_flag("--explain", cmd->explain,
+                "Also list the passages the texts share (runs of 5 or more "
+                "equal words), marked in the first text");
   AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
 }
@@ -146,7 +152,67 @@ absl::Status ComparePerceptual(const CompareCommand& cmd, const std::string& a,
 
 }  // namespace
 
+namespace {
+
+// Prints (unless --json) the passages a and b share; returns them as JSON.
+absl::StatusOr<nlohmann::ordered_json> Explain(const CompareCommand& cmd,
+                                               const std::string& a,
+                                               const std::string& b,
+                                               std::ostream& out) {
+  ASSIGN_OR_RETURN(const Canonicalizer canonicalizer,
+                   Canonicalizer::Create(cmd.fingerprint.canonicalizer));
+  ASSIGN_OR_RETURN(const Explanation explained,
+                   ExplainSharedPassages(a, b, canonicalizer));
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  std::vector<PassageLine> lines;
+  std::vector<ByteRange> in_a;
+  for (const SharedPassage& p : explained.passages) {
+    json.push_back({{"a_begin", p.a_begin},
+                    {"a_end", p.a_end},
+                    {"b_begin", p.b_begin},
+                    {"b_end", p.b_end},
+                    {"words", p.words}});
+    lines.push_back({{p.a_begin, p.a_end}, {p.b_begin, p.b_end}, p.words});
+    in_a.push_back({p.a_begin, p.a_end});
+  }
+  if (!cmd.json) {
+    out << "shared passages    " << explained.passages.size()
+        << (explained.truncated ? " (cut short: at most 64, over 1 MiB)" : "")
+        << "        (runs of 5+ equal words; every run of 8+ is found)\n";
+    PrintPassageLines(a, lines, out);
+    if (!explained.passages.empty()) {
+      out << "\n" << Highlight(a, in_a, IsTerminal(out)) << "\n";
+    }
+  }
+  return nlohmann::ordered_json{{"passages", json},
+                                {"passages_truncated", explained.truncated}};
+}
+
+}  // namespace
+
 absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
+  if (cmd.explain) {
+    // The measures first, then the passages (one JSON object with --json).
+    CompareCommand measures = cmd;
+    measures.explain = false;
+    std::ostringstream measured;
+    RETURN_IF_ERROR(RunCompare(measures, measured));
+    ASSIGN_OR_RETURN(const std::string a, ReadInput(cmd.input_a));
+    ASSIGN_OR_RETURN(const std::string b, ReadInput(cmd.input_b));
+    std::ostringstream passages;
+    ASSIGN_OR_RETURN(const nlohmann::ordered_json explained,
+                     Explain(cmd, a, b, passages));
+    if (!cmd.json) {
+      out << measured.str() << passages.str();
+      return absl::OkStatus();
+    }
+    nlohmann::ordered_json json = nlohmann::ordered_json::parse(
+        measured.str(), nullptr, /*allow_exceptions=*/false);
+    if (!json.is_object()) json = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : explained.items()) json[key] = value;
+    out << ToJsonText(json) << "\n";
+    return absl::OkStatus();
+  }
   if (cmd.input_a == "-" && cmd.input_b == "-") {
     return absl::InvalidArgumentError("only one input can be standard input");
   }
@@ -160,6 +226,13 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
     return absl::InvalidArgumentError(
         "--raw applies to --algo tlsh only: MinHash and SimHash hash "
         "canonical tokens");
+  }
+  if (cmd.bits != 64 && cmd.algorithm != "newsbot") {
+    return absl::InvalidArgumentError("--bits applies to --algo newsbot only");
+  }
+  if (cmd.winnow_window != 4 && cmd.algorithm != "perceptual") {
+    return absl::InvalidArgumentError(
+        "--winnow-window applies to --algo perceptual only");
   }
   if (cmd.algorithm != "all") {
     ASSIGN_OR_RETURN(std::string a, ReadInput(cmd.input_a));

@@ -59,7 +59,8 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                   "simhash: txtfp (default) or newsbot (MD5 per lowercase "
                   "ASCII alphanumeric token)");
   sub->add_option("--bits", o.simhash_bits,
-                  "simhash --simhash-variant newsbot: 16, 32 or 64")
+                  "simhash --simhash-variant newsbot: 64 (shorter and 128-bit "
+                  "SimHashes are for fingerprint and compare)")
       ->capture_default_str();
   sub->add_option("--winnow-window", o.winnow_window,
                   "perceptual: winnowing window in shingles (1 keeps every "

@@ -180,6 +180,13 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
         "--raw applies to --algo tlsh only: MinHash and SimHash hash "
         "canonical tokens");
   }
+  if (cmd.bits != 64 && algo != "newsbot") {
+    return absl::InvalidArgumentError("--bits applies to --algo newsbot only");
+  }
+  if (cmd.winnow_window != 4 && algo != "perceptual") {
+    return absl::InvalidArgumentError(
+        "--winnow-window applies to --algo perceptual only");
+  }
   if (algo == "tlsh") return PrintTlsh(cmd, out);
   if (algo == "newsbot") return PrintNewsbot(cmd, out);
   if (algo == "perceptual") return PrintPerceptual(cmd, out);

@@ -19,6 +19,7 @@
 #include "neardup/client/client.h"
 #include "neardup/core/config_hash.h"
 #include "neardup/proto/fingerprint_settings_proto.h"
+#include "passages.h"
 
 namespace neardup::cli {
 namespace {
@@ -138,6 +139,7 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
   if (cmd.max_distance >= 0) request.set_max_distance(cmd.max_distance);
   request.set_top_k(cmd.top_k);
   request.set_include_metadata(cmd.metadata);
+  request.set_explain(cmd.explain);
   ASSIGN_OR_RETURN(v1::QueryResponse response, client.Query(request));
   if (cmd.server.json) return PrintJson(response, out);
   if (response.matches().empty()) {
@@ -155,6 +157,19 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
       out << "  " << key << "=" << value;
     }
     out << "\n";
+    if (!cmd.explain) continue;
+    if (!match.explain_unavailable().empty()) {
+      out << "  (no passages: " << match.explain_unavailable() << ")\n";
+      continue;
+    }
+    std::vector<PassageLine> lines;
+    for (const v1::SharedPassage& p : match.passages()) {
+      lines.push_back({{p.probe_begin(), p.probe_end()},
+                       {p.match_begin(), p.match_end()},
+                       p.words()});
+    }
+    PrintPassageLines(request.text(), lines, out);
+    if (match.passages_truncated()) out << "  (more passages left out)\n";
   }
   return absl::OkStatus();
 }
@@ -337,6 +352,9 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   query->add_option("--max-distance", cmd->max_distance,
                     "SimHash Hamming radius (default: the collection's)");
   query->add_flag("--metadata", cmd->metadata, "print matches' metadata");
+  query->add_flag("--explain", cmd->explain,
+                  "list the passages each match shares with the text (the "
+                  "collection must store text)");
   commands.push_back(query);
 
   CLI::App* get_doc = app->add_subcommand("get", "show a stored document");

@@ -111,12 +111,13 @@ absl::Status ValidateOptions(const DedupOptions& o) {
       return absl::InvalidArgumentError(
           "--simhash-variant newsbot needs --algorithm simhash");
     }
-    if (o.simhash_bits != 16 && o.simhash_bits != 32 && o.simhash_bits != 64) {
+    if (o.simhash_bits != 64) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--bits must be 16, 32 or 64 for dedup (its SimHash index holds "
-          "64-bit fingerprints; 128-bit newsbot SimHashes are for "
-          "fingerprint and compare), got ",
-          o.simhash_bits));
+          "--bits must be 64 for dedup, got ", o.simhash_bits,
+          ": its SimHash index splits 64 bits into blocks, and shorter "
+          "fingerprints would leave most blocks zero (every document a "
+          "candidate of every other); 16-, 32- and 128-bit newsbot SimHashes "
+          "are for fingerprint and compare"));
     }
   } else if (o.simhash_bits != 64) {
     return absl::InvalidArgumentError(

@@ -276,7 +276,10 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
       const double score = shard.slots.CountEqual(row, probe) * inverse_h;
       if (!keep(score)) continue;
       if (stats) stats->accepted += size;
-      ScoredGroup& group = out.emplace_back(ScoredGroup{score, {}, size});
+      ScoredGroup& group = out.emplace_back(ScoredGroup{score, {}, size, {}});
+      if (size > 1 && options_.twin_key) {
+        if (const uint64_t* key = shard.twins.KeyOf(row)) group.twin_key = *key;
+      }
       shard.twins.ForEachMember(row, max_ids, [&](uint32_t member) {
         group.ids.push_back(shard.IdOf(member));
       });

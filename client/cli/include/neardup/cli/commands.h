@@ -47,6 +47,7 @@ struct CompareCommand {
   bool raw_bytes = false;  // tlsh: hash the bytes as they are
   int bits = 64;           // newsbot: 16, 32, 64 or 128
   int winnow_window = 4;   // perceptual (k is --ngram, 0 meaning 9)
+  bool explain = false;    // also list the passages a and b share
   FingerprintSettings fingerprint;
 };
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd);

@@ -71,6 +71,7 @@ struct ServerCommands {
   std::string algorithm = "minhash";
   int max_distance = -1;
   bool metadata = false;
+  bool explain = false;  // query: passages shared with each match
   // backup / export
   std::string backup_destination;
   bool with_signatures = false;

@@ -57,6 +57,10 @@ struct ScoredGroup {
   double score;
   std::vector<uint32_t> ids;  // the first members, ascending
   size_t size;                // members in all (>= ids.size())
+  // The twin key the members were grouped by (groups of two or more in an
+  // index with twin_key set): callers that read one member's evidence
+  // check it against this before applying it to the others.
+  std::optional<uint64_t> twin_key;
 };
 
 // Thread-safe.
