@@ -14,6 +14,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/perceptual.h"
+#include "neardup/core/tlsh.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
 #include "support/run_command.h"
@@ -314,6 +316,76 @@ TEST_F(NeardupdTest, SignaturesFromFingerprintAreAccepted) {
   EXPECT_EQ(found->matches(0).id(), "s");
   EXPECT_EQ(found->matches(0).similarity(), 1.0);
   EXPECT_FALSE(found->matches(0).has_exact_jaccard());  // no stored text
+}
+
+// The other fingerprint kinds and explain, through gRPC on a real server.
+TEST_F(NeardupdTest, OtherFingerprintsAndExplainThroughTheServer) {
+  const std::string text = GeneratedText(21);
+  const std::string near = NearCopy(text);
+  v1::FingerprintRequest fingerprint;
+  fingerprint.set_text(text);
+  fingerprint.set_kind(v1::FINGERPRINT_KIND_TLSH);
+  auto tlsh = client_->Fingerprint(fingerprint);
+  ASSERT_OK(tlsh);
+  EXPECT_EQ(tlsh->tlsh(),
+            FormatTlsh(*TlshFingerprinter::Create()->Fingerprint(text)));
+  fingerprint.set_kind(v1::FINGERPRINT_KIND_TLSH_RAW);
+  fingerprint.set_text(std::string("\xff\x00", 2) + text);  // any bytes
+  auto raw = client_->Fingerprint(fingerprint);
+  ASSERT_OK(raw);
+  EXPECT_EQ(raw->tlsh(), FormatTlsh(*TlshOfBytes(fingerprint.text())));
+  fingerprint.set_kind(v1::FINGERPRINT_KIND_NEWSBOT);
+  fingerprint.set_text("The quick brown fox");
+  fingerprint.set_newsbot_bits(128);
+  auto newsbot = client_->Fingerprint(fingerprint);
+  ASSERT_OK(newsbot);
+  EXPECT_EQ(newsbot->newsbot_simhash(), "0fd470685f8966c02c02008001828212");
+  fingerprint.set_kind(v1::FINGERPRINT_KIND_PERCEPTUAL);
+  fingerprint.set_text(text);
+  auto perceptual = client_->Fingerprint(fingerprint);
+  ASSERT_OK(perceptual);
+  EXPECT_EQ(perceptual->minhash_config_hash(),
+            PerceptualHasher::Create()->config_hash());
+
+  // A perceptual signature is not a collection's MinHash: refused, never
+  // compared.
+  CreateCollection("texts");
+  v1::UpsertRequest foreign;
+  foreign.set_collection("texts");
+  foreign.set_id("p");
+  foreign.mutable_signatures()->set_minhash(perceptual->minhash());
+  foreign.mutable_signatures()->set_minhash_config_hash(
+      perceptual->minhash_config_hash());
+  EXPECT_EQ(client_->Upsert(foreign).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  v1::CompareRequest compare;
+  compare.set_a(text);
+  compare.set_b(near);
+  compare.set_explain(true);
+  auto compared = client_->Compare(compare);
+  ASSERT_OK(compared);
+  EXPECT_TRUE(compared->has_tlsh_distance());
+  ASSERT_GT(compared->passages_size(), 0);
+
+  v1::UpsertRequest upsert;
+  upsert.set_collection("texts");
+  upsert.set_id("near");
+  upsert.set_text(near);
+  ASSERT_OK(client_->Upsert(upsert));
+  v1::QueryRequest query;
+  query.set_collection("texts");
+  query.set_text(text);
+  query.set_explain(true);
+  auto found = client_->Query(query);
+  ASSERT_OK(found);
+  ASSERT_EQ(found->matches_size(), 1);
+  const v1::Match& match = found->matches(0);
+  ASSERT_EQ(match.passages_size(), compared->passages_size());
+  for (const v1::SharedPassage& p : match.passages()) {
+    EXPECT_EQ(text.substr(p.probe_begin(), p.probe_end() - p.probe_begin()),
+              near.substr(p.match_begin(), p.match_end() - p.match_begin()));
+  }
 }
 
 TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
