@@ -26,6 +26,9 @@ TEST(Passages, LinesShowRangesWordsAndText) {
   std::ostringstream out;
   PrintPassageLines("the quick brown fox", {{{4, 15}, {0, 11}, 2}}, out);
   EXPECT_EQ(out.str(), "  a[4,15) b[0,11)  2 words  \"quick brown\"\n");
+  std::ostringstream multiline;
+  PrintPassageLines("one\ntwo\tthree", {{{0, 13}, {0, 13}, 3}}, multiline);
+  EXPECT_EQ(multiline.str(), "  a[0,13) b[0,13)  3 words  \"one two three\"\n");
   std::ostringstream bad;
   PrintPassageLines("short", {{{0, 99}, {0, 99}, 9}}, bad);  // out of range
   EXPECT_THAT(bad.str(), HasSubstr("9 words  \"\""));

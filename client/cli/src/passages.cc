@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <string>
 
 namespace neardup::cli {
 namespace {
@@ -61,9 +62,14 @@ void PrintPassageLines(std::string_view probe,
             : std::string_view();
     const bool long_passage = words.size() > 80;
     words = CutUtf8(words, 80);
+    // One line each: line breaks and tabs inside a passage show as spaces.
+    std::string shown(words);
+    std::replace_if(
+        shown.begin(), shown.end(),
+        [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
     out << "  a[" << p.probe.begin << "," << p.probe.end << ") b["
         << p.match.begin << "," << p.match.end << ")  " << p.words
-        << " words  \"" << words << (long_passage ? " ..." : "") << "\"\n";
+        << " words  \"" << shown << (long_passage ? " ..." : "") << "\"\n";
   }
 }
 
