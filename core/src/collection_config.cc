@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {
@@ -20,6 +21,67 @@ absl::StatusOr<Verification> ParseVerification(std::string_view name) {
   return absl::InvalidArgumentError(absl::StrCat(
       "verification must be exact or estimate, got \"", AbslView(name), "\""));
 }
+
+std::string_view MinHashAlgorithmName(MinHashAlgorithm algorithm) {
+  return algorithm == MinHashAlgorithm::kPerceptual ? "perceptual" : "shingled";
+}
+
+absl::StatusOr<MinHashAlgorithm> ParseMinHashAlgorithm(std::string_view name) {
+  if (name == "shingled" || name == "minhash") {
+    return MinHashAlgorithm::kShingled;
+  }
+  if (name == "perceptual") return MinHashAlgorithm::kPerceptual;
+  return absl::InvalidArgumentError(
+      absl::StrCat("minhash algorithm must be shingled or perceptual, got \"",
+                   AbslView(name), "\""));
+}
+
+std::string_view SimHashVariantName(SimHashVariant variant) {
+  return variant == SimHashVariant::kNewsbot ? "newsbot" : "txtfp";
+}
+
+absl::StatusOr<SimHashVariant> ParseSimHashVariant(std::string_view name) {
+  if (name == "txtfp") return SimHashVariant::kTxtfp;
+  if (name == "newsbot") return SimHashVariant::kNewsbot;
+  return absl::InvalidArgumentError(
+      absl::StrCat("simhash variant must be txtfp or newsbot, got \"",
+                   AbslView(name), "\""));
+}
+
+namespace {
+
+// The perceptual fields: the tokenizer must be k-word shingles (the rolling
+// window) and the family XXH3, which is what PerceptualHasher uses.
+absl::Status NormalizePerceptual(CollectionConfig& config) {
+  if (config.minhash_algorithm != MinHashAlgorithm::kPerceptual) {
+    if (config.winnow_window != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("winnow_window applies to perceptual MinHash only, got ",
+                       config.winnow_window));
+    }
+    return absl::OkStatus();
+  }
+  if (config.winnow_window == 0) config.winnow_window = PerceptualConfig{}.w;
+  ASSIGN_OR_RETURN(const SplitTokenizer split,
+                   SplitTokenizerName(config.minhash_tokenizer));
+  if (split.base != "word-uax29") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "perceptual MinHash shingles words: the tokenizer must be word, got ",
+        split.base));
+  }
+  if (config.family != HashFamily::kXxh3) {
+    return absl::InvalidArgumentError(
+        "perceptual MinHash hashes with XXH3: leave the hash family unset");
+  }
+  absl::Status valid = ValidatePerceptualConfig(PerceptualConfigOf(config));
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("perceptual: ", valid.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 double DefaultMinThreshold(double threshold) {
   // Rounded to 1e-9 so 0.8 gives 0.7, not 0.7000000000000001.
@@ -74,6 +136,18 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     return absl::InvalidArgumentError(
         absl::StrCat("minhash tokenizer: ", tokenizer.status().message()));
   }
+  RETURN_IF_ERROR(NormalizePerceptual(config));
+  if (config.simhash_variant == SimHashVariant::kNewsbot) {
+    if (!config.simhash_enabled) {
+      return absl::InvalidArgumentError(
+          "simhash variant newsbot needs SimHash on");
+    }
+    // newsbot fixes its tokens and weights: the other fields keep their
+    // defaults so that equal collections have equal configs.
+    const CollectionConfig defaults;
+    config.simhash_tokenizer = defaults.simhash_tokenizer;
+    config.simhash_weighting = defaults.simhash_weighting;
+  }
   if (config.simhash_enabled) {
     if (auto tokenizer = MakeTokenizer(config.simhash_tokenizer);
         !tokenizer.ok()) {
@@ -101,6 +175,18 @@ MinHashConfig MinHashConfigOf(const CollectionConfig& config) {
   out.num_perm = config.num_perm;
   out.seed = config.seed;
   out.family = config.family;
+  return out;
+}
+
+PerceptualConfig PerceptualConfigOf(const CollectionConfig& config) {
+  PerceptualConfig out;
+  if (auto split = SplitTokenizerName(config.minhash_tokenizer); split.ok()) {
+    out.k = split->shingle_k;
+  }
+  out.w = config.winnow_window;
+  out.rows = 8;
+  out.bands = config.num_perm / out.rows;
+  out.seed = config.seed;
   return out;
 }
 

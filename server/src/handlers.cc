@@ -10,6 +10,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/collection_fingerprinter.h"
 #include "neardup/core/explain.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
@@ -170,6 +171,8 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
                                    DecodeShingleSet(shingle_set, &shingles)));
         doc.shingles = std::move(shingles);
       }
+      ASSIGN_OR_RETURN(doc.tlsh, TlshFromProto(request.signatures(), record));
+      if (doc.tlsh) doc.tlsh_config_hash = record.tlsh_config_hash;
       break;
     }
     default:
@@ -328,7 +331,7 @@ absl::Status ExplainMatch(const v1::QueryRequest& request,
     return absl::OkStatus();
   }
   return AddPassages(request.text(), *doc->text,
-                     collection.minhasher().canonicalizer(), match);
+                     collection.fingerprinter().canonicalizer(), match);
 }
 
 }  // namespace
@@ -357,37 +360,49 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   std::optional<uint64_t> simhash;
   // The probe's shingle set, when the collection verifies exactly.
   std::optional<std::vector<uint64_t>> probe_shingles;
+  // The probe's TLSH, when the collection keeps TLSH and the probe has one.
+  std::optional<TlshDigest> probe_tlsh;
+  const CollectionFingerprinter& fingerprinter = collection->fingerprinter();
   switch (request.probe_case()) {
     case v1::QueryRequest::kText: {
       RETURN_IF_ERROR(CheckText("text", request.text(), limits_));
       if (simhash_query) {
-        if (collection->simhasher() == nullptr) {
+        if (!fingerprinter.has_simhash()) {
           return absl::FailedPreconditionError(
               absl::StrCat("collection '", collection->name(),
                            "' was created without SimHash"));
         }
-        auto h = collection->simhasher()->Fingerprint(request.text());
+        auto h = fingerprinter.SimHash(request.text());
         RETURN_IF_ERROR(AboutField("text", h.status()));
         simhash = *h;
       } else {
         if (config.verification == Verification::kExact) {
           probe_shingles.emplace();
         }
-        auto sig = collection->minhasher().Fingerprint(
+        auto sig = fingerprinter.MinHash(
             request.text(), probe_shingles ? &*probe_shingles : nullptr);
         RETURN_IF_ERROR(AboutField("text", sig.status()));
         minhash = *std::move(sig);
       }
+      if (fingerprinter.has_tlsh()) {
+        // Too short or uniform for TLSH: matches simply carry no distance.
+        if (auto tlsh = fingerprinter.Tlsh(request.text()); tlsh.ok()) {
+          probe_tlsh = *tlsh;
+        }
+      }
       break;
     }
-    case v1::QueryRequest::kSignatures:
+    case v1::QueryRequest::kSignatures: {
       RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
                                           &minhash, &simhash));
       if (simhash_query && !simhash) {
         return absl::InvalidArgumentError(
             "a SimHash query by signatures needs signatures.simhash");
       }
+      ASSIGN_OR_RETURN(probe_tlsh, TlshFromProto(request.signatures(),
+                                                 collection->record()));
       break;
+    }
     default:
       return absl::InvalidArgumentError("set either text or signatures");
   }
@@ -422,12 +437,21 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     }
   }
 
+  // TLSH distances: one read for every hit, only when both sides have one.
+  std::vector<std::optional<TlshDigest>> hit_tlsh(hits.size());
+  if (probe_tlsh && !hits.empty()) {
+    std::vector<uint32_t> ids;
+    for (const Hit& hit : hits) ids.push_back(hit.internal_id);
+    ASSIGN_OR_RETURN(hit_tlsh, collection->TlshOf(ids));
+  }
+
   // Matches stop before the answer would outgrow the message limit.
   const size_t budget = limits_.max_response_bytes > kResponseSlackBytes
                             ? limits_.max_response_bytes - kResponseSlackBytes
                             : 0;
   size_t answer_bytes = 0;
-  for (const Hit& hit : hits) {
+  for (size_t h = 0; h < hits.size(); ++h) {
+    const Hit& hit = hits[h];
     if (static_cast<size_t>(response->matches_size()) >= top_k) break;
     auto doc = collection->GetByInternalId(hit.internal_id,
                                            storage::DocumentParts::kRecordOnly);
@@ -450,6 +474,9 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     }
     if (hit.minhash) SetMinHashScores(*hit.minhash, match);
     if (hit.distance) match->set_hamming_distance(*hit.distance);
+    if (hit_tlsh[h]) {
+      match->set_tlsh_distance(TlshDistance(*probe_tlsh, *hit_tlsh[h]));
+    }
     if (request.include_metadata()) {
       for (const auto& [key, value] : doc->metadata) {
         (*match->mutable_metadata())[key] = value;
@@ -633,21 +660,27 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
     default:
       return absl::InvalidArgumentError("kind: unknown value");
   }
-  ASSIGN_OR_RETURN(MinHasher minhasher,
-                   MinHasher::Create(MinHashConfigOf(config)));
-  auto sig = minhasher.Fingerprint(request.text());
+  // What a collection with this config would store for the text.
+  ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
+                   CollectionFingerprinter::Create(config));
+  std::vector<uint64_t> evidence;
+  auto sig = fingerprinter.MinHash(request.text(), &evidence);
   RETURN_IF_ERROR(AboutField("text", sig.status()));
   response->set_minhash(sig->Serialize());
-  response->set_minhash_config_hash(minhasher.config_hash());
-  ASSIGN_OR_RETURN(std::vector<Hash128> tokens,
-                   minhasher.TokenSet(request.text()));
-  response->set_token_count(tokens.size());
-  if (config.simhash_enabled) {
-    ASSIGN_OR_RETURN(SimHasher simhasher,
-                     SimHasher::Create(SimHashConfigOf(config)));
-    ASSIGN_OR_RETURN(uint64_t h, simhasher.Fingerprint(request.text()));
+  response->set_minhash_config_hash(fingerprinter.minhash_config_hash());
+  response->set_token_count(evidence.size());
+  if (fingerprinter.has_simhash()) {
+    ASSIGN_OR_RETURN(uint64_t h, fingerprinter.SimHash(request.text()));
     response->set_simhash(h);
-    response->set_simhash_config_hash(simhasher.config_hash());
+    response->set_simhash_config_hash(fingerprinter.simhash_config_hash());
+  }
+  if (fingerprinter.has_tlsh()) {
+    if (auto tlsh = fingerprinter.Tlsh(request.text()); tlsh.ok()) {
+      response->set_tlsh(FormatTlsh(*tlsh));
+      response->set_tlsh_config_hash(fingerprinter.tlsh_config_hash());
+    } else {
+      response->set_tlsh_unavailable(std::string(tlsh.status().message()));
+    }
   }
   return absl::OkStatus();
 }
@@ -708,21 +741,22 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
     default:
       return absl::InvalidArgumentError("kind: unknown value");
   }
-  ASSIGN_OR_RETURN(MinHasher minhasher,
-                   MinHasher::Create(MinHashConfigOf(config)));
-  ASSIGN_OR_RETURN(SimHasher simhasher,
-                   SimHasher::Create(SimHashConfigOf(config)));
-  auto sig_a = minhasher.Fingerprint(request.a());
+  // The collection families of the config; SimHash always (neardup's
+  // unless the config asks for newsbot's).
+  config.simhash_enabled = true;
+  ASSIGN_OR_RETURN(config, NormalizeCollectionConfig(std::move(config)));
+  ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
+                   CollectionFingerprinter::Create(config));
+  std::vector<uint64_t> set_a, set_b;
+  auto sig_a = fingerprinter.MinHash(request.a(), &set_a);
   RETURN_IF_ERROR(AboutField("a", sig_a.status()));
-  auto sig_b = minhasher.Fingerprint(request.b());
+  auto sig_b = fingerprinter.MinHash(request.b(), &set_b);
   RETURN_IF_ERROR(AboutField("b", sig_b.status()));
   ASSIGN_OR_RETURN(double estimated, EstimateJaccard(*sig_a, *sig_b));
-  ASSIGN_OR_RETURN(auto tokens_a, minhasher.TokenSet(request.a()));
-  ASSIGN_OR_RETURN(auto tokens_b, minhasher.TokenSet(request.b()));
-  ASSIGN_OR_RETURN(uint64_t h_a, simhasher.Fingerprint(request.a()));
-  ASSIGN_OR_RETURN(uint64_t h_b, simhasher.Fingerprint(request.b()));
+  ASSIGN_OR_RETURN(uint64_t h_a, fingerprinter.SimHash(request.a()));
+  ASSIGN_OR_RETURN(uint64_t h_b, fingerprinter.SimHash(request.b()));
   response->set_estimated_jaccard(estimated);
-  response->set_exact_jaccard(ExactJaccard(tokens_a, tokens_b));
+  response->set_exact_jaccard(ExactJaccard64(set_a, set_b));
   response->set_hamming_distance(Hamming(h_a, h_b));
   response->set_cosine_estimate(CosineEstimate(h_a, h_b));
   // TLSH where both texts allow it; otherwise the reason, not an error.

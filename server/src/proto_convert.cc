@@ -42,6 +42,17 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
     return out_of_range("banding", proto.banding(),
                         "BANDING_RECALL_FIRST or BANDING_TXTFP");
   }
+  if (!v1::MinHashAlgorithm_IsValid(proto.minhash_algorithm())) {
+    return out_of_range("minhash_algorithm", proto.minhash_algorithm(),
+                        "MINHASH_ALGORITHM_SHINGLED or _PERCEPTUAL");
+  }
+  if (!v1::SimHashVariant_IsValid(proto.simhash_variant())) {
+    return out_of_range("simhash_variant", proto.simhash_variant(),
+                        "SIMHASH_VARIANT_TXTFP or _NEWSBOT");
+  }
+  if (proto.winnow_window() > 1024) {
+    return out_of_range("winnow_window", proto.winnow_window(), "in [0, 1024]");
+  }
   if (!v1::Verification_IsValid(proto.verification())) {
     return out_of_range("verification", proto.verification(),
                         "VERIFICATION_EXACT or VERIFICATION_ESTIMATE");
@@ -99,6 +110,12 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
         static_cast<int>(proto.simhash_max_distance());
   }
   config->store_text = proto.store_text();
+  if (absl::Status families =
+          neardup::proto::FamiliesFromProto(proto, &*config);
+      !families.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config: ", families.message()));
+  }
   auto normalized = NormalizeCollectionConfig(*std::move(config));
   if (!normalized.ok()) {
     return absl::InvalidArgumentError(
@@ -132,6 +149,7 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
   proto.set_simhash(config.simhash_enabled);
   proto.set_simhash_max_distance(config.simhash_max_distance);
   proto.set_store_text(config.store_text);
+  neardup::proto::FamiliesToProto(config, &proto);
   return proto;
 }
 
@@ -142,6 +160,7 @@ v1::Collection CollectionToProto(const storage::Collection& collection) {
   *proto.mutable_config() = ConfigToProto(record.config);
   proto.set_minhash_config_hash(record.minhash_config_hash);
   proto.set_simhash_config_hash(record.simhash_config_hash);
+  proto.set_tlsh_config_hash(record.tlsh_config_hash);
   proto.set_document_count(collection.num_documents());
   proto.set_created_unix_micros(record.created_unix_micros);
   proto.set_candidate_probability_at_floor(
@@ -149,6 +168,23 @@ v1::Collection CollectionToProto(const storage::Collection& collection) {
   proto.set_candidate_probability_at_threshold(
       LshCandidateProbability(record.config.threshold, record.config.lsh));
   return proto;
+}
+
+absl::StatusOr<std::optional<TlshDigest>> TlshFromProto(
+    const v1::Signatures& proto, const storage::CollectionRecord& record) {
+  if (proto.tlsh().empty() || !record.config.keep_tlsh) return std::nullopt;
+  if (proto.tlsh_config_hash() != record.tlsh_config_hash) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "signatures.tlsh_config_hash ", FormatHex64(proto.tlsh_config_hash()),
+        " does not match collection '", record.name, "' (",
+        FormatHex64(record.tlsh_config_hash), ")"));
+  }
+  absl::StatusOr<TlshDigest> digest = ParseTlsh(proto.tlsh());
+  if (!digest.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("signatures.tlsh: ", digest.status().message()));
+  }
+  return *digest;
 }
 
 absl::Status SignaturesFromProto(const v1::Signatures& proto,
@@ -210,6 +246,10 @@ v1::Document DocumentToProto(const storage::StoredDocument& doc,
     sigs->set_simhash_config_hash(record.simhash_config_hash);
   }
   if (doc.shingles) sigs->set_shingle_set(EncodeShingleSet(*doc.shingles));
+  if (doc.tlsh) {
+    sigs->set_tlsh(FormatTlsh(*doc.tlsh));
+    sigs->set_tlsh_config_hash(record.tlsh_config_hash);
+  }
   proto.set_created_unix_micros(doc.created_unix_micros);
   proto.set_updated_unix_micros(doc.updated_unix_micros);
   return proto;

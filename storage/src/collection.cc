@@ -36,12 +36,15 @@ absl::Status ValidateStoredRecord(const CollectionRecord& record) {
   ASSIGN_OR_RETURN(const ConfigHashes hashes,
                    ComputeConfigHashes(record.config));
   if (hashes.minhash != record.minhash_config_hash ||
-      hashes.simhash != record.simhash_config_hash) {
+      hashes.simhash != record.simhash_config_hash ||
+      hashes.tlsh != record.tlsh_config_hash) {
     return absl::FailedPreconditionError(absl::StrCat(
         "stored config hashes (", FormatHex64(record.minhash_config_hash), ", ",
-        FormatHex64(record.simhash_config_hash),
+        FormatHex64(record.simhash_config_hash), ", ",
+        FormatHex64(record.tlsh_config_hash),
         ") differ from the hashes of its config (", FormatHex64(hashes.minhash),
-        ", ", FormatHex64(hashes.simhash), ")"));
+        ", ", FormatHex64(hashes.simhash), ", ", FormatHex64(hashes.tlsh),
+        ")"));
   }
   return absl::OkStatus();
 }
@@ -69,13 +72,12 @@ std::optional<uint64_t> EvidenceDigest(const Store& store,
 }  // namespace
 
 Collection::Collection(Store* store, CollectionRecord record,
-                       MinHasher minhasher, std::optional<SimHasher> simhasher,
+                       CollectionFingerprinter fingerprinter,
                        std::unique_ptr<MinHashLshIndex> minhash_index,
                        std::unique_ptr<SimHashIndex> simhash_index)
     : store_(store),
       record_(std::move(record)),
-      minhasher_(std::move(minhasher)),
-      simhasher_(std::move(simhasher)),
+      fingerprinter_(std::move(fingerprinter)),
       minhash_index_(std::move(minhash_index)),
       simhash_index_(std::move(simhash_index)) {}
 
@@ -83,8 +85,8 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
     Store* store, CollectionRecord record, int index_shards) {
   RETURN_IF_ERROR(ValidateStoredRecord(record));
   const CollectionConfig& config = record.config;
-  ASSIGN_OR_RETURN(MinHasher minhasher,
-                   MinHasher::Create(MinHashConfigOf(config)));
+  ASSIGN_OR_RETURN(CollectionFingerprinter fingerprinter,
+                   CollectionFingerprinter::Create(config));
   MinHashIndexOptions index_options{.num_perm = config.num_perm,
                                     .lsh = config.lsh,
                                     .verify_bits = config.verify_bits,
@@ -98,17 +100,15 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
     };
   }
   ASSIGN_OR_RETURN(auto minhash_index, MinHashLshIndex::Create(index_options));
-  std::optional<SimHasher> simhasher;
   std::unique_ptr<SimHashIndex> simhash_index;
   if (config.simhash_enabled) {
-    ASSIGN_OR_RETURN(simhasher, SimHasher::Create(SimHashConfigOf(config)));
     ASSIGN_OR_RETURN(
         simhash_index,
         SimHashIndex::Create({config.simhash_max_distance, 0, index_shards}));
   }
-  return std::unique_ptr<Collection>(new Collection(
-      store, std::move(record), std::move(minhasher), std::move(simhasher),
-      std::move(minhash_index), std::move(simhash_index)));
+  return std::unique_ptr<Collection>(
+      new Collection(store, std::move(record), std::move(fingerprinter),
+                     std::move(minhash_index), std::move(simhash_index)));
 }
 
 absl::StatusOr<DocumentWrite> Collection::PrepareWrite(
@@ -118,14 +118,21 @@ absl::StatusOr<DocumentWrite> Collection::PrepareWrite(
   doc.metadata = std::move(metadata);
   if (record_.config.verification == Verification::kExact) {
     doc.shingles.emplace();
-    ASSIGN_OR_RETURN(doc.minhash, minhasher_.Fingerprint(text, &*doc.shingles));
-  } else {
-    ASSIGN_OR_RETURN(doc.minhash, minhasher_.Fingerprint(text));
   }
-  doc.minhash_config_hash = minhasher_.config_hash();
-  if (simhasher_) {
-    ASSIGN_OR_RETURN(doc.simhash, simhasher_->Fingerprint(text));
-    doc.simhash_config_hash = simhasher_->config_hash();
+  ASSIGN_OR_RETURN(
+      doc.minhash,
+      fingerprinter_.MinHash(text, doc.shingles ? &*doc.shingles : nullptr));
+  doc.minhash_config_hash = fingerprinter_.minhash_config_hash();
+  if (fingerprinter_.has_simhash()) {
+    ASSIGN_OR_RETURN(doc.simhash, fingerprinter_.SimHash(text));
+    doc.simhash_config_hash = fingerprinter_.simhash_config_hash();
+  }
+  if (fingerprinter_.has_tlsh()) {
+    // A text too short or too uniform for TLSH is stored without one.
+    if (auto tlsh = fingerprinter_.Tlsh(text); tlsh.ok()) {
+      doc.tlsh = *tlsh;
+      doc.tlsh_config_hash = fingerprinter_.tlsh_config_hash();
+    }
   }
   if (record_.config.store_text) doc.text = std::string(text);
   return doc;
@@ -391,6 +398,11 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
             });
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
   return matches;
+}
+
+absl::StatusOr<std::vector<std::optional<TlshDigest>>> Collection::TlshOf(
+    std::span<const uint32_t> internal_ids) const {
+  return store_->GetTlshDigests(record_, internal_ids);
 }
 
 absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(

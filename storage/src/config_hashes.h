@@ -11,10 +11,11 @@ namespace neardup::storage {
 struct ConfigHashes {
   uint64_t minhash = 0;
   uint64_t simhash = 0;  // 0 when SimHash is disabled
+  uint64_t tlsh = 0;     // 0 unless the collection keeps TLSH
 };
 
-// The config hashes of the MinHasher and SimHasher a collection with this
-// (normalized) config fingerprints with, computed by building them, so they
+// The config hashes of the fingerprints a collection with this (normalized)
+// config makes, computed by building its CollectionFingerprinter, so they
 // are exactly the hashes core stamps on signatures.
 absl::StatusOr<ConfigHashes> ComputeConfigHashes(
     const CollectionConfig& config);

@@ -182,6 +182,45 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   out->set_min_threshold(config.min_threshold);
   out->set_banding(ToProto(config.banding));
   out->set_verification(ToProto(config.verification));
+  out->set_minhash_algorithm(config.minhash_algorithm ==
+                                     MinHashAlgorithm::kPerceptual
+                                 ? pb::MINHASH_ALGORITHM_PERCEPTUAL
+                                 : pb::MINHASH_ALGORITHM_SHINGLED);
+  out->set_winnow_window(config.winnow_window);
+  out->set_simhash_variant(config.simhash_variant == SimHashVariant::kNewsbot
+                               ? pb::SIMHASH_VARIANT_NEWSBOT
+                               : pb::SIMHASH_VARIANT_TXTFP);
+  out->set_keep_tlsh(config.keep_tlsh);
+}
+
+// The format-3 fields; an older record has them all 0, as it meant.
+absl::Status FamiliesFromProto(const pb::CollectionConfig& in,
+                               CollectionConfig& config) {
+  switch (in.minhash_algorithm()) {
+    case pb::MINHASH_ALGORITHM_SHINGLED:
+      config.minhash_algorithm = MinHashAlgorithm::kShingled;
+      break;
+    case pb::MINHASH_ALGORITHM_PERCEPTUAL:
+      config.minhash_algorithm = MinHashAlgorithm::kPerceptual;
+      break;
+    default:
+      return Malformed("collection", absl::StrCat("minhash_algorithm ",
+                                                  in.minhash_algorithm()));
+  }
+  switch (in.simhash_variant()) {
+    case pb::SIMHASH_VARIANT_TXTFP:
+      config.simhash_variant = SimHashVariant::kTxtfp;
+      break;
+    case pb::SIMHASH_VARIANT_NEWSBOT:
+      config.simhash_variant = SimHashVariant::kNewsbot;
+      break;
+    default:
+      return Malformed("collection",
+                       absl::StrCat("simhash_variant ", in.simhash_variant()));
+  }
+  config.winnow_window = in.winnow_window();
+  config.keep_tlsh = in.keep_tlsh();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
@@ -210,6 +249,7 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
   ASSIGN_OR_RETURN(config.simhash_weighting, FromProto(in.simhash_weighting()));
   config.simhash_max_distance = in.simhash_max_distance();
   config.store_text = in.store_text();
+  RETURN_IF_ERROR(FamiliesFromProto(in, config));
   if (in.min_threshold() == 0) {  // written before recall-first banding
     config.min_threshold = config.threshold;
     config.banding = BandingRule::kTxtfp;
@@ -232,6 +272,7 @@ std::string EncodeCollectionRecord(const CollectionRecord& record) {
   message.set_minhash_config_hash(record.minhash_config_hash);
   message.set_simhash_config_hash(record.simhash_config_hash);
   message.set_created_unix_micros(record.created_unix_micros);
+  message.set_tlsh_config_hash(record.tlsh_config_hash);
   return message.SerializeAsString();
 }
 
@@ -246,6 +287,7 @@ absl::StatusOr<CollectionRecord> DecodeCollectionRecord(
   record.minhash_config_hash = message.minhash_config_hash();
   record.simhash_config_hash = message.simhash_config_hash();
   record.created_unix_micros = message.created_unix_micros();
+  record.tlsh_config_hash = message.tlsh_config_hash();
   return record;
 }
 
@@ -334,6 +376,23 @@ absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes) {
     return Malformed("evidence value", StdView(decoded.message()));
   }
   return value;
+}
+
+std::string EncodeTlshValue(const TlshValue& value) {
+  pb::TlshValue message;
+  message.set_config_hash(value.config_hash);
+  message.set_digest(FormatTlsh(value.digest));
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<TlshValue> DecodeTlshValue(std::string_view bytes) {
+  ASSIGN_OR_RETURN(const pb::TlshValue message,
+                   ParseMessage<pb::TlshValue>(bytes, "tlsh value"));
+  absl::StatusOr<TlshDigest> digest = ParseTlsh(message.digest());
+  if (!digest.ok()) {
+    return Malformed("tlsh value", StdView(digest.status().message()));
+  }
+  return TlshValue{message.config_hash(), *digest};
 }
 
 }  // namespace neardup::storage

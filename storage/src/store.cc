@@ -195,8 +195,8 @@ absl::Status Store::InitializeOrCheckFormat(bool fresh) {
                      "; this build supports format version ", kFormatVersion));
   }
   if (*version < kFormatVersion) {
-    // Nothing to rewrite: format 1 data reads as it is. The new number keeps
-    // older builds away from the evidence they do not maintain.
+    // Nothing to rewrite: older data reads as it is. The new number keeps
+    // older builds away from the evidence and TLSH they do not maintain.
     return FromRocksDb(db_->Put(SyncedWrite(), meta, keys::kFormatVersion,
                                 keys::EncodeU32LittleEndian(kFormatVersion)),
                        absl::StrCat("upgrade the format version of ", dir_));
@@ -327,6 +327,7 @@ absl::StatusOr<CollectionRecord> Store::CreateCollection(
       .minhash_config_hash = hashes.minhash,
       .simhash_config_hash = hashes.simhash,
       .created_unix_micros = absl::ToUnixMicros(absl::Now()),
+      .tlsh_config_hash = hashes.tlsh,
   };
   rocksdb::ColumnFamilyHandle* meta = handle(ColumnFamily::kMeta);
   rocksdb::WriteBatch batch;
@@ -388,7 +389,8 @@ void Store::AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const {
   batch.Delete(handle(ColumnFamily::kMeta), keys::NextDocIdKey(id));
   for (ColumnFamily family :
        {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
-        ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText}) {
+        ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText,
+        ColumnFamily::kTlsh}) {
     batch.DeleteRange(handle(family), begin, end);
   }
 }

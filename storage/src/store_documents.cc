@@ -53,42 +53,95 @@ absl::Status CorruptDocument(const CollectionRecord& collection,
                                           AbslView(what)));
 }
 
-absl::StatusOr<MinHashSignature> DecodeCheckedMinHash(
-    const CollectionRecord& collection, uint32_t internal_id,
-    std::string_view bytes) {
-  absl::StatusOr<MinHashValue> value = DecodeMinHashValue(bytes);
+// A decoded value of one document, checked to carry `expected` as its
+// config hash; DATA_LOSS naming the document otherwise.
+template <typename Value>
+absl::StatusOr<Value> CheckedValue(const CollectionRecord& collection,
+                                   uint32_t internal_id,
+                                   absl::StatusOr<Value> value,
+                                   std::string_view what, uint64_t expected) {
   if (!value.ok()) {
     return CorruptDocument(collection, internal_id,
                            StdView(value.status().message()));
   }
-  if (value->config_hash != collection.minhash_config_hash) {
+  if (value->config_hash != expected) {
     return CorruptDocument(
         collection, internal_id,
-        absl::StrCat("stored minhash config_hash ",
+        absl::StrCat("stored ", AbslView(what), " config_hash ",
                      FormatHex64(value->config_hash),
-                     " differs from the collection's ",
-                     FormatHex64(collection.minhash_config_hash)));
+                     " differs from the collection's ", FormatHex64(expected)));
   }
-  return std::move(value->signature);
+  return value;
+}
+
+absl::StatusOr<MinHashSignature> DecodeCheckedMinHash(
+    const CollectionRecord& collection, uint32_t internal_id,
+    std::string_view bytes) {
+  ASSIGN_OR_RETURN(
+      MinHashValue value,
+      CheckedValue(collection, internal_id, DecodeMinHashValue(bytes),
+                   "minhash", collection.minhash_config_hash));
+  return std::move(value.signature);
 }
 
 absl::StatusOr<uint64_t> DecodeCheckedSimHash(
     const CollectionRecord& collection, uint32_t internal_id,
     std::string_view bytes) {
-  absl::StatusOr<SimHashValue> value = DecodeSimHashValue(bytes);
-  if (!value.ok()) {
-    return CorruptDocument(collection, internal_id,
-                           StdView(value.status().message()));
+  ASSIGN_OR_RETURN(
+      const SimHashValue value,
+      CheckedValue(collection, internal_id, DecodeSimHashValue(bytes),
+                   "simhash", collection.simhash_config_hash));
+  return value.value;
+}
+
+absl::StatusOr<std::vector<uint64_t>> DecodeCheckedEvidence(
+    const CollectionRecord& collection, uint32_t internal_id,
+    std::string_view bytes) {
+  ASSIGN_OR_RETURN(
+      EvidenceValue value,
+      CheckedValue(collection, internal_id, DecodeEvidenceValue(bytes),
+                   "evidence", collection.minhash_config_hash));
+  return std::move(value.shingles);
+}
+
+absl::StatusOr<TlshDigest> DecodeCheckedTlsh(const CollectionRecord& collection,
+                                             uint32_t internal_id,
+                                             std::string_view bytes) {
+  ASSIGN_OR_RETURN(const TlshValue value,
+                   CheckedValue(collection, internal_id, DecodeTlshValue(bytes),
+                                "tlsh", collection.tlsh_config_hash));
+  return value.digest;
+}
+
+// One family's values of `internal_ids`, read with one MultiGet (so from one
+// implicit snapshot) and decoded by `decode`; nullopt where absent.
+template <typename Decode>
+auto MultiGetDecoded(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* family,
+                     const CollectionRecord& stored,
+                     std::span<const uint32_t> internal_ids,
+                     std::string_view what, Decode decode)
+    -> absl::StatusOr<std::vector<
+        std::optional<typename decltype(decode(stored, 0, {}))::value_type>>> {
+  std::vector<std::string> keys;
+  keys.reserve(internal_ids.size());
+  for (uint32_t id : internal_ids) keys.push_back(keys::DocKey(stored.id, id));
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  if (!keys.empty()) {
+    db.MultiGet(rocksdb::ReadOptions(), family, slices.size(), slices.data(),
+                values.data(), statuses.data());
   }
-  if (value->config_hash != collection.simhash_config_hash) {
-    return CorruptDocument(
-        collection, internal_id,
-        absl::StrCat("stored simhash config_hash ",
-                     FormatHex64(value->config_hash),
-                     " differs from the collection's ",
-                     FormatHex64(collection.simhash_config_hash)));
+  std::vector<
+      std::optional<typename decltype(decode(stored, 0, {}))::value_type>>
+      out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    RETURN_IF_ERROR(FromRocksDb(statuses[i], what));
+    ASSIGN_OR_RETURN(out[i],
+                     decode(stored, internal_ids[i], values[i].ToStringView()));
   }
-  return value->value;
+  return out;
 }
 
 // Reads a value that must exist because another entry of the same document
@@ -228,6 +281,12 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
       // The old text's evidence must not outlive it.
       batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
     }
+    if (doc.tlsh && stored.config.keep_tlsh) {
+      batch.Put(handle(ColumnFamily::kTlsh), doc_key,
+                EncodeTlshValue({stored.tlsh_config_hash, *doc.tlsh}));
+    } else if (result.replaced) {
+      batch.Delete(handle(ColumnFamily::kTlsh), doc_key);
+    }
     results[i] = result;
   }
   auto give_back = [&] {
@@ -360,6 +419,17 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
     ASSIGN_OR_RETURN(doc.simhash, DecodeCheckedSimHash(collection, internal_id,
                                                        simhash_bytes));
   }
+  if (collection.config.keep_tlsh) {
+    std::string tlsh_bytes;
+    const rocksdb::Status read = db_->Get(
+        read_options, handle(ColumnFamily::kTlsh), doc_key, &tlsh_bytes);
+    if (read.ok()) {
+      ASSIGN_OR_RETURN(doc.tlsh,
+                       DecodeCheckedTlsh(collection, internal_id, tlsh_bytes));
+    } else if (!read.IsNotFound()) {  // NotFound: the document has none
+      RETURN_IF_ERROR(FromRocksDb(read, "read tlsh"));
+    }
+  }
   return doc;
 }
 
@@ -368,37 +438,20 @@ Store::GetShingleSets(const CollectionRecord& collection,
                       std::span<const uint32_t> internal_ids) const {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
-  const CollectionRecord& stored = state->record;
-  std::vector<std::string> keys;
-  keys.reserve(internal_ids.size());
-  for (uint32_t id : internal_ids) keys.push_back(keys::DocKey(stored.id, id));
-  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
-  std::vector<rocksdb::PinnableSlice> values(keys.size());
-  std::vector<rocksdb::Status> statuses(keys.size());
-  // One MultiGet reads the candidates' evidence from one implicit snapshot.
-  db_->MultiGet(rocksdb::ReadOptions(), handle(ColumnFamily::kEvidence),
-                slices.size(), slices.data(), values.data(), statuses.data());
-  std::vector<std::optional<std::vector<uint64_t>>> sets(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (statuses[i].IsNotFound()) continue;
-    RETURN_IF_ERROR(FromRocksDb(statuses[i], "read evidence"));
-    absl::StatusOr<EvidenceValue> value =
-        DecodeEvidenceValue(values[i].ToStringView());
-    if (!value.ok()) {
-      return CorruptDocument(stored, internal_ids[i],
-                             StdView(value.status().message()));
-    }
-    if (value->config_hash != stored.minhash_config_hash) {
-      return CorruptDocument(
-          stored, internal_ids[i],
-          absl::StrCat("stored evidence config_hash ",
-                       FormatHex64(value->config_hash),
-                       " differs from the collection's ",
-                       FormatHex64(stored.minhash_config_hash)));
-    }
-    sets[i] = std::move(value->shingles);
+  return MultiGetDecoded(*db_, handle(ColumnFamily::kEvidence), state->record,
+                         internal_ids, "read evidence", DecodeCheckedEvidence);
+}
+
+absl::StatusOr<std::vector<std::optional<TlshDigest>>> Store::GetTlshDigests(
+    const CollectionRecord& collection,
+    std::span<const uint32_t> internal_ids) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  if (!state->record.config.keep_tlsh) {
+    return std::vector<std::optional<TlshDigest>>(internal_ids.size());
   }
-  return sets;
+  return MultiGetDecoded(*db_, handle(ColumnFamily::kTlsh), state->record,
+                         internal_ids, "read tlsh", DecodeCheckedTlsh);
 }
 
 absl::StatusOr<uint32_t> Store::DeleteDocument(
@@ -427,6 +480,7 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   batch.Delete(handle(ColumnFamily::kSimHash), doc_key);
   batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
   batch.Delete(handle(ColumnFamily::kText), doc_key);
+  batch.Delete(handle(ColumnFamily::kTlsh), doc_key);
   RETURN_IF_ERROR(WriteGuarded(batch, options.sync,
                                DiskSpaceGuard::WriteKind::kShrinking,
                                "delete document"));
@@ -577,20 +631,10 @@ class StoreDocumentCursor final : public DocumentCursor {
                          doc_key, &bytes);
     if (found.IsNotFound()) return std::nullopt;
     RETURN_IF_ERROR(FromRocksDb(found, "read evidence"));
-    absl::StatusOr<EvidenceValue> value = DecodeEvidenceValue(bytes);
-    if (!value.ok()) {
-      return CorruptDocument(record, doc.internal_id,
-                             StdView(value.status().message()));
-    }
-    if (value->config_hash != record.minhash_config_hash) {
-      return CorruptDocument(
-          record, doc.internal_id,
-          absl::StrCat("stored evidence config_hash ",
-                       FormatHex64(value->config_hash),
-                       " differs from the collection's ",
-                       FormatHex64(record.minhash_config_hash)));
-    }
-    return std::move(value->shingles);
+    absl::StatusOr<std::vector<uint64_t>> set =
+        DecodeCheckedEvidence(record, doc.internal_id, bytes);
+    if (!set.ok()) return set.status();
+    return std::optional<std::vector<uint64_t>>(*std::move(set));
   }
 
   const Store* const store_;

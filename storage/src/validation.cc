@@ -83,6 +83,16 @@ absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
     return absl::InvalidArgumentError(
         "shingle set must be strictly increasing");
   }
+  if (doc.tlsh.has_value()) {
+    if (!collection.config.keep_tlsh) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("collection \"", collection.name, "\" keeps no TLSH"));
+    }
+    if (doc.tlsh_config_hash != collection.tlsh_config_hash) {
+      return ConfigMismatch("tlsh", doc.tlsh_config_hash, collection,
+                            collection.tlsh_config_hash);
+    }
+  }
   if (!collection.config.simhash_enabled) {
     if (doc.simhash.has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(

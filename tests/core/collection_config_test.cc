@@ -119,5 +119,60 @@ TEST(CollectionConfig, FingerprinterConfigsCarryTheFields) {
   EXPECT_EQ(simhash.seed, 42u);
 }
 
+TEST(CollectionConfig, PerceptualTakesKFromTheTokenizerAndDefaultsTheWindow) {
+  CollectionConfig config;
+  config.minhash_algorithm = MinHashAlgorithm::kPerceptual;
+  config.minhash_tokenizer = "shingle-k=9/word-uax29";
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig normalized,
+                       NormalizeCollectionConfig(config));
+  EXPECT_EQ(normalized.winnow_window, 4);
+  const PerceptualConfig perceptual = PerceptualConfigOf(normalized);
+  EXPECT_EQ(perceptual.k, 9);
+  EXPECT_EQ(perceptual.w, 4);
+  EXPECT_EQ(perceptual.minhash_len(), 128);
+  EXPECT_EQ(perceptual.seed, config.seed);
+  EXPECT_EQ(NormalizeCollectionConfig(normalized)->winnow_window, 4);
+}
+
+TEST(CollectionConfig, PerceptualRefusesWhatItCannotHonour) {
+  CollectionConfig config;
+  config.minhash_algorithm = MinHashAlgorithm::kPerceptual;
+  config.family = HashFamily::kMurmur3;
+  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("XXH3"));
+  config.family = HashFamily::kXxh3;
+  config.minhash_tokenizer = "shingle-k=3/grapheme-uax29";
+  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("tokenizer must be word"));
+  config.minhash_tokenizer = "shingle-k=3/word-uax29";
+  config.winnow_window = 1025;
+  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("perceptual"));
+  CollectionConfig shingled;
+  shingled.winnow_window = 4;
+  EXPECT_THAT(ErrorOf(shingled).message(), HasSubstr("winnow_window"));
+}
+
+TEST(CollectionConfig, NewsbotSimHashNeedsSimHashAndFixesItsFields) {
+  CollectionConfig config;
+  config.simhash_variant = SimHashVariant::kNewsbot;
+  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("needs SimHash on"));
+  config.simhash_enabled = true;
+  config.simhash_tokenizer = "grapheme-uax29";
+  config.simhash_weighting = SimHashWeighting::kUniform;
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig normalized,
+                       NormalizeCollectionConfig(config));
+  EXPECT_EQ(normalized.simhash_tokenizer, CollectionConfig{}.simhash_tokenizer);
+  EXPECT_EQ(normalized.simhash_weighting, SimHashWeighting::kTf);
+}
+
+TEST(CollectionConfig, FamilyNamesRoundTrip) {
+  for (auto a : {MinHashAlgorithm::kShingled, MinHashAlgorithm::kPerceptual}) {
+    EXPECT_EQ(*ParseMinHashAlgorithm(MinHashAlgorithmName(a)), a);
+  }
+  for (auto v : {SimHashVariant::kTxtfp, SimHashVariant::kNewsbot}) {
+    EXPECT_EQ(*ParseSimHashVariant(SimHashVariantName(v)), v);
+  }
+  EXPECT_FALSE(ParseMinHashAlgorithm("tlsh").ok());
+  EXPECT_FALSE(ParseSimHashVariant("md5").ok());
+}
+
 }  // namespace
 }  // namespace neardup

@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/core/tlsh.h"
 #include "server/server_process.h"
@@ -386,6 +387,137 @@ TEST_F(NeardupdTest, OtherFingerprintsAndExplainThroughTheServer) {
     EXPECT_EQ(text.substr(p.probe_begin(), p.probe_end() - p.probe_begin()),
               near.substr(p.match_begin(), p.match_end() - p.match_begin()));
   }
+}
+
+// Each fingerprint family as a collection's own: stored, queried, exported
+// with its signatures, and answering the same after a restart.
+TEST_F(NeardupdTest, CollectionsOfEachFamilyStoreAndQuery) {
+  auto create = [&](const std::string& name, auto configure) {
+    v1::CreateCollectionRequest request;
+    request.set_name(name);
+    request.mutable_config()->set_threshold(0.5);
+    configure(request.mutable_config());
+    return client_->CreateCollection(request);
+  };
+  auto perceptual = create("perceptual", [](v1::FingerprintConfig* c) {
+    c->set_minhash_algorithm(v1::MINHASH_ALGORITHM_PERCEPTUAL);
+    c->set_winnow_window(2);
+  });
+  ASSERT_OK(perceptual);
+  EXPECT_EQ(perceptual->config().shingle_k(), 9u);  // UCFP's default k
+  EXPECT_EQ(perceptual->config().winnow_window(), 2u);
+  PerceptualConfig expected_config;
+  expected_config.w = 2;
+  EXPECT_EQ(perceptual->minhash_config_hash(),
+            PerceptualHasher::Create(expected_config)->config_hash());
+  auto newsbot = create("newsbot", [](v1::FingerprintConfig* c) {
+    c->set_simhash(true);
+    c->set_simhash_variant(v1::SIMHASH_VARIANT_NEWSBOT);
+    c->set_simhash_max_distance(8);
+  });
+  ASSERT_OK(newsbot);
+  EXPECT_EQ(newsbot->simhash_config_hash(), NewsbotConfigHash(64));
+  auto tlsh =
+      create("tlsh", [](v1::FingerprintConfig* c) { c->set_tlsh(true); });
+  ASSERT_OK(tlsh);
+  EXPECT_EQ(tlsh->tlsh_config_hash(),
+            TlshFingerprinter::Create()->config_hash());
+  // Foreign fields of a family are refused with the field's name.
+  auto bad = create("bad", [](v1::FingerprintConfig* c) {
+    c->set_minhash_algorithm(v1::MINHASH_ALGORITHM_PERCEPTUAL);
+    c->set_hash_family(v1::HASH_FAMILY_MURMUR3);
+  });
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("XXH3"));
+
+  for (const char* name : {"perceptual", "newsbot", "tlsh"}) {
+    for (int i = 0; i < 20; ++i) {
+      v1::UpsertRequest upsert;
+      upsert.set_collection(name);
+      upsert.set_id(absl::StrCat("b", i));
+      upsert.set_text(GeneratedText(i));
+      ASSERT_TRUE(client_->Upsert(upsert).ok()) << name;
+    }
+  }
+  // The Fingerprint RPC with a collection's config gives what it stores.
+  v1::FingerprintRequest fingerprint;
+  fingerprint.set_text(GeneratedText(3));
+  *fingerprint.mutable_config() = perceptual->config();
+  auto fingerprinted = client_->Fingerprint(fingerprint);
+  ASSERT_OK(fingerprinted);
+  auto stored = client_->Get("perceptual", "b3");
+  ASSERT_OK(stored);
+  EXPECT_EQ(fingerprinted->minhash(), stored->signatures().minhash());
+  EXPECT_EQ(fingerprinted->minhash_config_hash(),
+            perceptual->minhash_config_hash());
+  auto stored_tlsh = client_->Get("tlsh", "b3");
+  ASSERT_OK(stored_tlsh);
+  EXPECT_EQ(
+      stored_tlsh->signatures().tlsh(),
+      FormatTlsh(*TlshFingerprinter::Create()->Fingerprint(GeneratedText(3))));
+
+  auto answers = [&] {
+    std::vector<std::string> out;
+    for (int i = 0; i < 5; ++i) {
+      const std::string probe = NearCopy(GeneratedText(i));
+      v1::QueryRequest query;
+      query.set_text(probe);
+      query.set_collection("perceptual");
+      auto p = client_->Query(query);
+      EXPECT_OK(p);
+      if (!p.ok() || p->matches_size() == 0) return out;
+      EXPECT_EQ(p->matches(0).id(), absl::StrCat("b", i));
+      EXPECT_TRUE(p->matches(0).has_exact_jaccard());  // winnowed sets
+      out.push_back(
+          absl::StrCat(p->matches(0).id(), " ", p->matches(0).similarity()));
+
+      query.set_collection("newsbot");
+      query.set_algorithm(v1::ALGORITHM_SIMHASH);
+      auto n = client_->Query(query);
+      EXPECT_OK(n);
+      if (!n.ok() || n->matches_size() == 0) return out;
+      EXPECT_EQ(n->matches(0).id(), absl::StrCat("b", i));
+      const int distance = *NewsbotHamming(*NewsbotSimHash(probe),
+                                           *NewsbotSimHash(GeneratedText(i)));
+      EXPECT_EQ(n->matches(0).hamming_distance(),
+                static_cast<uint32_t>(distance));
+      out.push_back(absl::StrCat(n->matches(0).id(), " ", distance));
+
+      query.set_collection("tlsh");
+      query.set_algorithm(v1::ALGORITHM_MINHASH);
+      auto t = client_->Query(query);
+      EXPECT_OK(t);
+      if (!t.ok() || t->matches_size() == 0) return out;
+      const TlshFingerprinter tlsher = *TlshFingerprinter::Create();
+      const int tlsh_distance = TlshDistance(
+          *tlsher.Fingerprint(probe), *tlsher.Fingerprint(GeneratedText(i)));
+      EXPECT_TRUE(t->matches(0).has_tlsh_distance());
+      EXPECT_EQ(t->matches(0).tlsh_distance(), tlsh_distance);
+      out.push_back(absl::StrCat(t->matches(0).id(), " ", tlsh_distance));
+    }
+    return out;
+  };
+  const std::vector<std::string> before = answers();
+  ASSERT_EQ(before.size(), 15u);
+
+  // A probe too short for TLSH: the match has no distance, and no error.
+  v1::UpsertRequest tiny;
+  tiny.set_collection("tlsh");
+  tiny.set_id("tiny");
+  tiny.set_text("a tiny text");
+  ASSERT_OK(client_->Upsert(tiny));
+  v1::QueryRequest short_probe;
+  short_probe.set_collection("tlsh");
+  short_probe.set_text("a tiny text");
+  auto short_found = client_->Query(short_probe);
+  ASSERT_OK(short_found);
+  ASSERT_GE(short_found->matches_size(), 1);
+  EXPECT_FALSE(short_found->matches(0).has_tlsh_distance());
+
+  ASSERT_EQ(server_->Stop(SIGTERM), 0) << Log();
+  server_->Start();
+  ASSERT_TRUE(server_->WaitServing()) << Log();
+  EXPECT_EQ(answers(), before);
 }
 
 TEST_F(NeardupdTest, MetricsAreExportedAndParse) {

@@ -99,6 +99,57 @@ TEST(ConfigFromProto, RobustProfileSetsItsSwitchesAndRoundTrips) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ConfigFromProto, FamiliesMapAndRoundTrip) {
+  v1::FingerprintConfig proto;
+  proto.set_minhash_algorithm(v1::MINHASH_ALGORITHM_PERCEPTUAL);
+  proto.set_simhash(true);
+  proto.set_simhash_variant(v1::SIMHASH_VARIANT_NEWSBOT);
+  proto.set_tlsh(true);
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig config, ConfigFromProto(proto));
+  EXPECT_EQ(config.minhash_algorithm, MinHashAlgorithm::kPerceptual);
+  EXPECT_EQ(config.minhash_tokenizer, "shingle-k=9/word-uax29");  // UCFP's k
+  EXPECT_EQ(config.winnow_window, 4);
+  EXPECT_EQ(config.simhash_variant, SimHashVariant::kNewsbot);
+  EXPECT_TRUE(config.keep_tlsh);
+  const v1::FingerprintConfig back = ConfigToProto(config);
+  EXPECT_EQ(back.minhash_algorithm(), v1::MINHASH_ALGORITHM_PERCEPTUAL);
+  EXPECT_EQ(back.shingle_k(), 9u);
+  EXPECT_EQ(back.winnow_window(), 4u);
+  EXPECT_EQ(back.simhash_variant(), v1::SIMHASH_VARIANT_NEWSBOT);
+  EXPECT_TRUE(back.tlsh());
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig again, ConfigFromProto(back));
+  EXPECT_EQ(again, config);
+  // An explicit k is kept.
+  proto.set_shingle_k(4);
+  EXPECT_EQ(ConfigFromProto(proto)->minhash_tokenizer,
+            "shingle-k=4/word-uax29");
+}
+
+TEST(ConfigFromProto, FamilyFieldsOutsideTheirRangeAreRefused) {
+  auto refused = [](const v1::FingerprintConfig& proto,
+                    std::string_view field) {
+    const absl::Status status = ConfigFromProto(proto).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << field;
+    EXPECT_THAT(status.message(), HasSubstr(field));
+  };
+  v1::FingerprintConfig proto;
+  proto.set_minhash_algorithm(static_cast<v1::MinHashAlgorithm>(9));
+  refused(proto, "minhash_algorithm");
+  proto = {};
+  proto.set_simhash_variant(static_cast<v1::SimHashVariant>(9));
+  refused(proto, "simhash_variant");
+  proto = {};
+  proto.set_minhash_algorithm(v1::MINHASH_ALGORITHM_PERCEPTUAL);
+  proto.set_winnow_window(1025);
+  refused(proto, "winnow_window");
+  proto.set_minhash_algorithm(v1::MINHASH_ALGORITHM_SHINGLED);
+  proto.set_winnow_window(3);
+  refused(proto, "winnow_window applies to perceptual");
+  proto = {};
+  proto.set_simhash_variant(v1::SIMHASH_VARIANT_NEWSBOT);
+  refused(proto, "needs SimHash on");
+}
+
 TEST(ConfigFromProto, ShingleOneMeansPlainTokens) {
   v1::FingerprintConfig proto;
   proto.set_shingle_k(1);

@@ -40,13 +40,6 @@ std::string Edited(std::vector<std::string> base, int edits, int seed) {
 
 class CollectionExactTest : public StoreTest {
  protected:
-  absl::StatusOr<std::unique_ptr<Database>> OpenDatabase() {
-    DatabaseOptions options;
-    options.store = SmallOptions();
-    options.rebuild_threads = 1;
-    return Database::Open(StoreDir(), options);
-  }
-
   // Shingle set of `id`'s stored evidence, nullopt when it has none.
   static std::optional<std::vector<uint64_t>> Evidence(const Database& db,
                                                        const Collection& c,
@@ -67,7 +60,7 @@ TEST_F(CollectionExactTest, EvidenceIsWrittenReplacedAndDeletedWithTheDoc) {
   ASSERT_OK_AND_ASSIGN(DocumentWrite write, docs->PrepareWrite("a", text, {}));
   ASSERT_TRUE(write.shingles.has_value());
   std::vector<uint64_t> expected;
-  ASSERT_OK(docs->minhasher().Fingerprint(text, &expected).status());
+  ASSERT_OK(docs->fingerprinter().MinHash(text, &expected).status());
   EXPECT_EQ(*write.shingles, expected);
   ASSERT_OK(docs->Upsert(write).status());
   EXPECT_EQ(Evidence(*db, *docs, "a"), expected);
@@ -102,16 +95,16 @@ TEST_F(CollectionExactTest, EstimateCollectionsKeepNoEvidence) {
 
 // Finds, among deterministic edits of `base`, one whose exact Jaccard and
 // MinHash estimate fall on opposite sides of `t` in the asked direction.
-std::string Disagreeing(const MinHasher& hasher,
+std::string Disagreeing(const CollectionFingerprinter& hasher,
                         const std::vector<std::string>& base, double t,
                         bool exact_above) {
   std::vector<uint64_t> base_set;
   const MinHashSignature base_sig =
-      hasher.Fingerprint(absl::StrJoin(base, " "), &base_set).value();
+      hasher.MinHash(absl::StrJoin(base, " "), &base_set).value();
   for (int seed = 0; seed < 5000; ++seed) {
     const std::string text = Edited(base, 1 + seed % 6, seed);
     std::vector<uint64_t> set;
-    const MinHashSignature sig = hasher.Fingerprint(text, &set).value();
+    const MinHashSignature sig = hasher.MinHash(text, &set).value();
     const double exact = ExactJaccard64(base_set, set);
     const double estimate = *EstimateJaccard(base_sig, sig);
     if (exact_above ? (exact >= t && estimate < t)
@@ -136,13 +129,13 @@ TEST_F(CollectionExactTest, ExactJaccardDecidesWhereTheEstimateDisagrees) {
                          c->PrepareWrite("base", absl::StrJoin(base, " "), {}));
     ASSERT_OK(c->Upsert(write).status());
   }
-  const MinHasher& hasher = exact->minhasher();
+  const CollectionFingerprinter& hasher = exact->fingerprinter();
   const std::string above = Disagreeing(hasher, base, 0.8, true);
   const std::string below = Disagreeing(hasher, base, 0.8, false);
 
   auto query = [&](const Collection& c, const std::string& text) {
     std::vector<uint64_t> shingles;
-    const MinHashSignature sig = hasher.Fingerprint(text, &shingles).value();
+    const MinHashSignature sig = hasher.MinHash(text, &shingles).value();
     return c.QueryMinHash(sig, &shingles, 0.8).value();
   };
   // Exact: the shingle sets decide, whatever the estimate says.
@@ -176,7 +169,7 @@ TEST_F(CollectionExactTest, DocumentsWithoutEvidenceAreDecidedByTheEstimate) {
   ASSERT_OK(docs->Upsert(write).status());
   std::vector<uint64_t> shingles;
   const MinHashSignature sig =
-      docs->minhasher().Fingerprint(text, &shingles).value();
+      docs->fingerprinter().MinHash(text, &shingles).value();
   ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, &shingles, 0.8));
   ASSERT_THAT(found, SizeIs(1));
   EXPECT_FALSE(found[0].exact.has_value());
@@ -211,7 +204,7 @@ TEST_F(CollectionExactTest, EvidenceSurvivesAReopen) {
   ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection("docs"));
   std::vector<uint64_t> shingles;
   const MinHashSignature sig =
-      docs->minhasher().Fingerprint(text, &shingles).value();
+      docs->fingerprinter().MinHash(text, &shingles).value();
   ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, &shingles, 0.9));
   ASSERT_THAT(found, SizeIs(1));
   EXPECT_EQ(found[0].exact, 1.0);
@@ -227,12 +220,12 @@ TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
   std::vector<uint64_t> shingles;
   const MinHashSignature sig =
-      docs->minhasher().Fingerprint(text, &shingles).value();
+      docs->fingerprinter().MinHash(text, &shingles).value();
   // One more word adds one shingle; most such texts keep every minimum.
   std::string twin_text;
   for (int i = 0; i < 50 && twin_text.empty(); ++i) {
     const std::string candidate = absl::StrCat(text, " extra", i);
-    if (docs->minhasher().Fingerprint(candidate).value() == sig) {
+    if (docs->fingerprinter().MinHash(candidate).value() == sig) {
       twin_text = candidate;
     }
   }

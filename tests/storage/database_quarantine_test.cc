@@ -31,16 +31,9 @@ constexpr std::string_view kText =
 
 class DatabaseQuarantineTest : public StoreTest {
  protected:
-  absl::StatusOr<std::unique_ptr<Database>> OpenDatabase() {
-    DatabaseOptions options;
-    options.store = SmallOptions();
-    options.rebuild_threads = 2;
-    return Database::Open(StoreDir(), options);
-  }
-
   // Creates "good" and "bad" with one document each, then closes.
   void CreateTwoCollections() {
-    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
     for (const char* name : {"good", "bad"}) {
       ASSERT_OK_AND_ASSIGN(auto collection, db->CreateCollection(name, {}));
       ASSERT_OK_AND_ASSIGN(auto write,
@@ -52,7 +45,7 @@ class DatabaseQuarantineTest : public StoreTest {
   // The good collection still answers reads and writes.
   void ExpectGoodServes(Database& db) {
     ASSERT_OK_AND_ASSIGN(auto good, db.GetCollection("good"));
-    ASSERT_OK_AND_ASSIGN(auto sig, good->minhasher().Fingerprint(kText));
+    ASSERT_OK_AND_ASSIGN(auto sig, good->fingerprinter().MinHash(kText));
     ASSERT_OK_AND_ASSIGN(auto matches, good->QueryMinHash(sig, nullptr, 0.8));
     EXPECT_THAT(matches, SizeIs(1));
     // A replace: the document count stays 1 however often this runs.
@@ -70,7 +63,7 @@ TEST_F(DatabaseQuarantineTest, BandingThatWrapsIsQuarantinedNotCrashed) {
     EditCollectionRecord(StoreDir(), "bad", [&](CollectionRecord& record) {
       record.config.lsh = lsh;
     });
-    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
     EXPECT_THAT(db->ListCollections(), SizeIs(1));
     const auto quarantined = db->QuarantinedCollections();
     ASSERT_THAT(quarantined, SizeIs(1));
@@ -101,7 +94,7 @@ TEST_F(DatabaseQuarantineTest, DroppingAQuarantinedCollectionClearsIt) {
               1u);
   }
   {
-    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
     ASSERT_OK(db->DropCollection("bad"));
     EXPECT_THAT(db->QuarantinedCollections(), IsEmpty());
     EXPECT_EQ(db->GetCollection("bad").status().code(),
@@ -117,7 +110,7 @@ TEST_F(DatabaseQuarantineTest, DroppingAQuarantinedCollectionClearsIt) {
                 0u);
     }
   }
-  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
   EXPECT_THAT(db->QuarantinedCollections(), IsEmpty());
   ASSERT_OK_AND_ASSIGN(auto bad, db->GetCollection("bad"));
   EXPECT_EQ(bad->num_documents(), 0u);
@@ -140,7 +133,7 @@ TEST_F(DatabaseQuarantineTest,
   EditCollectionRecord(StoreDir(), "bad",
                        [&](CollectionRecord& record) { record.id = good_id; });
   {
-    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
     EXPECT_THAT(db->QuarantinedCollections(), SizeIs(2));
     ASSERT_OK(db->DropCollection("bad"));
   }
@@ -155,7 +148,7 @@ TEST_F(DatabaseQuarantineTest, ConfigHashThatDiffersFromTheConfigIsRefused) {
   EditCollectionRecord(StoreDir(), "bad", [](CollectionRecord& record) {
     record.minhash_config_hash ^= 1;
   });
-  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
   ASSERT_THAT(db->QuarantinedCollections(), SizeIs(1));
   EXPECT_THAT(db->QuarantinedCollections()[0].reason.message(),
               HasSubstr("config hashes"));
@@ -169,7 +162,7 @@ TEST_F(DatabaseQuarantineTest, UndecodableRecordIsQuarantinedAndDropable) {
     raw.Put(ColumnFamily::kCollections, "bad", "\xff\xff not a record");
   }
   {
-    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
     ASSERT_THAT(db->QuarantinedCollections(),
                 ElementsAre(Field(&QuarantinedCollection::name, "bad")));
     EXPECT_EQ(db->GetCollection("bad").status().code(),
@@ -177,13 +170,13 @@ TEST_F(DatabaseQuarantineTest, UndecodableRecordIsQuarantinedAndDropable) {
     ExpectGoodServes(*db);
     ASSERT_OK(db->DropCollection("bad"));
   }
-  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
   EXPECT_THAT(db->QuarantinedCollections(), IsEmpty());
   EXPECT_THAT(db->ListCollections(), SizeIs(1));
 }
 
 TEST_F(DatabaseQuarantineTest, NotFoundEchoesOnlyValidNames) {
-  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
   const auto valid = db->GetCollection("missing");
   EXPECT_EQ(valid.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(valid.status().message(), HasSubstr("'missing'"));

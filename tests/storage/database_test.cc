@@ -76,9 +76,9 @@ TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
     }
     ASSERT_OK(docs->Delete("d7"));
     for (int i = 0; i < 300; i += 5) {
-      ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(i)));
+      ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(i)));
       ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, nullptr, 0.3));
-      ASSERT_OK_AND_ASSIGN(uint64_t h, docs->simhasher()->Fingerprint(Text(i)));
+      ASSERT_OK_AND_ASSIGN(uint64_t h, docs->fingerprinter().SimHash(Text(i)));
       ASSERT_OK_AND_ASSIGN(auto near, docs->QuerySimHash(h));
       probes.push_back(sig);
       simhash_probes.push_back(h);
@@ -140,7 +140,7 @@ TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
   EXPECT_LE(docs->index_bytes(), index_bytes_live_only * 2);
   // Every live document is still found, by its own text.
   for (int i = 0; i < 20; ++i) {
-    ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(i)));
+    ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(i)));
     ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << i;
     EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
@@ -157,7 +157,7 @@ TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
   ASSERT_OK_AND_ASSIGN(uint32_t bound,
                        db->store().InternalIdBound(docs->record()));
   EXPECT_LE(bound, 21u);
-  ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(501)));
+  ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(501)));
   ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
   ASSERT_THAT(found, SizeIs(1));
   EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id, "new1");
@@ -259,7 +259,7 @@ TEST_F(DatabaseTest, ConcurrentUpsertsAllLandOnceEach) {
                        db->store().CountDocuments(docs->record()));
   EXPECT_EQ(stored, 300u);
   for (int n = 0; n < 300; n += 37) {
-    ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(n)));
+    ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(n)));
     ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << n;
     EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
@@ -293,7 +293,7 @@ TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
   EXPECT_EQ(docs->num_documents(), 400u);
   for (int i : {0, 199, 200, 399}) {
     const int last = i < 200 ? i + 400 : i;  // the text written last
-    ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(last)));
+    ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(last)));
     ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << i;
     EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
@@ -395,7 +395,7 @@ TEST_F(DatabaseTest, CheckpointRestoresIntoAWorkingDatabase) {
   ASSERT_OK_AND_ASSIGN(auto docs, restored->GetCollection("docs"));
   EXPECT_EQ(docs->num_documents(), 50u);
   EXPECT_EQ(docs->Get("late").status().code(), absl::StatusCode::kNotFound);
-  ASSERT_OK_AND_ASSIGN(auto sig, docs->minhasher().Fingerprint(Text(3)));
+  ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(3)));
   ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, nullptr, 0.9));
   ASSERT_THAT(matches, SizeIs(1));
   EXPECT_EQ(docs->GetByInternalId(matches[0].id)->external_id, "3");

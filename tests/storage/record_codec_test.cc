@@ -10,6 +10,8 @@
 namespace neardup::storage {
 namespace {
 
+namespace pb = ::neardup::storage::records;
+
 CollectionRecord EveryFieldSet() {
   CollectionConfig config;
   config.canonicalizer = {.normalization = Normalization::kNfc,
@@ -34,12 +36,17 @@ CollectionRecord EveryFieldSet() {
   config.min_threshold = 0.45;
   config.banding = BandingRule::kTxtfp;
   config.verification = Verification::kEstimate;
+  config.minhash_algorithm = MinHashAlgorithm::kPerceptual;
+  config.winnow_window = 6;
+  config.simhash_variant = SimHashVariant::kNewsbot;
+  config.keep_tlsh = true;
   return {.id = 42,
           .name = "news.en-2024",
           .config = config,
           .minhash_config_hash = 0x1ffc8214c1e9e9dbull,
           .simhash_config_hash = 0x8000000000000001ull,
-          .created_unix_micros = 1700000000123456};
+          .created_unix_micros = 1700000000123456,
+          .tlsh_config_hash = 0x0123456789abcdefull};
 }
 
 TEST(RecordCodecTest, CollectionRecordRoundTripsEveryField) {
@@ -87,6 +94,45 @@ TEST(RecordCodecTest, EvidenceRoundTripsAndRejectsGarbage) {
   EXPECT_EQ(value.config_hash, 7u);
   EXPECT_EQ(value.shingles, shingles);
   EXPECT_EQ(DecodeEvidenceValue("\x12\x02\x05\x01").status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(RecordCodecTest, RecordBeforeFormatThreeHasTheFirstFamilies) {
+  pb::CollectionRecord message;
+  message.set_name("old");
+  message.mutable_config()->set_min_threshold(0.7);
+  message.mutable_config()->set_banding(pb::BANDING_RULE_RECALL_FIRST);
+  message.mutable_config()->set_verification(pb::VERIFICATION_EXACT);
+  message.mutable_config()->mutable_canonicalizer()->set_normalization(
+      pb::NORMALIZATION_NFKC);
+  message.mutable_config()->mutable_canonicalizer()->set_case_fold(
+      pb::CASE_FOLD_FULL);
+  message.mutable_config()->set_family(pb::HASH_FAMILY_XXH3);
+  message.mutable_config()->set_simhash_weighting(pb::SIMHASH_WEIGHTING_TF);
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord record,
+                       DecodeCollectionRecord(message.SerializeAsString()));
+  EXPECT_EQ(record.config.minhash_algorithm, MinHashAlgorithm::kShingled);
+  EXPECT_EQ(record.config.simhash_variant, SimHashVariant::kTxtfp);
+  EXPECT_FALSE(record.config.keep_tlsh);
+  EXPECT_EQ(record.tlsh_config_hash, 0u);
+  message.mutable_config()->set_minhash_algorithm(
+      static_cast<pb::MinHashAlgorithm>(7));
+  EXPECT_EQ(DecodeCollectionRecord(message.SerializeAsString()).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(RecordCodecTest, TlshValueRoundTripsAndRejectsGarbage) {
+  TlshValue value;
+  value.config_hash = 0xabcdull;
+  value.digest.checksum = 0x12;
+  value.digest.body[31] = 0xfe;
+  ASSERT_OK_AND_ASSIGN(const TlshValue decoded,
+                       DecodeTlshValue(EncodeTlshValue(value)));
+  EXPECT_EQ(decoded.config_hash, value.config_hash);
+  EXPECT_EQ(decoded.digest, value.digest);
+  pb::TlshValue bad;
+  bad.set_digest("T1XYZ");
+  EXPECT_EQ(DecodeTlshValue(bad.SerializeAsString()).status().code(),
             absl::StatusCode::kDataLoss);
 }
 

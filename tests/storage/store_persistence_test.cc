@@ -179,7 +179,8 @@ TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
   RawDb raw(StoreDir());
   for (ColumnFamily family :
        {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
-        ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText}) {
+        ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText,
+        ColumnFamily::kTlsh}) {
     EXPECT_EQ(raw.CountWithPrefix(family, prefix), 0u);
   }
   EXPECT_FALSE(raw.Has(ColumnFamily::kCollections, "a"));
@@ -199,21 +200,23 @@ TEST_F(StorePersistenceTest, NewerFormatVersionIsRefused) {
   const absl::Status status = OpenStore().status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(),
-              AllOf(HasSubstr("newer neardup"), HasSubstr("version 3"),
-                    HasSubstr("version 2")));
+              AllOf(HasSubstr("newer neardup"), HasSubstr("version 4"),
+                    HasSubstr("version 3")));
 }
 
-TEST_F(StorePersistenceTest, FormatOneIsUpgradedInPlace) {
-  { ASSERT_OK(OpenStore().status()); }
-  {
+TEST_F(StorePersistenceTest, OlderFormatsAreUpgradedInPlace) {
+  for (const uint32_t old_version : {1u, 2u}) {
+    { ASSERT_OK(OpenStore().status()); }
+    {
+      RawDb raw(StoreDir());
+      raw.Put(ColumnFamily::kMeta, keys::kFormatVersion,
+              keys::EncodeU32LittleEndian(old_version));
+    }
+    { ASSERT_OK(OpenStore().status()); }
     RawDb raw(StoreDir());
-    raw.Put(ColumnFamily::kMeta, keys::kFormatVersion,
-            keys::EncodeU32LittleEndian(1));
+    EXPECT_EQ(raw.Get(ColumnFamily::kMeta, keys::kFormatVersion),
+              keys::EncodeU32LittleEndian(3));
   }
-  { ASSERT_OK(OpenStore().status()); }
-  RawDb raw(StoreDir());
-  EXPECT_EQ(raw.Get(ColumnFamily::kMeta, keys::kFormatVersion),
-            keys::EncodeU32LittleEndian(2));
 }
 
 TEST_F(StorePersistenceTest, DatabaseWithoutFormatVersionIsRefused) {

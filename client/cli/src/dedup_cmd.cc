@@ -55,7 +55,7 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                   "simhash: largest Hamming distance of a duplicate")
       ->capture_default_str();
   AddParsedOption(sub, "--simhash-variant", &o.simhash_variant,
-                  dedup::ParseSimHashVariant,
+                  ParseSimHashVariant,
                   "simhash: txtfp (default) or newsbot (MD5 per lowercase "
                   "ASCII alphanumeric token)");
   sub->add_option("--bits", o.simhash_bits,

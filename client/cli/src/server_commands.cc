@@ -91,9 +91,21 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
       << (config.verification() == v1::VERIFICATION_ESTIMATE ? "estimate"
                                                              : "exact")
       << "\n";
+  if (config.minhash_algorithm() == v1::MINHASH_ALGORITHM_PERCEPTUAL) {
+    out << "  minhash algorithm: perceptual (rolling shingles of shingle_k "
+           "words, winnow_window="
+        << config.winnow_window() << ")\n";
+  }
   if (config.simhash()) {
-    out << "  simhash: max_distance=" << config.simhash_max_distance()
+    out << "  simhash: "
+        << (config.simhash_variant() == v1::SIMHASH_VARIANT_NEWSBOT ? "newsbot"
+                                                                    : "txtfp")
+        << " max_distance=" << config.simhash_max_distance()
         << " config_hash=" << FormatHex64(c.simhash_config_hash()) << "\n";
+  }
+  if (config.tlsh()) {
+    out << "  tlsh: kept per document, config_hash="
+        << FormatHex64(c.tlsh_config_hash()) << "\n";
   }
   out << "  store_text=" << (config.store_text() ? "yes" : "no") << "\n";
 }
@@ -114,6 +126,12 @@ v1::FingerprintConfig CollectionConfigRequest(
   config.set_simhash(flags.simhash);
   config.set_simhash_max_distance(static_cast<uint32_t>(flags.max_distance));
   config.set_store_text(flags.store_text);
+  CollectionConfig families;
+  families.minhash_algorithm = flags.minhash_algorithm;
+  families.winnow_window = flags.winnow_window;
+  families.simhash_variant = flags.simhash_variant;
+  families.keep_tlsh = flags.tlsh;
+  proto::FamiliesToProto(families, &config);
   return config;
 }
 
@@ -153,6 +171,7 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
     if (match.has_hamming_distance()) {
       out << "  hamming=" << match.hamming_distance();
     }
+    if (match.has_tlsh_distance()) out << "  tlsh=" << match.tlsh_distance();
     for (const auto& [key, value] : match.metadata()) {
       out << "  " << key << "=" << value;
     }
@@ -302,7 +321,20 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   create->add_option("--max-distance", c.max_distance, "SimHash Hamming radius")
       ->capture_default_str();
   create->add_flag("--store-text", c.store_text,
-                   "keep texts (exact Jaccard in queries)");
+                   "keep texts (to return them, and for query --explain)");
+  AddParsedOption(create, "--algorithm", &c.minhash_algorithm,
+                  ParseMinHashAlgorithm,
+                  "MinHash family: shingled (default; also \"minhash\") or "
+                  "perceptual (UCFP: rolling shingles of --ngram words, 0 "
+                  "meaning 9, winnowed, then MinHash)");
+  create->add_option("--winnow-window", c.winnow_window,
+                     "perceptual: winnowing window in shingles (0: 4)");
+  AddParsedOption(create, "--simhash-variant", &c.simhash_variant,
+                  ParseSimHashVariant,
+                  "with --simhash: txtfp (default) or newsbot (MD5 per "
+                  "lowercase ASCII alphanumeric token)");
+  create->add_flag("--tlsh", c.tlsh,
+                   "keep each text's TLSH: query matches report tlsh_distance");
   commands.push_back(create);
   commands.push_back(collections->add_subcommand("list", "list collections"));
   CLI::App* get = collections->add_subcommand("get", "show one collection");

@@ -18,14 +18,6 @@ absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
       AbslView(name), "\")"));
 }
 
-absl::StatusOr<SimHashVariant> ParseSimHashVariant(std::string_view name) {
-  if (name == "txtfp") return SimHashVariant::kTxtfp;
-  if (name == "newsbot") return SimHashVariant::kNewsbot;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--simhash-variant must be txtfp or newsbot (got \"",
-                   AbslView(name), "\")"));
-}
-
 PerceptualConfig PerceptualConfigOf(const DedupOptions& options) {
   return neardup::PerceptualConfigOf(options.fingerprint,
                                      options.winnow_window);

@@ -1,6 +1,8 @@
 #include "neardup/proto/fingerprint_settings_proto.h"
 
 #include "absl/strings/str_cat.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/core/perceptual.h"
 
 namespace neardup::proto {
 
@@ -122,6 +124,41 @@ BandingRule BandingFromProto(v1::Banding banding) {
 v1::Verification VerificationToProto(Verification verification) {
   return verification == Verification::kEstimate ? v1::VERIFICATION_ESTIMATE
                                                  : v1::VERIFICATION_EXACT;
+}
+
+void FamiliesToProto(const CollectionConfig& config,
+                     v1::FingerprintConfig* proto) {
+  proto->set_minhash_algorithm(config.minhash_algorithm ==
+                                       MinHashAlgorithm::kPerceptual
+                                   ? v1::MINHASH_ALGORITHM_PERCEPTUAL
+                                   : v1::MINHASH_ALGORITHM_SHINGLED);
+  proto->set_winnow_window(static_cast<uint32_t>(config.winnow_window));
+  proto->set_simhash_variant(config.simhash_variant == SimHashVariant::kNewsbot
+                                 ? v1::SIMHASH_VARIANT_NEWSBOT
+                                 : v1::SIMHASH_VARIANT_TXTFP);
+  proto->set_tlsh(config.keep_tlsh);
+}
+
+absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,
+                               CollectionConfig* config) {
+  config->simhash_variant =
+      proto.simhash_variant() == v1::SIMHASH_VARIANT_NEWSBOT
+          ? SimHashVariant::kNewsbot
+          : SimHashVariant::kTxtfp;
+  config->keep_tlsh = proto.tlsh();
+  config->winnow_window = static_cast<int>(proto.winnow_window());
+  if (proto.minhash_algorithm() != v1::MINHASH_ALGORITHM_PERCEPTUAL) {
+    config->minhash_algorithm = MinHashAlgorithm::kShingled;
+    return absl::OkStatus();
+  }
+  config->minhash_algorithm = MinHashAlgorithm::kPerceptual;
+  if (proto.shingle_k() == 0) {
+    ASSIGN_OR_RETURN(const SplitTokenizer split,
+                     SplitTokenizerName(config->minhash_tokenizer));
+    ASSIGN_OR_RETURN(config->minhash_tokenizer,
+                     ShingledTokenizerName(split.base, PerceptualConfig{}.k));
+  }
+  return absl::OkStatus();
 }
 
 Verification VerificationFromProto(v1::Verification verification) {

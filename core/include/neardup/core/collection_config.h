@@ -15,9 +15,36 @@
 #include "neardup/core/hash.h"
 #include "neardup/core/index/lsh_params.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/simhash.h"
 
 namespace neardup {
+
+// How a collection's MinHash signature is made.
+enum class MinHashAlgorithm {
+  // txtfp's: every k-token shingle of the canonical text (the default).
+  kShingled,
+  // UCFP's perceptual fingerprint: rolling-hash shingles of k words, winnowed
+  // with a window of winnow_window shingles, then MinHash (perceptual.h).
+  kPerceptual,
+};
+
+// "shingled" or "perceptual".
+std::string_view MinHashAlgorithmName(MinHashAlgorithm algorithm);
+absl::StatusOr<MinHashAlgorithm> ParseMinHashAlgorithm(std::string_view name);
+
+// Which 64-bit SimHash a collection computes.
+enum class SimHashVariant {
+  // txtfp's SimHash64 over the canonicalizer and tokenizer (the default).
+  kTxtfp,
+  // newsbot's: lowercase ASCII alphanumeric tokens of the text as sent, MD5
+  // per token (newsbot_simhash.h). Canonicalizer and weighting do not apply.
+  kNewsbot,
+};
+
+// "txtfp" or "newsbot".
+std::string_view SimHashVariantName(SimHashVariant variant);
+absl::StatusOr<SimHashVariant> ParseSimHashVariant(std::string_view name);
 
 // What decides a MinHash match against the threshold.
 enum class Verification {
@@ -35,7 +62,10 @@ absl::StatusOr<Verification> ParseVerification(std::string_view name);
 struct CollectionConfig {
   CanonicalizerOptions canonicalizer;
 
-  // MinHash (always on): tokenizer, H, seed and hash family.
+  // MinHash (always on): algorithm, tokenizer, H, seed and hash family.
+  MinHashAlgorithm minhash_algorithm = MinHashAlgorithm::kShingled;
+  // Perceptual: the tokenizer is k-word shingles of "word-uax29" (k is the
+  // rolling window) and the family XXH3.
   std::string minhash_tokenizer = "shingle-k=5/word-uax29";
   int num_perm = 128;
   uint64_t seed = kDefaultSeed;
@@ -55,12 +85,20 @@ struct CollectionConfig {
   // (16, 32 or 64). Fewer bits -> less memory; a 16-bit slot misreads an
   // unequal slot as equal with probability 2^-16.
   int verify_bits = 16;
+  // Perceptual only: the winnowing window in shingles, 1..1024 (0 before
+  // normalization means 4). 0 for shingled MinHash.
+  int winnow_window = 0;
 
   // SimHash (optional), over the same canonicalizer, seed and family.
   bool simhash_enabled = false;
   std::string simhash_tokenizer = "word-uax29";
   SimHashWeighting simhash_weighting = SimHashWeighting::kTf;
   int simhash_max_distance = 3;  // Hamming radius the index is built for
+  SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
+
+  // Keep the TLSH of every text document (at least 50 canonical bytes, varied
+  // enough), so matches report their TLSH distance to the probe. Not indexed.
+  bool keep_tlsh = false;
 
   // Keep each document's text in the store, to return it (exact Jaccard
   // does not need it).
@@ -77,9 +115,13 @@ double DefaultMinThreshold(double threshold);
 absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     CollectionConfig config);
 
-// The fingerprinter configs a collection's documents are made with.
+// The fingerprinter configs a collection's documents are made with (for
+// shingled MinHash and neardup's SimHash; CollectionFingerprinter picks).
 MinHashConfig MinHashConfigOf(const CollectionConfig& config);
 SimHashConfig SimHashConfigOf(const CollectionConfig& config);
+// The perceptual config of a normalized perceptual collection: k from its
+// tokenizer, w = winnow_window, num_perm / 8 bands of 8 rows, its seed.
+PerceptualConfig PerceptualConfigOf(const CollectionConfig& config);
 
 }  // namespace neardup
 

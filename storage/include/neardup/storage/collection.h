@@ -18,10 +18,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/base/sync.h"
+#include "neardup/core/collection_fingerprinter.h"
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/index/simhash_index.h"
 #include "neardup/core/minhash.h"
-#include "neardup/core/simhash.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/document.h"
 #include "neardup/storage/store.h"
@@ -64,13 +64,13 @@ class Collection {
 
   const CollectionRecord& record() const { return record_; }
   const std::string& name() const { return record_.name; }
-  const MinHasher& minhasher() const { return minhasher_; }
-  const SimHasher* simhasher() const {
-    return simhasher_ ? &*simhasher_ : nullptr;
+  const CollectionFingerprinter& fingerprinter() const {
+    return fingerprinter_;
   }
 
   // Fingerprints `text` into a write for this collection (text kept only
-  // when the collection stores text, shingles when it verifies exactly).
+  // when the collection stores text, shingles when it verifies exactly, the
+  // TLSH when it keeps TLSH and the text has one).
   absl::StatusOr<DocumentWrite> PrepareWrite(std::string external_id,
                                              std::string_view text,
                                              Metadata metadata) const;
@@ -105,6 +105,10 @@ class Collection {
   absl::StatusOr<std::vector<IdDistance>> QuerySimHash(
       uint64_t simhash, int max_distance = -1, size_t top_k = 0,
       IndexQueryStats* stats = nullptr) const;
+  // The stored TLSH of each document, in order (nullopt: none). All nullopt
+  // when the collection keeps no TLSH.
+  absl::StatusOr<std::vector<std::optional<TlshDigest>>> TlshOf(
+      std::span<const uint32_t> internal_ids) const;
 
   // Fills the freshly created, empty indexes from the store, on up to
   // `threads` threads. Call once, before the collection serves requests.
@@ -117,15 +121,14 @@ class Collection {
   const SimHashIndex* simhash_index() const { return simhash_index_.get(); }
 
  private:
-  Collection(Store* store, CollectionRecord record, MinHasher minhasher,
-             std::optional<SimHasher> simhasher,
+  Collection(Store* store, CollectionRecord record,
+             CollectionFingerprinter fingerprinter,
              std::unique_ptr<MinHashLshIndex> minhash_index,
              std::unique_ptr<SimHashIndex> simhash_index);
 
   Store* const store_;
   const CollectionRecord record_;
-  const MinHasher minhasher_;
-  const std::optional<SimHasher> simhasher_;
+  const CollectionFingerprinter fingerprinter_;
   // A put waiting to be written by the current group-commit leader.
   struct PendingPut;
   // Writes queued puts as one RocksDB batch per round until none are left.

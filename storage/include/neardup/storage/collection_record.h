@@ -15,11 +15,12 @@ struct CollectionRecord {
   uint32_t id = 0;
   std::string name;
   CollectionConfig config;  // normalized (NormalizeCollectionConfig)
-  // Config hashes of the collection's MinHasher and SimHasher; every stored
-  // signature carries the same ones.
+  // Config hashes of the collection's MinHash and SimHash (and TLSH, below);
+  // every stored signature carries the same ones.
   uint64_t minhash_config_hash = 0;
   uint64_t simhash_config_hash = 0;  // 0 when SimHash is disabled
   int64_t created_unix_micros = 0;
+  uint64_t tlsh_config_hash = 0;  // 0 unless the collection keeps TLSH
 
   bool operator==(const CollectionRecord&) const = default;
 };

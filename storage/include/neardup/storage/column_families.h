@@ -22,6 +22,7 @@ enum class ColumnFamily : int {
   kSimHash,
   kEvidence,
   kText,
+  kTlsh,
   kCount,
 };
 
@@ -48,6 +49,7 @@ inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
         {"text",
          "collection id + internal id -> the document's text (store_text), "
          "apart from its record so naming a match never reads it"},
+        {"tlsh", "collection id + internal id -> TlshValue (keep_tlsh)"},
     }};
 
 constexpr const ColumnFamilyInfo& ColumnFamilyInfoOf(ColumnFamily cf) {

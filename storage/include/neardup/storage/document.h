@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "neardup/core/minhash.h"
+#include "neardup/core/tlsh.h"
 
 namespace neardup::storage {
 
@@ -30,6 +31,10 @@ struct DocumentWrite {
   // minhash config): kept when the collection verifies exactly. Documents
   // written as signatures have none; replacing one drops the old evidence.
   std::optional<std::vector<uint64_t>> shingles;
+  // Kept when the collection keeps TLSH (refused otherwise); replacing a
+  // document without one drops the old TLSH.
+  std::optional<TlshDigest> tlsh;
+  uint64_t tlsh_config_hash = 0;
 };
 
 struct PutResult {
@@ -59,6 +64,8 @@ struct StoredDocument {
   int64_t updated_unix_micros = 0;  // latest put
   // Exact evidence; only a DocumentCursor opened with evidence reads it.
   std::optional<std::vector<uint64_t>> shingles;
+  // When the collection keeps TLSH and the document has one (kAll reads).
+  std::optional<TlshDigest> tlsh;
 
   bool operator==(const StoredDocument&) const = default;
 };

@@ -100,9 +100,11 @@ class Store {
  public:
   // On-disk format this build writes and reads. 2 added the evidence column
   // family: a build of format 1 would replace documents without deleting
-  // their evidence, so it must refuse a format-2 store. Format 1 stores are
-  // upgraded in place when opened (their records read as they were).
-  static constexpr uint32_t kFormatVersion = 2;
+  // their evidence, so it must refuse a format-2 store. 3 added the tlsh
+  // family and the perceptual and newsbot families, for the same reason.
+  // Older stores are upgraded in place when opened (their records read as
+  // they were).
+  static constexpr uint32_t kFormatVersion = 3;
   static constexpr uint32_t kOldestUpgradableFormat = 1;
 
   // Opens or creates the store in `dir`. FAILED_PRECONDITION when the
@@ -167,6 +169,11 @@ class Store {
   absl::StatusOr<std::vector<std::optional<std::vector<uint64_t>>>>
   GetShingleSets(const CollectionRecord& collection,
                  std::span<const uint32_t> internal_ids) const;
+  // The TLSH of each document, in order: nullopt for a document without one
+  // (too short, written as signatures without it, or gone).
+  absl::StatusOr<std::vector<std::optional<TlshDigest>>> GetTlshDigests(
+      const CollectionRecord& collection,
+      std::span<const uint32_t> internal_ids) const;
   // Returns the internal id the document had; NOT_FOUND when absent.
   absl::StatusOr<uint32_t> DeleteDocument(const CollectionRecord& collection,
                                           std::string_view external_id,

@@ -44,6 +44,10 @@ struct CollectionConfigFlags {
   bool simhash = false;
   int max_distance = 3;
   bool store_text = false;
+  MinHashAlgorithm minhash_algorithm = MinHashAlgorithm::kShingled;
+  int winnow_window = 0;  // perceptual: 0 means 4
+  SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
+  bool tlsh = false;
 };
 
 // The FingerprintConfig `collections create` sends for these flags.

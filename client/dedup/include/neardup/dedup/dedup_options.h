@@ -24,11 +24,6 @@ enum class Algorithm {
   kSuffixArray,
   kPerceptual,  // UCFP's rolling shingles + winnowing + MinHash, via LSH
 };
-// Which SimHash --algorithm simhash computes.
-enum class SimHashVariant {
-  kTxtfp,    // txtfp's SimHash64 over the fingerprint settings (default)
-  kNewsbot,  // newsbot's MD5 SimHash over lowercase ASCII alphanumerics
-};
 enum class Verify {
   kNone,      // an index hit is a duplicate
   kEstimate,  // MinHash estimate >= threshold (SimHash: Hamming <= k)
@@ -78,8 +73,6 @@ struct DedupOptions {
 // "perceptual".
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
 std::string_view AlgorithmName(Algorithm algorithm);
-// "txtfp", "newsbot".
-absl::StatusOr<SimHashVariant> ParseSimHashVariant(std::string_view name);
 // The perceptual config of these options (k, w, num_perm, seed).
 PerceptualConfig PerceptualConfigOf(const DedupOptions& options);
 // "none", "estimate", "exact".

@@ -30,6 +30,15 @@ BandingRule BandingFromProto(v1::Banding banding);
 v1::Verification VerificationToProto(Verification verification);
 Verification VerificationFromProto(v1::Verification verification);
 
+// A collection's fingerprint families: minhash_algorithm, winnow_window,
+// simhash_variant and tlsh, both ways. UNSPECIFIED reads as the default
+// (shingled, neardup); callers check that enum values are known first.
+// From the wire, a perceptual config with shingle_k 0 gets UCFP's k = 9.
+void FamiliesToProto(const CollectionConfig& config,
+                     v1::FingerprintConfig* proto);
+absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,
+                               CollectionConfig* config);
+
 }  // namespace neardup::proto
 
 #endif  // NEARDUP_PROTO_FINGERPRINT_SETTINGS_PROTO_H_

@@ -3,8 +3,11 @@
 
 // Between the public API messages (neardup.v1) and core/storage types.
 
+#include <optional>
+
 #include "absl/status/statusor.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/tlsh.h"
 #include "neardup/storage/collection.h"
 #include "neardup/storage/document.h"
 #include "neardup/v1/neardup.pb.h"
@@ -20,6 +23,12 @@ v1::Collection CollectionToProto(const storage::Collection& collection);
 
 // Checks the wire signatures (layout, width) and their config hashes against
 // the collection's: FAILED_PRECONDITION on a mismatch.
+// signatures.tlsh when the collection keeps TLSH (nullopt when unset, or
+// when the collection keeps none: then it is ignored). FAILED_PRECONDITION
+// for another config hash, INVALID_ARGUMENT when it does not parse.
+absl::StatusOr<std::optional<TlshDigest>> TlshFromProto(
+    const v1::Signatures& proto, const storage::CollectionRecord& record);
+
 absl::Status SignaturesFromProto(const v1::Signatures& proto,
                                  const storage::Collection& collection,
                                  MinHashSignature* minhash,

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/tlsh.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/document.h"
 
@@ -57,6 +58,14 @@ struct EvidenceValue {
 std::string EncodeEvidenceValue(uint64_t config_hash,
                                 std::span<const uint64_t> shingles);
 absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes);
+
+// A "tlsh" value: the TLSH of a text document.
+struct TlshValue {
+  uint64_t config_hash = 0;
+  TlshDigest digest;
+};
+std::string EncodeTlshValue(const TlshValue& value);
+absl::StatusOr<TlshValue> DecodeTlshValue(std::string_view bytes);
 
 }  // namespace neardup::storage
 

@@ -1,0 +1,73 @@
+#ifndef NEARDUP_CORE_COLLECTION_FINGERPRINTER_H_
+#define NEARDUP_CORE_COLLECTION_FINGERPRINTER_H_
+
+// Everything a collection computes from a text, whichever families its config
+// picks: shingled or perceptual MinHash (with its exact evidence), neardup's
+// or newsbot's SimHash, and TLSH. Storage, the server and the CLI fingerprint
+// through this one class, so a family means the same bytes everywhere.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "neardup/core/canonicalizer.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/minhash.h"
+#include "neardup/core/perceptual.h"
+#include "neardup/core/simhash.h"
+#include "neardup/core/tlsh.h"
+
+namespace neardup {
+
+// Thread-safe; build once per collection and share.
+class CollectionFingerprinter {
+ public:
+  // `config` must be normalized (NormalizeCollectionConfig).
+  static absl::StatusOr<CollectionFingerprinter> Create(
+      const CollectionConfig& config);
+
+  // The MinHash signature; with `evidence`, also the sorted distinct 64-bit
+  // hashes it summarises (shingle hashes, or the winnowed hashes of the
+  // perceptual family), for exact Jaccard. INVALID_ARGUMENT for invalid
+  // UTF-8, an empty document, or (perceptual) fewer words than k.
+  absl::StatusOr<MinHashSignature> MinHash(
+      std::string_view text, std::vector<uint64_t>* evidence = nullptr) const;
+  // FAILED_PRECONDITION when the collection has no SimHash.
+  absl::StatusOr<uint64_t> SimHash(std::string_view text) const;
+  // FAILED_PRECONDITION when the collection keeps no TLSH; INVALID_ARGUMENT
+  // when the text is too short or too uniform for one (see tlsh.h).
+  absl::StatusOr<TlshDigest> Tlsh(std::string_view text) const;
+
+  bool has_simhash() const { return simhash_config_hash_ != 0; }
+  bool has_tlsh() const { return tlsh_.has_value(); }
+  // The collection's canonicalizer (newsbot's SimHash ignores it).
+  const Canonicalizer& canonicalizer() const;
+
+  uint64_t minhash_config_hash() const { return minhash_config_hash_; }
+  uint64_t simhash_config_hash() const {
+    return simhash_config_hash_;
+  }                                    // 0: off
+  uint64_t tlsh_config_hash() const {  // 0: off
+    return tlsh_ ? tlsh_->config_hash() : 0;
+  }
+
+ private:
+  CollectionFingerprinter(std::variant<MinHasher, PerceptualHasher> minhasher,
+                          std::optional<SimHasher> simhasher,
+                          uint64_t simhash_config_hash,
+                          std::optional<TlshFingerprinter> tlsh);
+
+  std::variant<MinHasher, PerceptualHasher> minhasher_;
+  // Empty with a nonzero simhash_config_hash_: newsbot's SimHash.
+  std::optional<SimHasher> simhasher_;
+  std::optional<TlshFingerprinter> tlsh_;
+  uint64_t minhash_config_hash_;
+  uint64_t simhash_config_hash_;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_CORE_COLLECTION_FINGERPRINTER_H_

@@ -1,0 +1,98 @@
+#include "neardup/core/collection_fingerprinter.h"
+
+#include <utility>
+
+#include "neardup/base/status_macros.h"
+#include "neardup/core/newsbot_simhash.h"
+
+namespace neardup {
+namespace {
+
+absl::StatusOr<std::variant<MinHasher, PerceptualHasher>> MakeMinHasher(
+    const CollectionConfig& config) {
+  if (config.minhash_algorithm == MinHashAlgorithm::kPerceptual) {
+    ASSIGN_OR_RETURN(PerceptualHasher hasher,
+                     PerceptualHasher::Create(PerceptualConfigOf(config),
+                                              config.canonicalizer));
+    return hasher;
+  }
+  ASSIGN_OR_RETURN(MinHasher hasher,
+                   MinHasher::Create(MinHashConfigOf(config)));
+  return hasher;
+}
+
+}  // namespace
+
+CollectionFingerprinter::CollectionFingerprinter(
+    std::variant<MinHasher, PerceptualHasher> minhasher,
+    std::optional<SimHasher> simhasher, uint64_t simhash_config_hash,
+    std::optional<TlshFingerprinter> tlsh)
+    : minhasher_(std::move(minhasher)),
+      simhasher_(std::move(simhasher)),
+      tlsh_(std::move(tlsh)),
+      minhash_config_hash_(std::visit(
+          [](const auto& hasher) { return hasher.config_hash(); }, minhasher_)),
+      simhash_config_hash_(simhash_config_hash) {}
+
+absl::StatusOr<CollectionFingerprinter> CollectionFingerprinter::Create(
+    const CollectionConfig& config) {
+  ASSIGN_OR_RETURN(auto minhasher, MakeMinHasher(config));
+  std::optional<SimHasher> simhasher;
+  uint64_t simhash_config_hash = 0;
+  if (config.simhash_enabled) {
+    if (config.simhash_variant == SimHashVariant::kNewsbot) {
+      simhash_config_hash = NewsbotConfigHash(64);
+    } else {
+      ASSIGN_OR_RETURN(simhasher, SimHasher::Create(SimHashConfigOf(config)));
+      simhash_config_hash = simhasher->config_hash();
+    }
+  }
+  std::optional<TlshFingerprinter> tlsh;
+  if (config.keep_tlsh) {
+    ASSIGN_OR_RETURN(tlsh, TlshFingerprinter::Create(config.canonicalizer));
+  }
+  return CollectionFingerprinter(std::move(minhasher), std::move(simhasher),
+                                 simhash_config_hash, std::move(tlsh));
+}
+
+absl::StatusOr<MinHashSignature> CollectionFingerprinter::MinHash(
+    std::string_view text, std::vector<uint64_t>* evidence) const {
+  if (const auto* minhasher = std::get_if<MinHasher>(&minhasher_)) {
+    if (evidence == nullptr) return minhasher->Fingerprint(text);
+    return minhasher->Fingerprint(text, evidence);
+  }
+  const PerceptualHasher& perceptual = std::get<PerceptualHasher>(minhasher_);
+  ASSIGN_OR_RETURN(PerceptualFingerprint fingerprint,
+                   perceptual.Fingerprint(text, evidence != nullptr));
+  if (evidence != nullptr) *evidence = WinnowedSet(fingerprint);
+  return std::move(fingerprint.minhash);
+}
+
+absl::StatusOr<uint64_t> CollectionFingerprinter::SimHash(
+    std::string_view text) const {
+  if (simhasher_) return simhasher_->Fingerprint(text);
+  if (simhash_config_hash_ == 0) {
+    return absl::FailedPreconditionError("the collection has no SimHash");
+  }
+  ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
+                   NewsbotSimHash(text, 64));
+  return fingerprint.low;
+}
+
+absl::StatusOr<TlshDigest> CollectionFingerprinter::Tlsh(
+    std::string_view text) const {
+  if (!tlsh_) {
+    return absl::FailedPreconditionError("the collection keeps no TLSH");
+  }
+  return tlsh_->Fingerprint(text);
+}
+
+const Canonicalizer& CollectionFingerprinter::canonicalizer() const {
+  return std::visit(
+      [](const auto& hasher) -> const Canonicalizer& {
+        return hasher.canonicalizer();
+      },
+      minhasher_);
+}
+
+}  // namespace neardup
