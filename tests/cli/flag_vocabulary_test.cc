@@ -13,8 +13,11 @@
 #include "neardup/cli/commands.h"
 #include "neardup/cli/server_commands.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/collection_fingerprinter.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/simhash.h"
+#include "neardup/dedup/dedup_options.h"
 #include "neardup/server/internal/proto_convert.h"
 #include "support/status_matchers.h"
 
@@ -64,7 +67,10 @@ CollectionConfig Online(const Args& flags) {
   CLI::App app;
   ServerCommands cmd;
   AddServerCommands(&app, &cmd);
-  Args args = {"collections", "create", "c", "--simhash"};
+  Args args = {"collections", "create", "c"};
+  if (std::find(flags.begin(), flags.end(), "--simhash") == flags.end()) {
+    args.push_back("--simhash");
+  }
   args.insert(args.end(), flags.begin(), flags.end());
   Parse(app, args);
   const absl::StatusOr<CollectionConfig> config =
@@ -157,6 +163,62 @@ TEST(FlagVocabulary, NgramZeroIsTheDefaultAndOneIsPlainTokens) {
   EXPECT_NE(OfflineMinHash({"--ngram", "1"}), OfflineMinHash({"--ngram", "0"}));
   EXPECT_EQ(Online({"--ngram", "1"}).minhash_tokenizer, "word-uax29");
   EXPECT_EQ(Online({}).minhash_tokenizer, "shingle-k=5/word-uax29");
+}
+
+// The perceptual family: `fingerprint --algo perceptual`, `dedup --algorithm
+// perceptual` and `collections create --algorithm perceptual` agree, for
+// the default k (0 meaning 9) and for others.
+TEST(FlagVocabulary, PerceptualFlagsGiveOneConfigHashEverywhere) {
+  for (const Args& flags :
+       std::vector<Args>{{},
+                         {"--winnow-window", "2"},
+                         {"--ngram", "7"},
+                         {"--ngram", "3", "--winnow-window", "8", "--seed", "5",
+                          "--confusable"}}) {
+    SCOPED_TRACE(::testing::PrintToString(flags));
+    Args online_flags = {"--algorithm", "perceptual"};
+    online_flags.insert(online_flags.end(), flags.begin(), flags.end());
+    const uint64_t server =
+        CollectionFingerprinter::Create(Online(online_flags))
+            ->minhash_config_hash();
+
+    CLI::App app;
+    FingerprintCommand fingerprint;
+    AddFingerprintCommand(&app, &fingerprint);
+    Args args = {"fingerprint", "--algo", "perceptual"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Parse(app, args);
+    EXPECT_EQ(
+        PerceptualHasher::Create(PerceptualConfigOf(fingerprint.fingerprint,
+                                                    fingerprint.winnow_window),
+                                 fingerprint.fingerprint.canonicalizer)
+            ->config_hash(),
+        server);
+
+    CLI::App dedup_app;
+    DedupCommand dedup;
+    AddDedupCommand(&dedup_app, &dedup);
+    Args dedup_args = {"dedup",     "in.jsonl",    "-o",
+                       "out.jsonl", "--algorithm", "perceptual"};
+    dedup_args.insert(dedup_args.end(), flags.begin(), flags.end());
+    Parse(dedup_app, dedup_args);
+    EXPECT_EQ(PerceptualHasher::Create(dedup::PerceptualConfigOf(dedup.options),
+                                       dedup.options.fingerprint.canonicalizer)
+                  ->config_hash(),
+              server);
+  }
+}
+
+TEST(FlagVocabulary, NewsbotAndTlshCollectionsTakeTheirFamiliesHashes) {
+  const CollectionConfig newsbot =
+      Online({"--simhash", "--simhash-variant", "newsbot"});
+  EXPECT_EQ(newsbot.simhash_variant, SimHashVariant::kNewsbot);
+  EXPECT_EQ(CollectionFingerprinter::Create(newsbot)->simhash_config_hash(),
+            NewsbotConfigHash(64));
+  const CollectionConfig tlsh = Online({"--tlsh", "--confusable"});
+  EXPECT_TRUE(tlsh.keep_tlsh);
+  EXPECT_EQ(CollectionFingerprinter::Create(tlsh)->tlsh_config_hash(),
+            TlshFingerprinter::Create(tlsh.canonicalizer)->config_hash());
 }
 
 }  // namespace
