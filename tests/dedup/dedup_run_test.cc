@@ -168,6 +168,56 @@ TEST_F(DedupRunTest, ClustersNameTheFirstOccurrence) {
             "\"mean_similarity\":0.950249}\n");
 }
 
+// --explain: every removed member lists the passages it shares with its
+// representative, as byte ranges of the two texts that hold equal words.
+TEST_F(DedupRunTest, ExplainedClustersListPassagesOfEqualText) {
+  const Corpus corpus = MakeCorpus();
+  DedupOptions o = Options({WriteJsonl(corpus, "in.jsonl")});
+  o.clusters_path = dir_.path() + "/clusters.jsonl";
+  o.explain = true;
+  o.batch_records = 3;  // representatives and members in different batches
+  ASSERT_OK(RunDedup(o));
+  std::istringstream lines(ReadFile(o.clusters_path));
+  std::string line;
+  int explained = 0;
+  while (std::getline(lines, line)) {
+    const nlohmann::json cluster = nlohmann::json::parse(line);
+    const std::string& rep = corpus.texts[cluster["representative"].get<int>()];
+    ASSERT_EQ(cluster["explain"].size(), cluster["members"].size() - 1);
+    for (const nlohmann::json& member : cluster["explain"]) {
+      const std::string& text = corpus.texts[member["member"].get<int>()];
+      EXPECT_FALSE(member["truncated"].get<bool>());
+      ASSERT_GE(member["passages"].size(), 1u);
+      size_t words = 0;
+      for (const nlohmann::json& p : member["passages"]) {
+        const size_t rb = p["representative"][0], re = p["representative"][1];
+        const size_t mb = p["member"][0], me = p["member"][1];
+        EXPECT_EQ(rep.substr(rb, re - rb), text.substr(mb, me - mb));
+        words += p["words"].get<size_t>();
+      }
+      // One replaced word of 200 leaves at least 190 of them shared.
+      EXPECT_GE(words, 190u);
+      ++explained;
+    }
+  }
+  EXPECT_EQ(explained, 6);
+
+  // Without --explain the clusters are as before: no "explain" key.
+  o.explain = false;
+  ASSERT_OK(RunDedup(o));
+  EXPECT_THAT(ReadFile(o.clusters_path), ::testing::Not(HasSubstr("explain")));
+}
+
+TEST_F(DedupRunTest, ExplainNeedsClustersAndAFileInput) {
+  DedupOptions o = Options({"in.jsonl"});
+  o.explain = true;
+  EXPECT_THAT(ValidateOptions(o).message(), HasSubstr("needs --clusters"));
+  o.clusters_path = "c.jsonl";
+  EXPECT_OK(ValidateOptions(o));
+  o.input.inputs = {"-"};
+  EXPECT_THAT(ValidateOptions(o).message(), HasSubstr("standard input"));
+}
+
 TEST_F(DedupRunTest, ExactVerifyNeverMergesBelowTheThreshold) {
   // Pairs at Jaccard 0.95 (one edit) and about 0.84 (four edits):
   // with --threshold 0.9 only the first kind may merge.

@@ -62,6 +62,10 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                   "simhash --simhash-variant newsbot: 64 (shorter and 128-bit "
                   "SimHashes are for fingerprint and compare)")
       ->capture_default_str();
+  sub->add_flag("--explain", o.explain,
+                "with --clusters: list the passages each removed document "
+                "shares with its representative (byte ranges of the "
+                "records' texts; reads the inputs a second time)");
   sub->add_option("--winnow-window", o.winnow_window,
                   "perceptual: winnowing window in shingles (1 keeps every "
                   "shingle)")

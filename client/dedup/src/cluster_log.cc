@@ -8,7 +8,31 @@
 
 namespace neardup::dedup {
 
-std::string ClusterLog::ToJsonLines() const {
+namespace {
+
+nlohmann::ordered_json ExplainJson(const std::vector<uint32_t>& members,
+                                   const ClusterExplanations& explained) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (size_t i = 1; i < members.size(); ++i) {
+    const auto it = explained.find(members[i]);
+    if (it == explained.end()) continue;
+    nlohmann::ordered_json passages = nlohmann::ordered_json::array();
+    for (const SharedPassage& p : it->second.passages) {
+      passages.push_back({{"representative", {p.a_begin, p.a_end}},
+                          {"member", {p.b_begin, p.b_end}},
+                          {"words", p.words}});
+    }
+    out.push_back({{"member", members[i]},
+                   {"passages", std::move(passages)},
+                   {"truncated", it->second.truncated}});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ClusterLog::ToJsonLines(
+    const ClusterExplanations* explained) const {
   uint32_t max_id = 0;
   for (const Edge& e : edges_) {
     max_id = std::max({max_id, e.representative, e.duplicate});
@@ -27,12 +51,15 @@ std::string ClusterLog::ToJsonLines() const {
     const auto it = similarity.find(representative);
     const double mean =
         it == similarity.end() ? 1.0 : it->second.first / it->second.second;
-    const nlohmann::ordered_json cluster = {
+    nlohmann::ordered_json cluster = {
         {"representative", representative},
         {"members", members},
         {"size", members.size()},
         {"mean_similarity", Rounded(mean, 6)},
     };
+    if (explained != nullptr) {
+      cluster["explain"] = ExplainJson(members, *explained);
+    }
     out += ToJsonText(cluster);
     out += '\n';
   }

@@ -10,23 +10,37 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "neardup/core/explain.h"
+
 namespace neardup::dedup {
+
+// Passages each removed document shares with its representative, by the
+// removed document's number.
+using ClusterExplanations = absl::flat_hash_map<uint32_t, Explanation>;
 
 class ClusterLog {
  public:
-  void Add(uint32_t representative, uint32_t duplicate, double similarity) {
-    edges_.push_back({representative, duplicate, similarity});
-  }
-  // {"representative":r,"members":[r,d,...],"size":n,"mean_similarity":s}
-  // per line; mean over the removed members' similarity to r.
-  std::string ToJsonLines() const;
-
- private:
   struct Edge {
-    uint32_t representative;
+    uint32_t representative;  // kept, and earlier in the input
     uint32_t duplicate;
     double similarity;
   };
+
+  void Add(uint32_t representative, uint32_t duplicate, double similarity) {
+    edges_.push_back({representative, duplicate, similarity});
+  }
+  // In the order they were added: by duplicate, ascending.
+  const std::vector<Edge>& edges() const { return edges_; }
+
+  // {"representative":r,"members":[r,d,...],"size":n,"mean_similarity":s}
+  // per line; mean over the removed members' similarity to r. With
+  // `explained`, also "explain":[{"member":d,"passages":[{"representative":
+  // [begin,end],"member":[begin,end],"words":n},...],"truncated":b},...]:
+  // byte ranges of each record's text as extracted.
+  std::string ToJsonLines(const ClusterExplanations* explained = nullptr) const;
+
+ private:
   std::vector<Edge> edges_;
 };
 

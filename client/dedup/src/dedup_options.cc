@@ -1,5 +1,7 @@
 #include "neardup/dedup/dedup_options.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/core/perceptual.h"
@@ -125,6 +127,19 @@ absl::Status ValidateOptions(const DedupOptions& o) {
   } else if (o.winnow_window != 4) {
     return absl::InvalidArgumentError(
         "--winnow-window applies to --algorithm perceptual only");
+  }
+  if (o.explain) {
+    if (o.clusters_path.empty()) {
+      return absl::InvalidArgumentError(
+          "--explain adds passages to the clusters: it needs --clusters FILE");
+    }
+    // The passages come from a second read of the inputs.
+    if (o.stream || std::find(o.input.inputs.begin(), o.input.inputs.end(),
+                              "-") != o.input.inputs.end()) {
+      return absl::InvalidArgumentError(
+          "--explain reads the inputs a second time, so it cannot read "
+          "standard input (-) or --stream; save the input to a file first");
+    }
   }
   if (o.input.max_record_bytes < 1) {
     return absl::InvalidArgumentError("--max-record-bytes must be at least 1");

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "batch_reader.h"
+#include "cluster_explainer.h"
 #include "cluster_log.h"
 #include "duplicate_finder.h"
 #include "fingerprinter.h"
@@ -281,8 +282,16 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
   progress.Finish(stats.total, reader.bytes_consumed());
 
   if (stage.clusters() != nullptr) {
-    RETURN_IF_ERROR(WriteFileAtomically(options.clusters_path,
-                                        stage.clusters()->ToJsonLines()));
+    std::optional<ClusterExplanations> explained;
+    if (options.explain) {
+      ASSIGN_OR_RETURN(std::vector<dataset::InputFile> again,
+                       ListDedupInputs(options));
+      ASSIGN_OR_RETURN(explained, ExplainClusters(options, std::move(again),
+                                                  *stage.clusters()));
+    }
+    RETURN_IF_ERROR(WriteFileAtomically(
+        options.clusters_path,
+        stage.clusters()->ToJsonLines(explained ? &*explained : nullptr)));
   }
   stats.input_bytes = reader.bytes_consumed();
   stats.seconds =

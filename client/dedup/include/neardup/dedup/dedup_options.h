@@ -64,6 +64,9 @@ struct DedupOptions {
   bool skip_invalid = false;  // count and drop malformed records
   bool drop_empty = false;    // drop documents with no tokens
   std::string clusters_path;  // JSON line per cluster
+  // With clusters_path: each cluster also lists the passages every removed
+  // member shares with its representative (a second read of the inputs).
+  bool explain = false;
   std::string stats_path;     // JSON object
   std::string spans_path;     // suffix-array: removed spans
   bool progress = true;       // shown only when stderr is a terminal

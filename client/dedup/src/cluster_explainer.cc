@@ -1,0 +1,68 @@
+#include "cluster_explainer.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "batch_reader.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/core/canonicalizer.h"
+#include "neardup/core/explain.h"
+
+namespace neardup::dedup {
+
+absl::StatusOr<ClusterExplanations> ExplainClusters(
+    const DedupOptions& options, std::vector<dataset::InputFile> files,
+    const ClusterLog& clusters) {
+  ClusterExplanations explained;
+  if (clusters.edges().empty()) return explained;
+  ASSIGN_OR_RETURN(const Canonicalizer canonicalizer,
+                   Canonicalizer::Create(options.fingerprint.canonicalizer));
+  // Each removed document's representative, and each representative's last
+  // removed member (after which its text is dropped).
+  absl::flat_hash_map<uint32_t, uint32_t> representative_of;
+  absl::flat_hash_map<uint32_t, uint32_t> last_member;
+  for (const ClusterLog::Edge& edge : clusters.edges()) {
+    representative_of[edge.duplicate] = edge.representative;
+    uint32_t& last = last_member[edge.representative];
+    last = std::max(last, edge.duplicate);
+  }
+  absl::flat_hash_map<uint32_t, std::string> open_texts;
+
+  BatchReader reader(std::move(files), options);
+  RETURN_IF_ERROR(reader.Start());
+  dataset::ExtractScratch scratch;
+  Batch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool got, reader.Fill(options.batch_records,
+                                                 options.batch_bytes, &batch));
+    if (!got) break;
+    for (const RecordRef& ref : batch.records) {
+      const auto rep = representative_of.find(ref.doc);
+      const bool is_representative = last_member.contains(ref.doc);
+      if (rep == representative_of.end() && !is_representative) continue;
+      // These records were read and kept (or matched) by the run itself, so
+      // they extract again; an error here means the input changed since.
+      ASSIGN_OR_RETURN(
+          const std::string_view text,
+          reader.extractor(ref.file).Extract(batch.record(ref), &scratch));
+      if (is_representative) {
+        open_texts.emplace(ref.doc, std::string(text));
+        continue;
+      }
+      const auto kept = open_texts.find(rep->second);
+      if (kept == open_texts.end()) {
+        return absl::FailedPreconditionError(
+            "the inputs changed during the run: a cluster's representative "
+            "was not found on the second read (--explain)");
+      }
+      ASSIGN_OR_RETURN(
+          explained[ref.doc],
+          ExplainSharedPassages(kept->second, text, canonicalizer));
+      if (last_member[rep->second] == ref.doc) open_texts.erase(kept);
+    }
+  }
+  return explained;
+}
+
+}  // namespace neardup::dedup
