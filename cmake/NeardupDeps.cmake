@@ -17,10 +17,15 @@ if(NOT NEARDUP_CORE_ONLY)
   find_package(prometheus-cpp CONFIG REQUIRED)
   find_package(spdlog CONFIG REQUIRED)
   find_package(yaml-cpp CONFIG REQUIRED)
+  # client/extract/: HTML, Markdown and PDF to text.
+  pkg_check_modules(GUMBO REQUIRED IMPORTED_TARGET gumbo)
+  pkg_check_modules(CMARK_GFM REQUIRED IMPORTED_TARGET libcmark-gfm)
+  pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
 endif()
 find_package(OpenSSL REQUIRED)  # SHA-256: token hashing, and in tests
 if(NEARDUP_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
+  find_package(ZLIB REQUIRED)  # tests/extract deflates a PDF stream
 endif()
 if(NEARDUP_BUILD_BENCH AND NOT NEARDUP_CORE_ONLY)
   find_package(benchmark CONFIG REQUIRED)
