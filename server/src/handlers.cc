@@ -17,6 +17,8 @@
 #include "neardup/core/perceptual.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/core/tlsh.h"
+#include "neardup/extract/content_type.h"
+#include "neardup/extract/extract.h"
 #include "neardup/server/internal/backup_path.h"
 #include "neardup/server/internal/proto_convert.h"
 
@@ -37,6 +39,50 @@ absl::Status CheckText(std::string_view field, const std::string& text,
 // with the request field it is about.
 absl::Status AboutField(std::string_view field, const absl::Status& status) {
   return Prefixed(field, status);
+}
+
+// The text a request field stands for: the bytes as sent when
+// `content_type` is plain text, else what extract makes of them (markup
+// stripped, a PDF's pages). INVALID_ARGUMENT names the field.
+class FieldText {
+ public:
+  static absl::StatusOr<FieldText> Of(std::string_view field,
+                                      const std::string& bytes,
+                                      const std::string& content_type,
+                                      const HandlerLimits& limits) {
+    RETURN_IF_ERROR(CheckText(field, bytes, limits));
+    absl::StatusOr<extract::ContentType> type =
+        extract::ParseContentType(content_type);
+    if (!type.ok()) return Prefixed("content_type", type.status());
+    FieldText out(bytes);
+    if (*type == extract::ContentType::kPlainText) return out;
+    absl::StatusOr<std::string> text =
+        extract::ExtractText(bytes, *type, limits.extract);
+    RETURN_IF_ERROR(AboutField(field, text.status()));
+    out.extracted_ = *std::move(text);
+    return out;
+  }
+
+  const std::string& text() const { return extracted_ ? *extracted_ : *bytes_; }
+
+ private:
+  explicit FieldText(const std::string& bytes) : bytes_(&bytes) {}
+
+  const std::string* bytes_;  // the request's, which outlives this
+  std::optional<std::string> extracted_;
+};
+
+// Content types describe text: they do not go with signatures or raw bytes.
+absl::Status CheckNoContentType(const std::string& content_type,
+                                std::string_view why) {
+  if (content_type.empty()) return absl::OkStatus();
+  absl::StatusOr<extract::ContentType> type =
+      extract::ParseContentType(content_type);
+  if (type.ok() && *type == extract::ContentType::kPlainText) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("content_type applies to text; ", AbslView(why)));
 }
 
 absl::Status CheckId(const std::string& id, std::string_view field = "id") {
@@ -136,14 +182,18 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
   storage::DocumentWrite& doc = prepared.doc;
   switch (request.content_case()) {
     case v1::UpsertRequest::kText: {
-      RETURN_IF_ERROR(CheckText("text", request.text(), limits_));
+      ASSIGN_OR_RETURN(const FieldText text,
+                       FieldText::Of("text", request.text(),
+                                     request.content_type(), limits_));
       auto write = collection.PrepareWrite(
-          request.id(), request.text(), MetadataFromProto(request.metadata()));
+          request.id(), text.text(), MetadataFromProto(request.metadata()));
       RETURN_IF_ERROR(AboutField("text", write.status()));
       doc = *std::move(write);
       break;
     }
     case v1::UpsertRequest::kSignatures: {
+      RETURN_IF_ERROR(CheckNoContentType(
+          request.content_type(), "leave it unset when sending signatures"));
       RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), collection,
                                           &doc.minhash, &doc.simhash));
       const auto& record = collection.record();
@@ -311,10 +361,11 @@ absl::Status AddPassages(std::string_view probe, std::string_view match,
 
 // Fills `match` with the passages it shares with the probe, or says why it
 // cannot: the stored text and the probe's text are both needed.
-absl::Status ExplainMatch(const v1::QueryRequest& request,
+// `probe_text` is null for a probe sent as signatures.
+absl::Status ExplainMatch(const std::string* probe_text,
                           const storage::Collection& collection,
                           uint32_t internal_id, v1::Match* match) {
-  if (request.probe_case() != v1::QueryRequest::kText) {
+  if (probe_text == nullptr) {
     match->set_explain_unavailable("the probe came as signatures, not text");
     return absl::OkStatus();
   }
@@ -330,7 +381,7 @@ absl::Status ExplainMatch(const v1::QueryRequest& request,
     match->set_explain_unavailable("the document came as signatures");
     return absl::OkStatus();
   }
-  return AddPassages(request.text(), *doc->text,
+  return AddPassages(*probe_text, *doc->text,
                      collection.fingerprinter().canonicalizer(), match);
 }
 
@@ -363,16 +414,18 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   // The probe's TLSH, when the collection keeps TLSH and the probe has one.
   std::optional<TlshDigest> probe_tlsh;
   const CollectionFingerprinter& fingerprinter = collection->fingerprinter();
+  std::optional<FieldText> probe;  // a text probe's text
   switch (request.probe_case()) {
     case v1::QueryRequest::kText: {
-      RETURN_IF_ERROR(CheckText("text", request.text(), limits_));
+      ASSIGN_OR_RETURN(probe, FieldText::Of("text", request.text(),
+                                            request.content_type(), limits_));
       if (simhash_query) {
         if (!fingerprinter.has_simhash()) {
           return absl::FailedPreconditionError(
               absl::StrCat("collection '", collection->name(),
                            "' was created without SimHash"));
         }
-        auto h = fingerprinter.SimHash(request.text());
+        auto h = fingerprinter.SimHash(probe->text());
         RETURN_IF_ERROR(AboutField("text", h.status()));
         simhash = *h;
       } else {
@@ -380,19 +433,21 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
           probe_shingles.emplace();
         }
         auto sig = fingerprinter.MinHash(
-            request.text(), probe_shingles ? &*probe_shingles : nullptr);
+            probe->text(), probe_shingles ? &*probe_shingles : nullptr);
         RETURN_IF_ERROR(AboutField("text", sig.status()));
         minhash = *std::move(sig);
       }
       if (fingerprinter.has_tlsh()) {
         // Too short or uniform for TLSH: matches simply carry no distance.
-        if (auto tlsh = fingerprinter.Tlsh(request.text()); tlsh.ok()) {
+        if (auto tlsh = fingerprinter.Tlsh(probe->text()); tlsh.ok()) {
           probe_tlsh = *tlsh;
         }
       }
       break;
     }
     case v1::QueryRequest::kSignatures: {
+      RETURN_IF_ERROR(CheckNoContentType(
+          request.content_type(), "leave it unset for a signatures probe"));
       RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
                                           &minhash, &simhash));
       if (simhash_query && !simhash) {
@@ -469,8 +524,8 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     match->set_id(doc->external_id);
     match->set_similarity(hit.similarity);
     if (request.explain()) {
-      RETURN_IF_ERROR(
-          ExplainMatch(request, *collection, hit.internal_id, match));
+      RETURN_IF_ERROR(ExplainMatch(probe ? &probe->text() : nullptr,
+                                   *collection, hit.internal_id, match));
     }
     if (hit.minhash) SetMinHashScores(*hit.minhash, match);
     if (hit.distance) match->set_hamming_distance(*hit.distance);
@@ -621,18 +676,26 @@ absl::StatusOr<TlshDigest> TlshOfField(std::string_view field,
 absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
                                    v1::FingerprintResponse* response,
                                    const HandlerLimits& limits) {
-  RETURN_IF_ERROR(CheckText("text", request.text(), limits));
+  const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
+  if (raw) {
+    RETURN_IF_ERROR(CheckNoContentType(request.content_type(),
+                                       "TLSH_RAW hashes the bytes as sent"));
+  }
+  ASSIGN_OR_RETURN(
+      const FieldText field,
+      FieldText::Of("text", request.text(),
+                    raw ? std::string() : request.content_type(), limits));
+  const std::string& text = field.text();
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
   switch (request.kind()) {
     case v1::FINGERPRINT_KIND_UNSPECIFIED:
       break;
     case v1::FINGERPRINT_KIND_TLSH:
     case v1::FINGERPRINT_KIND_TLSH_RAW: {
-      const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
       ASSIGN_OR_RETURN(const TlshFingerprinter fingerprinter,
                        TlshFingerprinter::Create(config.canonicalizer));
       ASSIGN_OR_RETURN(const TlshDigest digest,
-                       TlshOfField("text", request.text(), raw, fingerprinter));
+                       TlshOfField("text", text, raw, fingerprinter));
       response->set_tlsh(FormatTlsh(digest));
       response->set_tlsh_config_hash(raw ? TlshFingerprinter::RawConfigHash()
                                          : fingerprinter.config_hash());
@@ -641,7 +704,7 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
     case v1::FINGERPRINT_KIND_NEWSBOT: {
       ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
       ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
-                       NewsbotSimHash(request.text(), bits));
+                       NewsbotSimHash(text, bits));
       response->set_newsbot_simhash(FormatNewsbot(fingerprint));
       response->set_newsbot_config_hash(NewsbotConfigHash(bits));
       return absl::OkStatus();
@@ -651,7 +714,7 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
           const PerceptualHasher hasher,
           PerceptualOf(request.config(), config, request.winnow_window()));
       ASSIGN_OR_RETURN(const PerceptualFingerprint fp,
-                       PerceptualOfField("text", request.text(), hasher));
+                       PerceptualOfField("text", text, hasher));
       response->set_minhash(fp.minhash.Serialize());
       response->set_minhash_config_hash(hasher.config_hash());
       response->set_token_count(WinnowedSet(fp).size());
@@ -664,18 +727,18 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
   ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
                    CollectionFingerprinter::Create(config));
   std::vector<uint64_t> evidence;
-  auto sig = fingerprinter.MinHash(request.text(), &evidence);
+  auto sig = fingerprinter.MinHash(text, &evidence);
   RETURN_IF_ERROR(AboutField("text", sig.status()));
   response->set_minhash(sig->Serialize());
   response->set_minhash_config_hash(fingerprinter.minhash_config_hash());
   response->set_token_count(evidence.size());
   if (fingerprinter.has_simhash()) {
-    ASSIGN_OR_RETURN(uint64_t h, fingerprinter.SimHash(request.text()));
+    ASSIGN_OR_RETURN(uint64_t h, fingerprinter.SimHash(text));
     response->set_simhash(h);
     response->set_simhash_config_hash(fingerprinter.simhash_config_hash());
   }
   if (fingerprinter.has_tlsh()) {
-    if (auto tlsh = fingerprinter.Tlsh(request.text()); tlsh.ok()) {
+    if (auto tlsh = fingerprinter.Tlsh(text); tlsh.ok()) {
       response->set_tlsh(FormatTlsh(*tlsh));
       response->set_tlsh_config_hash(fingerprinter.tlsh_config_hash());
     } else {
@@ -688,19 +751,29 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
 absl::Status Handlers::Compare(const v1::CompareRequest& request,
                                v1::CompareResponse* response,
                                const HandlerLimits& limits) {
-  RETURN_IF_ERROR(CheckText("a", request.a(), limits));
-  RETURN_IF_ERROR(CheckText("b", request.b(), limits));
+  const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
+  if (raw) {
+    RETURN_IF_ERROR(CheckNoContentType(request.content_type(),
+                                       "TLSH_RAW hashes the bytes as sent"));
+  }
+  const std::string content_type = raw ? std::string() : request.content_type();
+  ASSIGN_OR_RETURN(const FieldText field_a,
+                   FieldText::Of("a", request.a(), content_type, limits));
+  ASSIGN_OR_RETURN(const FieldText field_b,
+                   FieldText::Of("b", request.b(), content_type, limits));
+  const std::string& text_a = field_a.text();
+  const std::string& text_b = field_b.text();
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
   ASSIGN_OR_RETURN(const TlshFingerprinter tlsher,
                    TlshFingerprinter::Create(config.canonicalizer));
   if (request.explain()) {
-    RETURN_IF_ERROR(AddPassages(request.a(), request.b(),
-                                tlsher.canonicalizer(), response));
+    RETURN_IF_ERROR(
+        AddPassages(text_a, text_b, tlsher.canonicalizer(), response));
   }
   // Sets the TLSH fields, or says why there are none.
   auto compare_tlsh = [&](bool raw) -> absl::Status {
-    auto a = TlshOfField("a", request.a(), raw, tlsher);
-    auto b = a.ok() ? TlshOfField("b", request.b(), raw, tlsher) : a;
+    auto a = TlshOfField("a", text_a, raw, tlsher);
+    auto b = a.ok() ? TlshOfField("b", text_b, raw, tlsher) : a;
     if (!b.ok()) return b.status();
     response->set_tlsh_distance(TlshDistance(*a, *b));
     response->set_tlsh_distance_without_length(TlshDistance(*a, *b, false));
@@ -715,9 +788,9 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
     case v1::FINGERPRINT_KIND_NEWSBOT: {
       ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
       ASSIGN_OR_RETURN(const NewsbotFingerprint a,
-                       NewsbotSimHash(request.a(), bits));
+                       NewsbotSimHash(text_a, bits));
       ASSIGN_OR_RETURN(const NewsbotFingerprint b,
-                       NewsbotSimHash(request.b(), bits));
+                       NewsbotSimHash(text_b, bits));
       ASSIGN_OR_RETURN(const int distance, NewsbotHamming(a, b));
       response->set_hamming_distance(distance);
       response->set_cosine_estimate(std::cos(M_PI * distance / bits));
@@ -728,9 +801,9 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
           const PerceptualHasher hasher,
           PerceptualOf(request.config(), config, request.winnow_window()));
       ASSIGN_OR_RETURN(const PerceptualFingerprint a,
-                       PerceptualOfField("a", request.a(), hasher));
+                       PerceptualOfField("a", text_a, hasher));
       ASSIGN_OR_RETURN(const PerceptualFingerprint b,
-                       PerceptualOfField("b", request.b(), hasher));
+                       PerceptualOfField("b", text_b, hasher));
       ASSIGN_OR_RETURN(const double estimated,
                        EstimateJaccard(a.minhash, b.minhash));
       response->set_estimated_jaccard(estimated);
@@ -748,13 +821,13 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
   ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
                    CollectionFingerprinter::Create(config));
   std::vector<uint64_t> set_a, set_b;
-  auto sig_a = fingerprinter.MinHash(request.a(), &set_a);
+  auto sig_a = fingerprinter.MinHash(text_a, &set_a);
   RETURN_IF_ERROR(AboutField("a", sig_a.status()));
-  auto sig_b = fingerprinter.MinHash(request.b(), &set_b);
+  auto sig_b = fingerprinter.MinHash(text_b, &set_b);
   RETURN_IF_ERROR(AboutField("b", sig_b.status()));
   ASSIGN_OR_RETURN(double estimated, EstimateJaccard(*sig_a, *sig_b));
-  ASSIGN_OR_RETURN(uint64_t h_a, fingerprinter.SimHash(request.a()));
-  ASSIGN_OR_RETURN(uint64_t h_b, fingerprinter.SimHash(request.b()));
+  ASSIGN_OR_RETURN(uint64_t h_a, fingerprinter.SimHash(text_a));
+  ASSIGN_OR_RETURN(uint64_t h_b, fingerprinter.SimHash(text_b));
   response->set_estimated_jaccard(estimated);
   response->set_exact_jaccard(ExactJaccard64(set_a, set_b));
   response->set_hamming_distance(Hamming(h_a, h_b));

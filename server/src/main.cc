@@ -7,11 +7,16 @@
 #include <variant>
 
 #include "neardup/base/version.h"
+#include "neardup/extract/pdf.h"
 #include "neardup/server/server.h"
 #include "neardup/server/server_config.h"
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {
+  // This binary is also the PDF parsing child it spawns (extract/pdf.h).
+  if (int code = 0; neardup::extract::MaybeRunPdfChild(argc, argv, &code)) {
+    return code;
+  }
   using namespace neardup::server;
   ParsedCommandLine parsed = ParseCommandLine(argc, argv);
   if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;

@@ -95,6 +95,12 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.max_streams_per_client = config.max_streams_per_client;
   options.stream_idle_seconds = config.stream_idle_seconds;
   options.limits.max_document_bytes = config.max_document_bytes;
+  options.limits.extract.pdf.timeout =
+      absl::Seconds(config.pdf_timeout_seconds);
+  options.limits.extract.pdf.max_pdf_bytes = config.pdf_max_bytes;
+  options.limits.extract.pdf.memory_bytes = config.pdf_memory_bytes;
+  // A PDF's text is a document like any other.
+  options.limits.extract.pdf.max_text_bytes = config.max_document_bytes;
   options.limits.max_metadata_keys = config.max_metadata_keys;
   options.limits.max_metadata_bytes = config.max_metadata_bytes;
   options.limits.max_response_bytes = config.max_message_bytes;

@@ -68,6 +68,13 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("backup-dir", c.backup_dir,
         "directory under which CreateBackup (neardup backup) writes "
         "checkpoints; empty: backups are off");
+  visit("pdf-timeout", c.pdf_timeout_seconds,
+        "seconds a PDF may take to parse (in a child process) before it is "
+        "stopped and refused");
+  visit("pdf-max-bytes", c.pdf_max_bytes,
+        "largest PDF accepted (also bounded by --max-document-bytes)");
+  visit("pdf-memory-bytes", c.pdf_memory_bytes,
+        "address-space limit of the PDF parsing child");
   visit("log-level", c.log_level, "trace|debug|info|warn|error|off");
   visit("tls-cert", c.tls_cert, "PEM server certificate (chain) for TLS");
   visit("tls-key", c.tls_key, "PEM private key of --tls-cert");
@@ -191,6 +198,12 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   if (c.keepalive_seconds < 1 || c.max_connection_age_seconds < 1) {
     return absl::InvalidArgumentError(
         "--keepalive and --max-connection-age must be >= 1 second");
+  }
+  if (!(c.pdf_timeout_seconds > 0) || c.pdf_max_bytes < 1 ||
+      c.pdf_memory_bytes < (size_t{64} << 20)) {
+    return absl::InvalidArgumentError(
+        "--pdf-timeout must be > 0, --pdf-max-bytes >= 1 and "
+        "--pdf-memory-bytes >= 64 MiB");
   }
   if (!(c.default_deadline_seconds > 0)) {
     return absl::InvalidArgumentError("--default-deadline must be > 0");

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "support/pdf_builder.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -33,6 +34,40 @@ TEST(CliBinary, FingerprintFromStdin) {
   const Result ok = RunNeardup("fingerprint --algo simhash < " + fox);
   EXPECT_EQ(ok.exit_code, 0);
   EXPECT_EQ(ok.out, "ce0e315a6cc6f940\n");
+}
+
+// The binary parses PDFs in a child process that is itself.
+TEST(CliBinary, MarkupAndPdfByExtensionOrFlag) {
+  TempDir dir;
+  const std::string words = "the quick brown fox jumps over the lazy dog";
+  const std::string txt = dir.Write("fox.txt", words);
+  const std::string html =
+      dir.Write("fox.html",
+                "<p>the quick <b>brown</b> fox</p><p>jumps over the lazy "
+                "dog</p><script>var x;</script>");
+  const std::string pdf =
+      dir.Write("fox.pdf", ::neardup::testing::SimplePdf({words}));
+  const Result plain = RunNeardup("fingerprint --algo simhash " + txt);
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  for (const std::string& file : {html, pdf}) {
+    const Result r = RunNeardup("fingerprint --algo simhash " + file);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.out, plain.out) << file;
+  }
+  // Standard input has no extension: the flag says what it is.
+  const Result piped = RunNeardup(
+      "fingerprint --algo simhash --content-type application/pdf < " + pdf);
+  EXPECT_EQ(piped.out, plain.out);
+  const Result compared = RunNeardup("compare " + html + " " + pdf);
+  EXPECT_EQ(compared.exit_code, 0) << compared.out;
+  EXPECT_THAT(compared.out, HasSubstr("exact jaccard      1.0000"));
+  const Result not_pdf =
+      RunNeardup("fingerprint --content-type application/pdf " + txt);
+  EXPECT_EQ(not_pdf.exit_code, 1);
+  EXPECT_THAT(not_pdf.out, HasSubstr("no %PDF- header"));
+  const Result unknown =
+      RunNeardup("fingerprint --content-type image/png " + txt);
+  EXPECT_EQ(unknown.exit_code, 2);
 }
 
 TEST(CliBinary, BadOptionsFailWithUsageHint) {

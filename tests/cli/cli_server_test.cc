@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
+#include "support/pdf_builder.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -99,6 +100,41 @@ TEST_F(CliServerTest, IngestQueryGetDelete) {
   EXPECT_EQ(Run("get -c docs doc3").exit_code, 1);
   r = Run("stats -c docs");
   EXPECT_THAT(r.out, HasSubstr("docs: 50 documents"));
+}
+
+// A folder of HTML, Markdown, PDF and text files, one document each, typed
+// by their extension; a JSONL field of HTML with --content-type.
+TEST_F(CliServerTest, IngestFoldersOfMarkupAndPdf) {
+  ASSERT_EQ(
+      Run("collections create pages --threshold 0.5 --store-text").exit_code,
+      0);
+  temp_.Write("site/a.html", "<html><body><script>junk()</script><p>" +
+                                 GeneratedText(1) + "</p></body></html>");
+  temp_.Write("site/b.md", "# Title\n\n*" + GeneratedText(2) + "*\n");
+  temp_.Write("site/c.pdf", testing::SimplePdf({GeneratedText(3, 12)}));
+  temp_.Write("site/d.txt", GeneratedText(4));
+  Result r = Run("ingest --doc-per-file " + temp_.path() + "/site -c pages");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("4 written"));
+  r = Run("get -c pages a.html:1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(GeneratedText(1)));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("junk")));
+  r = Run("query -c pages --text \"" + GeneratedText(3, 12) + "\"");
+  EXPECT_THAT(r.out, HasSubstr("c.pdf:1  exact=1.0000"));
+  r = Run("query -c pages --content-type text/html --text \"<b>" +
+          GeneratedText(2) + "</b>\"");
+  EXPECT_THAT(r.out, HasSubstr("b.md:1  exact=0.98"));  // not its title
+
+  const std::string jsonl = temp_.Write(
+      "html.jsonl", "{\"id\":\"h\",\"html\":\"<p>" + GeneratedText(5) +
+                        "<script>x</script></p>\"}\n");
+  r = Run("ingest " + jsonl +
+          " -c pages --field html --id-field id --content-type text/html");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r = Run("get -c pages h");
+  EXPECT_THAT(r.out, HasSubstr(GeneratedText(5)));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("<p>")));
 }
 
 TEST_F(CliServerTest, IngestErrorsNameFileAndLine) {

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "support/pdf_builder.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -59,6 +60,25 @@ TEST(DedupBinary, DedupsAFileAndPrintsASummary) {
             "{\"text\":\"one two three four five six seven\"}\n"
             "{\"text\":\"something else entirely different here\"}\n");
   EXPECT_THAT(ReadFile(dir.path() + "/stats.json"), HasSubstr("\"total\":3"));
+}
+
+// A folder of PDFs, one document each: the binary parses them in a child
+// process that is itself; a damaged one is one invalid record.
+TEST(DedupBinary, FolderOfPdfsWithDocPerFile) {
+  TempDir dir;
+  const std::string words =
+      "one two three four five six seven eight nine ten eleven twelve";
+  dir.Write("pdfs/a.pdf", ::neardup::testing::SimplePdf({words}));
+  dir.Write("pdfs/b.pdf", ::neardup::testing::SimplePdf({words + " more"}));
+  dir.Write("pdfs/c.pdf",
+            ::neardup::testing::SimplePdf({"something else entirely"}));
+  dir.Write("pdfs/d.pdf", "%PDF-1.4 damaged");
+  const Result r =
+      RunNeardup("dedup --doc-per-file " + dir.path() + "/pdfs -o " +
+                 dir.path() + "/kept --threshold 0.7 --skip-invalid");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("4 records, 2 kept, 1 removed"));
+  EXPECT_THAT(r.out, HasSubstr("1 invalid"));
 }
 
 TEST(DedupBinary, MalformedLineFailsNamingFileAndLine) {

@@ -358,6 +358,39 @@ TEST_F(DedupRunTest, TxtLinesAndDocPerFile) {
   EXPECT_FALSE(std::filesystem::exists(files.output + "/sub/b.txt"));
 }
 
+// Markup files by extension with --doc-per-file, and a JSON field of HTML
+// with --content-type: duplicates by their visible text; the output keeps
+// the records as they were.
+TEST_F(DedupRunTest, MarkupByExtensionOrContentType) {
+  WordSource source(11);
+  const std::string text = Join(source.Words(120));
+  const std::string html =
+      "<p>" + text + "</p><script>" + Join(source.Words(200)) + "</script>";
+  dir_.Write("site/a.html", html);
+  dir_.Write("site/b.md", "# " + text + "\n");
+  dir_.Write("site/c.txt", Join(source.Words(120)));
+  DedupOptions files = Options({dir_.path() + "/site"});
+  files.input.doc_per_file = true;
+  files.output = dir_.path() + "/kept";
+  ASSERT_OK_AND_ASSIGN(RunStats stats, RunDedup(files));
+  EXPECT_EQ(stats.duplicates, 1u);
+  EXPECT_EQ(ReadFile(files.output + "/a.html"), html);
+  EXPECT_FALSE(std::filesystem::exists(files.output + "/b.md"));
+
+  // The same visible text under different scripts.
+  const std::string other =
+      "<p>" + text + "</p><script>" + Join(source.Words(200)) + "</script>";
+  DedupOptions fields = Options(
+      {dir_.Write("html.jsonl", JsonLine(0, html) + JsonLine(1, other))});
+  ASSERT_OK_AND_ASSIGN(stats, RunDedup(fields));
+  EXPECT_EQ(stats.duplicates, 0u);  // as text, the scripts differ
+  fields.content_type = "text/html";
+  ASSERT_OK_AND_ASSIGN(stats, RunDedup(fields));
+  EXPECT_EQ(stats.duplicates, 1u);
+  fields.content_type = "image/png";
+  EXPECT_THAT(ValidateOptions(fields).message(), HasSubstr("--content-type"));
+}
+
 TEST_F(DedupRunTest, EmptyAndWhitespaceDocumentsAreCountedKeptOrDropped) {
   const std::string data = JsonLine(0, "") + JsonLine(1, " \t\n ") +
                            JsonLine(2, "...") + JsonLine(3, "real words here") +

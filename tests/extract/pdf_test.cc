@@ -5,7 +5,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <string>
 
@@ -96,27 +95,7 @@ TEST(Pdf, MalformedFilesGiveTextOrAClearError) {
 // A page whose content stream inflates to gigabytes: the wall clock stops
 // it.
 TEST(Pdf, DecompressionBombIsStoppedByTheTimeout) {
-  const std::string zeros(size_t{1} << 22, ' ');
-  z_stream z{};
-  ASSERT_EQ(deflateInit(&z, Z_BEST_SPEED), Z_OK);
-  std::string deflated(size_t{16} << 20, '\0');
-  z.next_out = reinterpret_cast<Bytef*>(deflated.data());
-  z.avail_out = static_cast<uInt>(deflated.size());
-  for (int i = 0; i < 256; ++i) {  // 1 GiB of spaces, about 5 MB deflated
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(zeros.data()));
-    z.avail_in = static_cast<uInt>(zeros.size());
-    ASSERT_EQ(deflate(&z, Z_NO_FLUSH), Z_OK);
-  }
-  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  deflated.resize(z.total_out);
-  deflateEnd(&z);
-  const std::string pdf = PdfOfObjects({
-      "<< /Type /Catalog /Pages 2 0 R >>",
-      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-      ">>",
-      PdfStream(deflated, " /Filter /FlateDecode"),
-  });
+  const std::string pdf = ::neardup::testing::DeflateBombPdf();
   PdfOptions options = RealChild();
   options.timeout = absl::Milliseconds(500);
   const absl::Status status = PdfToText(pdf, options).status();

@@ -19,6 +19,7 @@
 #include "neardup/core/tlsh.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
+#include "support/pdf_builder.h"
 #include "support/run_command.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -643,6 +644,111 @@ TEST_F(NeardupdLimitsTest, OversizedInputIsRefusedCleanly) {
   // The server keeps serving.
   upsert.set_text(GeneratedText(1, 50));
   EXPECT_OK(client_->Upsert(upsert));
+}
+
+// A server that gives a PDF half a second.
+class NeardupdContentTest : public NeardupdTest {
+  std::vector<std::string> ExtraFlags() override {
+    return {"--pdf-timeout=0.5"};
+  }
+};
+
+// HTML, Markdown and PDF documents through Upsert, Query, Get,
+// Fingerprint and Compare; a hostile PDF costs one INVALID_ARGUMENT and the
+// server keeps serving.
+TEST_F(NeardupdContentTest, ContentTypesThroughTheServer) {
+  CreateCollection("pages");
+  const std::string html_text = GeneratedText(40);
+  const std::string md_text = GeneratedText(41);
+  const std::string pdf_line = GeneratedText(42, 12);
+  auto upsert = [&](const std::string& id, const std::string& bytes,
+                    const std::string& content_type) {
+    v1::UpsertRequest request;
+    request.set_collection("pages");
+    request.set_id(id);
+    request.set_text(bytes);
+    request.set_content_type(content_type);
+    return client_->Upsert(request);
+  };
+  const std::string html =
+      "<html><head><title>t</title><script>var x = "
+      "'junk words';</script></head><body><p>" +
+      html_text + "</p></body></html>";
+  ASSERT_OK(upsert("html", html, "text/html; charset=utf-8"));
+  ASSERT_OK(upsert("md", "# Heading\n\n" + md_text + "\n", "text/markdown"));
+  ASSERT_OK(upsert("pdf", testing::SimplePdf({pdf_line}), "application/pdf"));
+
+  // What is stored and fingerprinted is the extracted text.
+  auto stored = client_->Get("pages", "html");
+  ASSERT_OK(stored);
+  EXPECT_EQ(stored->text(), "t\n\n" + html_text);
+  auto query = [&](const std::string& bytes, const std::string& content_type) {
+    v1::QueryRequest request;
+    request.set_collection("pages");
+    request.set_text(bytes);
+    request.set_content_type(content_type);
+    request.set_explain(true);
+    return client_->Query(request);
+  };
+  for (const auto& [probe, id] :
+       std::vector<std::pair<std::string, std::string>>{
+           {html_text, "html"}, {md_text, "md"}, {pdf_line, "pdf"}}) {
+    auto found = query(probe, "");
+    ASSERT_OK(found);
+    ASSERT_GE(found->matches_size(), 1) << id;
+    EXPECT_EQ(found->matches(0).id(), id);
+    EXPECT_GT(found->matches(0).exact_jaccard(), 0.9) << id;
+  }
+  // A probe in markup is extracted too; passages are ranges of its text.
+  auto by_html = query("<div><b>" + html_text + "</b></div>", "text/html");
+  ASSERT_OK(by_html);
+  ASSERT_GE(by_html->matches_size(), 1);
+  EXPECT_EQ(by_html->matches(0).id(), "html");
+  EXPECT_GT(by_html->matches(0).exact_jaccard(), 0.95);  // no title
+  ASSERT_GE(by_html->matches(0).passages_size(), 1);
+  EXPECT_EQ(by_html->matches(0).passages(0).probe_begin(), 0u);
+
+  v1::FingerprintRequest fingerprint;
+  fingerprint.set_text(html);
+  fingerprint.set_content_type("text/html");
+  auto of_html = client_->Fingerprint(fingerprint);
+  fingerprint.set_text("t\n\n" + html_text);
+  fingerprint.clear_content_type();
+  auto of_text = client_->Fingerprint(fingerprint);
+  ASSERT_OK(of_html);
+  ASSERT_OK(of_text);
+  EXPECT_EQ(of_html->minhash(), of_text->minhash());
+  // Both sides of Compare are extracted: the script's words are not text.
+  v1::CompareRequest compare;
+  compare.set_a("<p>" + md_text + "</p>");
+  compare.set_b("<p>" + md_text + "</p><script>" + html_text + "</script>");
+  auto as_plain = client_->Compare(compare);
+  compare.set_content_type("text/html");
+  auto as_html = client_->Compare(compare);
+  ASSERT_OK(as_plain);
+  ASSERT_OK(as_html);
+  EXPECT_LT(as_plain->exact_jaccard(), 0.6);
+  EXPECT_EQ(as_html->exact_jaccard(), 1.0);
+
+  // Refusals: an unknown type, a type with signatures, a hostile PDF.
+  auto unknown = upsert("x", "data", "image/png");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("content_type"));
+  auto not_pdf = upsert("x", "just text", "application/pdf");
+  EXPECT_EQ(not_pdf.status().code(), absl::StatusCode::kInvalidArgument);
+  auto bomb = upsert("bomb", testing::DeflateBombPdf(), "application/pdf");
+  EXPECT_EQ(bomb.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bomb.status().message(), HasSubstr("took longer than 500ms"));
+  EXPECT_EQ(client_->Get("pages", "bomb").status().code(),
+            absl::StatusCode::kNotFound);
+  // Still serving, with everything it had.
+  auto after = query(pdf_line, "");
+  ASSERT_OK(after);
+  ASSERT_GE(after->matches_size(), 1);
+  EXPECT_EQ(after->matches(0).id(), "pdf");
+  auto collection = client_->GetCollection("pages");
+  ASSERT_OK(collection);
+  EXPECT_EQ(collection->document_count(), 3u);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 // Small PDFs made in the tests: one Helvetica line per page, with a correct
 // cross-reference table, plus the pieces to break them on purpose.
 
+#include <zlib.h>
+
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -55,10 +58,50 @@ inline std::string SimplePdf(const std::vector<std::string>& pages) {
     objects.push_back(absl::StrCat(
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ",
         5 + 2 * i, " 0 R /Resources << /Font << /F1 3 0 R >> >> >>"));
-    objects.push_back(PdfStream(
-        absl::StrCat("BT /F1 12 Tf 72 720 Td (", pages[i], ") Tj ET")));
+    // Six words per line, so that lines stay inside the page (poppler
+    // reads only what is on it).
+    std::string content = "BT /F1 12 Tf 72 720 Td 14 TL";
+    size_t words = 0;
+    std::string line;
+    for (const char c : pages[i] + " ") {
+      if (c == ' ' && !line.empty() && ++words % 6 == 0) {
+        absl::StrAppend(&content, " (", line, ") Tj T*");
+        line.clear();
+        continue;
+      }
+      if (c != ' ' || !line.empty()) line.push_back(c);
+    }
+    if (!line.empty() && line.back() == ' ') line.pop_back();
+    if (!line.empty()) absl::StrAppend(&content, " (", line, ") Tj");
+    objects.push_back(PdfStream(content + " ET"));
   }
   return PdfOfObjects(objects);
+}
+
+// A one-page PDF whose content stream inflates to `gib` GiB of spaces
+// (about 5 MB per GiB deflated): poppler reads through all of it.
+inline std::string DeflateBombPdf(int gib = 1) {
+  const std::string spaces(size_t{1} << 22, ' ');
+  z_stream z{};
+  if (deflateInit(&z, Z_BEST_SPEED) != Z_OK) std::abort();
+  std::string deflated(size_t{16} << 20, '\0');
+  z.next_out = reinterpret_cast<Bytef*>(deflated.data());
+  z.avail_out = static_cast<uInt>(deflated.size());
+  for (int i = 0; i < 256 * gib; ++i) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(spaces.data()));
+    z.avail_in = static_cast<uInt>(spaces.size());
+    if (deflate(&z, Z_NO_FLUSH) != Z_OK) std::abort();
+  }
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::abort();
+  deflated.resize(z.total_out);
+  deflateEnd(&z);
+  return PdfOfObjects({
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+      ">>",
+      PdfStream(deflated, " /Filter /FlateDecode"),
+  });
 }
 
 }  // namespace neardup::testing

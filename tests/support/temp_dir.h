@@ -28,9 +28,12 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::string& path() const { return path_; }
-  // Writes `contents` to path()/name and returns the full path.
+  // Writes `contents` to path()/name (creating the folders `name` names)
+  // and returns the full path.
   std::string Write(std::string_view name, std::string_view contents) const {
     const std::string file = path_ + "/" + std::string(name);
+    std::filesystem::create_directories(
+        std::filesystem::path(file).parent_path());
     std::ofstream(file, std::ios::binary) << contents;
     return file;
   }

@@ -6,8 +6,24 @@
 #include "neardup/core/hash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/core/tokenizer.h"
+#include "neardup/extract/content_type.h"
 
 namespace neardup::cli {
+
+void AddContentTypeFlag(CLI::App* app, std::string* content_type) {
+  app->add_option_function<std::string>(
+      "--content-type",
+      [content_type](const std::string& value) {
+        if (auto type = extract::ParseContentType(value); !type.ok()) {
+          throw CLI::ValidationError("--content-type",
+                                     std::string(type.status().message()));
+        }
+        *content_type = value;
+      },
+      "what the input holds: text/plain, text/html, text/markdown or "
+      "application/pdf (default: text, or for files read whole by their "
+      "extension: .html/.htm, .md/.markdown, .pdf)");
+}
 
 void AddCanonicalizerFlags(CLI::App* app, CanonicalizerOptions* options) {
   AddParsedOption(app, "--normalization", &options->normalization,

@@ -44,6 +44,7 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
   sub->add_flag("--explain", cmd->explain,
                 "Also list the passages the texts share (runs of 5 or more "
                 "equal words), marked in the first text");
+  AddContentTypeFlag(sub, &cmd->content_type);
   AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
 }
@@ -197,8 +198,10 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
     measures.explain = false;
     std::ostringstream measured;
     RETURN_IF_ERROR(RunCompare(measures, measured));
-    ASSIGN_OR_RETURN(const std::string a, ReadInput(cmd.input_a));
-    ASSIGN_OR_RETURN(const std::string b, ReadInput(cmd.input_b));
+    ASSIGN_OR_RETURN(const std::string a,
+                     ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));
+    ASSIGN_OR_RETURN(const std::string b,
+                     ReadText(cmd.input_b, cmd.content_type, cmd.raw_bytes));
     std::ostringstream passages;
     ASSIGN_OR_RETURN(const nlohmann::ordered_json explained,
                      Explain(cmd, a, b, passages));
@@ -235,8 +238,10 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
         "--winnow-window applies to --algo perceptual only");
   }
   if (cmd.algorithm != "all") {
-    ASSIGN_OR_RETURN(std::string a, ReadInput(cmd.input_a));
-    ASSIGN_OR_RETURN(std::string b, ReadInput(cmd.input_b));
+    ASSIGN_OR_RETURN(std::string a,
+                     ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));
+    ASSIGN_OR_RETURN(std::string b,
+                     ReadText(cmd.input_b, cmd.content_type, cmd.raw_bytes));
     if (cmd.algorithm == "tlsh") return CompareTlsh(cmd, a, b, out);
     if (cmd.algorithm == "newsbot") return CompareNewsbot(cmd, a, b, out);
     return ComparePerceptual(cmd, a, b, out);
@@ -245,8 +250,10 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   ASSIGN_OR_RETURN(SimHashConfig sconfig, SimHashConfigOf(cmd.fingerprint));
   ASSIGN_OR_RETURN(MinHasher minhasher, MinHasher::Create(mconfig));
   ASSIGN_OR_RETURN(SimHasher simhasher, SimHasher::Create(sconfig));
-  ASSIGN_OR_RETURN(std::string a, ReadInput(cmd.input_a));
-  ASSIGN_OR_RETURN(std::string b, ReadInput(cmd.input_b));
+  ASSIGN_OR_RETURN(std::string a,
+                   ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));
+  ASSIGN_OR_RETURN(std::string b,
+                   ReadText(cmd.input_b, cmd.content_type, cmd.raw_bytes));
 
   struct Doc {
     MinHashSignature minhash;

@@ -62,6 +62,7 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                   "simhash --simhash-variant newsbot: 64 (shorter and 128-bit "
                   "SimHashes are for fingerprint and compare)")
       ->capture_default_str();
+  AddContentTypeFlag(sub, &o.content_type);
   sub->add_flag("--explain", o.explain,
                 "with --clusters: list the passages each removed document "
                 "shares with its representative (byte ranges of the "

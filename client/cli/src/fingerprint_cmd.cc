@@ -37,7 +37,8 @@ nlohmann::ordered_json JsonHeader(const Hasher& h) {
 
 // The hex form is the reference's "T1" string; raw is its 35 bytes.
 absl::Status PrintTlsh(const FingerprintCommand& cmd, std::ostream& out) {
-  ASSIGN_OR_RETURN(const std::string bytes, ReadInput(cmd.input));
+  ASSIGN_OR_RETURN(const std::string bytes,
+                   ReadText(cmd.input, cmd.content_type, cmd.raw_bytes));
   ASSIGN_OR_RETURN(const TlshFingerprinter fp,
                    TlshFingerprinter::Create(cmd.fingerprint.canonicalizer));
   const absl::StatusOr<TlshDigest> digest =
@@ -67,7 +68,8 @@ absl::Status PrintTlsh(const FingerprintCommand& cmd, std::ostream& out) {
 
 // newsbot's hex string; raw is its bits / 8 bytes, most significant first.
 absl::Status PrintNewsbot(const FingerprintCommand& cmd, std::ostream& out) {
-  ASSIGN_OR_RETURN(const std::string text, ReadInput(cmd.input));
+  ASSIGN_OR_RETURN(const std::string text,
+                   ReadText(cmd.input, cmd.content_type));
   ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
                    NewsbotSimHash(text, cmd.bits));
   const std::string hex = FormatNewsbot(fingerprint);
@@ -92,7 +94,8 @@ absl::Status PrintNewsbot(const FingerprintCommand& cmd, std::ostream& out) {
 // The MinHash part (what is stored and indexed) in txtfp's wire format;
 // json adds the meta.
 absl::Status PrintPerceptual(const FingerprintCommand& cmd, std::ostream& out) {
-  ASSIGN_OR_RETURN(const std::string text, ReadInput(cmd.input));
+  ASSIGN_OR_RETURN(const std::string text,
+                   ReadText(cmd.input, cmd.content_type));
   ASSIGN_OR_RETURN(const PerceptualHasher hasher,
                    PerceptualHasher::Create(
                        PerceptualConfigOf(cmd.fingerprint, cmd.winnow_window),
@@ -162,6 +165,7 @@ CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
   sub->add_flag("--raw", cmd->raw_bytes,
                 "tlsh: hash the input bytes as they are (any bytes, no "
                 "canonicalization)");
+  AddContentTypeFlag(sub, &cmd->content_type);
   AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
 }
@@ -193,7 +197,7 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   if (algo == "minhash") {
     ASSIGN_OR_RETURN(MinHashConfig config, MinHashConfigOf(cmd.fingerprint));
     ASSIGN_OR_RETURN(MinHasher hasher, MinHasher::Create(config));
-    ASSIGN_OR_RETURN(std::string text, ReadInput(cmd.input));
+    ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
     absl::StatusOr<MinHashSignature> fingerprinted = hasher.Fingerprint(text);
     if (!fingerprinted.ok()) return InFile(cmd.input, fingerprinted.status());
     const MinHashSignature& sig = *fingerprinted;
@@ -213,7 +217,7 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   }
   ASSIGN_OR_RETURN(SimHashConfig config, SimHashConfigOf(cmd.fingerprint));
   ASSIGN_OR_RETURN(SimHasher hasher, SimHasher::Create(config));
-  ASSIGN_OR_RETURN(std::string text, ReadInput(cmd.input));
+  ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
   absl::StatusOr<uint64_t> fingerprinted = hasher.Fingerprint(text);
   if (!fingerprinted.ok()) return InFile(cmd.input, fingerprinted.status());
   const uint64_t sig = *fingerprinted;

@@ -18,6 +18,7 @@
 #include "neardup/client/client.h"
 #include "neardup/dataset/dataset_reader.h"
 #include "neardup/dataset/progress.h"
+#include "neardup/extract/content_type.h"
 
 namespace neardup::cli {
 namespace {
@@ -45,6 +46,7 @@ class DocumentSource final : public UpsertSource {
                  std::vector<dataset::InputFile> files,
                  const dataset::DatasetOptions& options)
       : cmd_(cmd),
+        doc_per_file_(options.doc_per_file),
         reader_(std::move(files), options, {.id_field = cmd.id_field}) {}
 
   bool Next(v1::UpsertRequest* request) override {
@@ -87,6 +89,8 @@ class DocumentSource final : public UpsertSource {
           id_extractor ? std::string(*id)
                        : absl::StrCat(BaseName(record.file), ":", record.line));
       request->set_text(std::string(*text));
+      // The server extracts markup and PDFs (and keeps the extracted text).
+      request->set_content_type(ContentTypeOf(record.file));
       if (cmd_.insert_only_below > 0) {
         request->set_insert_only_below(cmd_.insert_only_below);
       }
@@ -109,11 +113,23 @@ class DocumentSource final : public UpsertSource {
     return false;
   }
 
+  // --content-type, else (one document per file) the file's extension.
+  std::string ContentTypeOf(uint32_t file) const {
+    if (!cmd_.content_type.empty()) return cmd_.content_type;
+    if (!doc_per_file_) return "";
+    const std::optional<extract::ContentType> type =
+        extract::ContentTypeOfPath(reader_.file(file).path);
+    return type && *type != extract::ContentType::kPlainText
+               ? std::string(extract::ContentTypeName(*type))
+               : std::string();
+  }
+
   std::string BaseName(uint32_t file) const {
     return std::filesystem::path(reader_.file(file).path).filename().string();
   }
 
   const ServerCommands& cmd_;
+  const bool doc_per_file_;
   dataset::DatasetReader reader_;
   dataset::ExtractScratch text_scratch_;
   dataset::ExtractScratch id_scratch_;

@@ -6,8 +6,13 @@
 #include "neardup/base/version.h"
 #include "neardup/cli/commands.h"
 #include "neardup/cli/server_commands.h"
+#include "neardup/extract/pdf.h"
 
 int main(int argc, char** argv) {
+  // This binary is also the PDF parsing child it spawns (extract/pdf.h).
+  if (int code = 0; neardup::extract::MaybeRunPdfChild(argc, argv, &code)) {
+    return code;
+  }
   using namespace neardup::cli;
   CLI::App app{
       "neardup: near-duplicate text detection. Offline: canonicalize, "

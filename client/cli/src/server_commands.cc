@@ -18,6 +18,7 @@
 #include "neardup/cli/cli_options.h"
 #include "neardup/client/client.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/extract/extract.h"
 #include "neardup/proto/fingerprint_settings_proto.h"
 #include "passages.h"
 
@@ -142,10 +143,15 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
   client::Client client(options);
   v1::QueryRequest request;
   request.set_collection(cmd.collection);
+  // Extracted here, so that passages (--explain) are ranges of the text
+  // shown.
   if (!cmd.text.empty()) {
-    request.set_text(cmd.text);
+    ASSIGN_OR_RETURN(const extract::ContentType type,
+                     ContentTypeFor("", cmd.content_type));
+    ASSIGN_OR_RETURN(std::string text, extract::ExtractText(cmd.text, type));
+    request.set_text(std::move(text));
   } else {
-    ASSIGN_OR_RETURN(std::string text, ReadInput(cmd.input));
+    ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
     request.set_text(std::move(text));
   }
   if (cmd.algorithm == "simhash") {
@@ -354,6 +360,11 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   ingest->add_option("--collection,-c", cmd->collection)->required();
   AddParsedOption(ingest, "--format", &files.format, dataset::ParseFormatName,
                   "auto (by extension, the default), jsonl, csv, tsv or txt");
+  AddContentTypeFlag(ingest, &cmd->content_type);
+  ingest->add_flag("--doc-per-file", files.doc_per_file,
+                   "each file (folders are read recursively) is one "
+                   "document, its id the file name; .html, .md and .pdf "
+                   "files are extracted by their extension");
   ingest->add_option("--field", files.field, "JSON field or column of the text")
       ->capture_default_str();
   ingest
@@ -384,6 +395,7 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   query->add_option("--max-distance", cmd->max_distance,
                     "SimHash Hamming radius (default: the collection's)");
   query->add_flag("--metadata", cmd->metadata, "print matches' metadata");
+  AddContentTypeFlag(query, &cmd->content_type);
   query->add_flag("--explain", cmd->explain,
                   "list the passages each match shares with the text (the "
                   "collection must store text)");

@@ -8,6 +8,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/explain.h"
+#include "record_text.h"
 
 namespace neardup::dedup {
 
@@ -29,6 +30,8 @@ absl::StatusOr<ClusterExplanations> ExplainClusters(
   }
   absl::flat_hash_map<uint32_t, std::string> open_texts;
 
+  ASSIGN_OR_RETURN(const RecordText record_text, RecordText::Create(options));
+  std::string extracted;
   BatchReader reader(std::move(files), options);
   RETURN_IF_ERROR(reader.Start());
   dataset::ExtractScratch scratch;
@@ -43,9 +46,8 @@ absl::StatusOr<ClusterExplanations> ExplainClusters(
       if (rep == representative_of.end() && !is_representative) continue;
       // These records were read and kept (or matched) by the run itself, so
       // they extract again; an error here means the input changed since.
-      ASSIGN_OR_RETURN(
-          const std::string_view text,
-          reader.extractor(ref.file).Extract(batch.record(ref), &scratch));
+      ASSIGN_OR_RETURN(const std::string_view text,
+                       record_text.Of(reader, batch, ref, scratch, extracted));
       if (is_representative) {
         open_texts.emplace(ref.doc, std::string(text));
         continue;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/core/perceptual.h"
+#include "neardup/extract/content_type.h"
 
 namespace neardup::dedup {
 
@@ -128,6 +129,12 @@ absl::Status ValidateOptions(const DedupOptions& o) {
     return absl::InvalidArgumentError(
         "--winnow-window applies to --algorithm perceptual only");
   }
+  if (!o.content_type.empty()) {
+    if (auto type = extract::ParseContentType(o.content_type); !type.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--content-type: ", type.status().message()));
+    }
+  }
   if (o.explain) {
     if (o.clusters_path.empty()) {
       return absl::InvalidArgumentError(
@@ -167,6 +174,11 @@ absl::Status ValidateOptions(const DedupOptions& o) {
       return absl::InvalidArgumentError(
           "suffix-array removes spans, not documents: use --spans FILE "
           "instead of --clusters");
+    }
+    if (!o.content_type.empty()) {
+      return absl::InvalidArgumentError(
+          "suffix-array rewrites the text of records, so it reads plain text "
+          "only (no --content-type)");
     }
   } else if (!o.spans_path.empty()) {
     return absl::InvalidArgumentError("--spans needs --algorithm suffix-array");

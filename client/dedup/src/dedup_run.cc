@@ -17,6 +17,7 @@
 #include "neardup/dataset/progress.h"
 #include "neardup/dedup/dedup.h"
 #include "output_sink.h"
+#include "record_text.h"
 #include "suffix_array_dedup.h"
 
 namespace neardup::dedup {
@@ -35,15 +36,16 @@ struct WorkItem {
   std::promise<void> done;
 };
 
-void FingerprintBatch(const BatchReader& reader,
+void FingerprintBatch(const BatchReader& reader, const RecordText& record_text,
                       const Fingerprinter& fingerprinter, WorkItem* item) {
   thread_local dataset::ExtractScratch scratch;
+  thread_local std::string extracted;
   item->prints.resize(item->batch.records.size());
   for (size_t i = 0; i < item->batch.records.size(); ++i) {
     const RecordRef& ref = item->batch.records[i];
     DocFingerprint& print = item->prints[i];
     absl::StatusOr<std::string_view> text =
-        reader.extractor(ref.file).Extract(item->batch.record(ref), &scratch);
+        record_text.Of(reader, item->batch, ref, scratch, extracted);
     if (!text.ok()) {
       print.kind = DocFingerprint::Kind::kInvalid;
       print.error = std::string(text.status().message());
@@ -209,6 +211,7 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
   }
   ASSIGN_OR_RETURN(const Fingerprinter fingerprinter,
                    Fingerprinter::Create(options));
+  ASSIGN_OR_RETURN(const RecordText record_text, RecordText::Create(options));
 
   RunStats stats;
   stats.algorithm = std::string(AlgorithmName(options.algorithm));
@@ -259,12 +262,12 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
       }
       if (pool) {
         WorkItem* raw = item.get();
-        pool->Submit([&reader, &fingerprinter, raw] {
-          FingerprintBatch(reader, fingerprinter, raw);
+        pool->Submit([&reader, &record_text, &fingerprinter, raw] {
+          FingerprintBatch(reader, record_text, fingerprinter, raw);
           raw->done.set_value();
         });
       } else {
-        FingerprintBatch(reader, fingerprinter, item.get());
+        FingerprintBatch(reader, record_text, fingerprinter, item.get());
         item->done.set_value();
       }
       in_flight.push_back(std::move(item));

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -24,6 +25,9 @@ namespace neardup::extract {
 namespace {
 
 constexpr size_t kMaxErrorBytes = 4096;
+
+// Set by MaybeRunPdfChild: this program's main knows kPdfChildFlag.
+std::atomic<bool> self_exec_ready{false};
 
 // A pipe whose ends close with it.
 struct Pipe {
@@ -81,6 +85,15 @@ std::string Trimmed(std::string text) {
 
 }  // namespace
 
+bool MaybeRunPdfChild(int argc, char** argv, int* exit_code) {
+  if (argc > 1 && std::strcmp(argv[1], kPdfChildFlag) == 0) {
+    *exit_code = PdfChildMain(argc, argv);
+    return true;
+  }
+  self_exec_ready.store(true);
+  return false;
+}
+
 absl::StatusOr<std::string> PdfToText(std::string_view pdf,
                                       const PdfOptions& options) {
   if (pdf.size() > options.max_pdf_bytes) {
@@ -95,7 +108,14 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
   }
 
   std::vector<std::string> args = options.child_argv;
-  if (args.empty()) args = {"/proc/self/exe", kPdfChildFlag};
+  if (args.empty()) {
+    if (!self_exec_ready.load()) {
+      return absl::InternalError(
+          "no PDF child: this program's main does not call MaybeRunPdfChild "
+          "and no PdfOptions::child_argv was given");
+    }
+    args = {"/proc/self/exe", kPdfChildFlag};
+  }
   args.push_back(absl::StrCat(options.memory_bytes));
   args.push_back(absl::StrCat(options.cpu_seconds));
   args.push_back(absl::StrCat(options.max_pdf_bytes));
@@ -227,9 +247,13 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
     return absl::InvalidArgumentError(
         absl::StrCat("PDF: ", Trimmed(std::move(error))));
   }
-  if (code != 0) {
-    return absl::InternalError(absl::StrCat("PDF child exited with code ", code,
-                                            ": ", Trimmed(std::move(error))));
+  if (code == 2) {  // its command line or pipes: our fault, not the file's
+    return absl::InternalError(absl::StrCat("PDF child exited with code 2: ",
+                                            Trimmed(std::move(error))));
+  }
+  if (code != 0) {  // e.g. a sanitizer or allocator stopping the parser
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the PDF parser failed on this file (exit code ", code, ")"));
   }
   return text;
 }

@@ -77,7 +77,12 @@ absl::StatusOr<std::string> PdfToTextUnisolated(std::string_view pdf) {
   for (int i = 0; i < document->pages(); ++i) {
     std::unique_ptr<poppler::page> page(document->create_page(i));
     if (page == nullptr) continue;
-    const poppler::byte_array utf8 = page->text().to_utf8();
+    poppler::byte_array utf8 = page->text().to_utf8();
+    // poppler ends a page with a line break and a form feed.
+    while (!utf8.empty() &&
+           (utf8.back() == '\n' || utf8.back() == '\f' || utf8.back() == ' ')) {
+      utf8.pop_back();
+    }
     if (i > 0) text += "\n\n";
     for (const char c : utf8) {
       if (c == '\0') {

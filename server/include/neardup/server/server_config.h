@@ -30,6 +30,10 @@ struct ServerConfig {
   double default_deadline_seconds = 30;          // for calls that set none
   bool sync_writes = false;                      // fsync every write
   size_t block_cache_bytes = size_t{256} << 20;
+  // PDFs (content_type application/pdf) are parsed in a child process.
+  double pdf_timeout_seconds = 30;
+  size_t pdf_max_bytes = size_t{50} << 20;
+  size_t pdf_memory_bytes = size_t{2} << 30;
   uint64_t min_free_disk_bytes = uint64_t{256} << 20;
   // Root of CreateBackup destinations; empty: backups are off.
   std::string backup_dir;

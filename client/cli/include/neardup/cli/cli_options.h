@@ -36,6 +36,10 @@ CLI::Option* AddParsedOption(CLI::App* app, const std::string& flag, T* field,
 // --normalization, --case-fold, --keep-bidi, --keep-format, --confusable.
 void AddCanonicalizerFlags(CLI::App* app, CanonicalizerOptions* options);
 
+// --content-type: text/plain, text/html, text/markdown or application/pdf;
+// left empty, the command picks it from the file extension.
+void AddContentTypeFlag(CLI::App* app, std::string* content_type);
+
 // --tokenizer, --ngram, --num-perm, --seed, --hash, --weighting and the
 // canonicalizer flags.
 void AddFingerprintFlags(CLI::App* app, FingerprintSettings* settings);

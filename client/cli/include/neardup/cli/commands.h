@@ -32,6 +32,8 @@ struct FingerprintCommand {
   bool raw_bytes = false;  // tlsh: hash the bytes as they are
   int bits = 64;           // newsbot: 16, 32, 64 or 128
   int winnow_window = 4;   // perceptual (k is --ngram, 0 meaning 9)
+  // MIME type of the input; empty: from the file extension.
+  std::string content_type;
   FingerprintSettings fingerprint;
 };
 CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd);
@@ -48,6 +50,8 @@ struct CompareCommand {
   int bits = 64;           // newsbot: 16, 32, 64 or 128
   int winnow_window = 4;   // perceptual (k is --ngram, 0 meaning 9)
   bool explain = false;    // also list the passages a and b share
+  // MIME type of both inputs; empty: from each file's extension.
+  std::string content_type;
   FingerprintSettings fingerprint;
 };
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd);

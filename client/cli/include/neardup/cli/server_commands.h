@@ -76,6 +76,9 @@ struct ServerCommands {
   int max_distance = -1;
   bool metadata = false;
   bool explain = false;  // query: passages shared with each match
+  // ingest, query: MIME type of the texts; empty: plain text, or (query
+  // files, ingest --doc-per-file) from the file extension.
+  std::string content_type;
   // backup / export
   std::string backup_destination;
   bool with_signatures = false;

@@ -67,9 +67,13 @@ struct DedupOptions {
   // With clusters_path: each cluster also lists the passages every removed
   // member shares with its representative (a second read of the inputs).
   bool explain = false;
-  std::string stats_path;     // JSON object
-  std::string spans_path;     // suffix-array: removed spans
-  bool progress = true;       // shown only when stderr is a terminal
+  // What the records' texts hold: text/plain, text/html, text/markdown or
+  // application/pdf. Empty: plain text, or with --doc-per-file by each
+  // file's extension (.html/.htm, .md/.markdown, .pdf).
+  std::string content_type;
+  std::string stats_path;  // JSON object
+  std::string spans_path;  // suffix-array: removed spans
+  bool progress = true;    // shown only when stderr is a terminal
 };
 
 // "minhash-lsh" (or "minhash"), "lshbloom", "simhash", "suffix-array",

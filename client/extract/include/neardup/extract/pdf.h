@@ -26,7 +26,9 @@ struct PdfOptions {
   size_t memory_bytes = size_t{2} << 30;       // RLIMIT_AS of the child
   int cpu_seconds = 60;                        // RLIMIT_CPU of the child
   // The child: a program whose main calls PdfChildMain when argv[1] is
-  // kPdfChildFlag. Empty: this program (/proc/self/exe) with that flag.
+  // kPdfChildFlag. Empty: this program (/proc/self/exe) with that flag,
+  // which needs MaybeRunPdfChild in its main (else INTERNAL: a program that
+  // ignored the flag would run again in full).
   std::vector<std::string> child_argv;
 };
 
@@ -35,6 +37,11 @@ struct PdfOptions {
 // the parser; INTERNAL when the child cannot be started.
 absl::StatusOr<std::string> PdfToText(std::string_view pdf,
                                       const PdfOptions& options = {});
+
+// Call first thing in main(): when argv asks for the PDF child, runs it and
+// returns true with its exit code; otherwise notes that this program can be
+// its own PDF child (PdfOptions::child_argv left empty) and returns false.
+bool MaybeRunPdfChild(int argc, char** argv, int* exit_code);
 
 // The child's main: reads a PDF from stdin and writes its text to stdout,
 // under the limits given on its command line. Call it from main() when

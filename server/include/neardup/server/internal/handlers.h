@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "neardup/base/sync.h"
 #include "neardup/core/index/query_stats.h"
+#include "neardup/extract/extract.h"
 #include "neardup/storage/database.h"
 #include "neardup/v1/neardup.pb.h"
 
@@ -26,6 +27,8 @@ struct HandlerLimits {
   // gRPC message limit) and says it was truncated.
   size_t max_response_bytes = size_t{64} << 20;
   bool sync_writes = false;  // fsync every write, whatever the request says
+  // How markup and PDFs become text (content_type).
+  extract::ExtractOptions extract;
 };
 
 inline constexpr uint32_t kDefaultTopK = 10;
