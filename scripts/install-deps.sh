@@ -22,6 +22,8 @@ PACKAGES=(
   libcli11-dev libsimdjson-dev libbenchmark-dev
   # neardup dedup --algorithm suffix-array
   libdivsufsort-dev
+  # semantic index (core: HNSW)
+  libhnswlib-dev
   # HTML, Markdown and PDF to text (client/extract); zlib for a test PDF
   libgumbo-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
   libpoppler-cpp-dev zlib1g-dev

@@ -1,0 +1,174 @@
+#include "neardup/core/index/hnsw_index.h"
+
+#include <hnswlib/hnswlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/base/sync.h"
+
+namespace neardup {
+
+absl::StatusOr<std::vector<float>> UnitEmbedding(std::span<const float> vector,
+                                                 int dim) {
+  if (vector.size() != static_cast<size_t>(dim)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding has ", vector.size(), " dimensions; the space has ", dim));
+  }
+  double norm2 = 0;
+  for (size_t i = 0; i < vector.size(); ++i) {
+    if (!std::isfinite(vector[i])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("embedding component ", i, " is not finite"));
+    }
+    norm2 += static_cast<double>(vector[i]) * vector[i];
+  }
+  if (!(norm2 > 0) || !std::isfinite(norm2)) {
+    return absl::InvalidArgumentError(
+        "embedding has norm 0 (or overflows): no direction to compare");
+  }
+  const double inverse = 1.0 / std::sqrt(norm2);
+  std::vector<float> unit(vector.size());
+  for (size_t i = 0; i < vector.size(); ++i) {
+    unit[i] = static_cast<float>(vector[i] * inverse);
+  }
+  return unit;
+}
+
+struct HnswIndex::Impl {
+  explicit Impl(const HnswOptions& options)
+      : space(static_cast<size_t>(options.dim)),
+        graph(&space, options.initial_capacity, options.m,
+              options.ef_construction, options.seed) {
+    graph.setEf(static_cast<size_t>(options.ef_search));
+  }
+
+  hnswlib::InnerProductSpace space;
+  hnswlib::HierarchicalNSW<float> graph;
+  // Searches share; writes (which may grow the graph) are alone.
+  mutable SharedMutex mu;
+  std::unordered_set<uint32_t> live ABSL_GUARDED_BY(mu);
+};
+
+HnswIndex::HnswIndex(const HnswOptions& options, std::unique_ptr<Impl> impl)
+    : options_(options), impl_(std::move(impl)) {}
+
+HnswIndex::~HnswIndex() = default;
+
+absl::StatusOr<std::unique_ptr<HnswIndex>> HnswIndex::Create(
+    const HnswOptions& options) {
+  if (options.dim < 1 || options.dim > 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dim must be in [1, 4096], got ", options.dim));
+  }
+  if (options.m < 4 || options.m > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("m must be in [4, 64], got ", options.m));
+  }
+  if (options.ef_construction < options.m || options.ef_construction > 4096 ||
+      options.ef_search < 16 || options.ef_search > 4096) {
+    return absl::InvalidArgumentError(
+        "ef_construction must be in [m, 4096] and ef_search in [16, 4096]");
+  }
+  if (options.initial_capacity < 1) {
+    return absl::InvalidArgumentError("initial_capacity must be >= 1");
+  }
+  try {
+    return std::unique_ptr<HnswIndex>(
+        new HnswIndex(options, std::make_unique<Impl>(options)));
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(absl::StrCat("HNSW index: ", e.what()));
+  }
+}
+
+absl::Status HnswIndex::Upsert(uint32_t id, std::span<const float> unit) {
+  if (unit.size() != static_cast<size_t>(options_.dim)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vector has ", unit.size(), " dimensions; the index has ",
+                     options_.dim));
+  }
+  WriterLock lock(&impl_->mu);
+  hnswlib::HierarchicalNSW<float>& graph = impl_->graph;
+  try {
+    const bool known = graph.label_lookup_.count(id) > 0;
+    if (!known && graph.cur_element_count >= graph.max_elements_) {
+      graph.resizeIndex(std::max<size_t>(graph.max_elements_ * 2, 16));
+    }
+    // An existing label (live or deleted) is updated in place and undeleted.
+    graph.addPoint(unit.data(), id);
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(absl::StrCat("HNSW index: ", e.what()));
+  }
+  impl_->live.insert(id);
+  return absl::OkStatus();
+}
+
+absl::Status HnswIndex::Remove(uint32_t id) {
+  WriterLock lock(&impl_->mu);
+  if (impl_->live.erase(id) == 0) {
+    return absl::NotFoundError(absl::StrCat("id ", id, " is not in the index"));
+  }
+  try {
+    impl_->graph.markDelete(id);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("HNSW index: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<IdCosine>> HnswIndex::Search(
+    std::span<const float> unit, size_t k, float min_cosine) const {
+  if (unit.size() != static_cast<size_t>(options_.dim)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vector has ", unit.size(), " dimensions; the index has ",
+                     options_.dim));
+  }
+  std::vector<IdCosine> out;
+  if (k == 0) return out;
+  ReaderLock lock(&impl_->mu);
+  std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
+  try {
+    found = impl_->graph.searchKnn(unit.data(), k);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("HNSW index: ", e.what()));
+  }
+  while (!found.empty()) {
+    // Inner-product distance is 1 - cosine for unit vectors.
+    const float cosine = 1.0f - found.top().first;
+    if (cosine >= min_cosine) {
+      out.push_back({static_cast<uint32_t>(found.top().second), cosine});
+    }
+    found.pop();
+  }
+  std::sort(out.begin(), out.end(), [](const IdCosine& a, const IdCosine& b) {
+    return a.cosine != b.cosine ? a.cosine > b.cosine : a.id < b.id;
+  });
+  return out;
+}
+
+size_t HnswIndex::size() const {
+  ReaderLock lock(&impl_->mu);
+  return impl_->live.size();
+}
+
+size_t HnswIndex::memory_bytes() const {
+  ReaderLock lock(&impl_->mu);
+  const hnswlib::HierarchicalNSW<float>& graph = impl_->graph;
+  const size_t slots = graph.max_elements_;
+  size_t upper_links = 0;
+  for (size_t i = 0; i < graph.cur_element_count; ++i) {
+    upper_links += graph.element_levels_[i] * graph.size_links_per_element_;
+  }
+  // Base layer (links, vector, label), one pointer, level and lock per
+  // slot, the upper layers' links, and the label map and live set.
+  return slots * (graph.size_data_per_element_ + sizeof(void*) + sizeof(int) +
+                  sizeof(std::mutex)) +
+         upper_links + graph.label_lookup_.size() * 4 * sizeof(void*) +
+         impl_->live.size() * 4 * sizeof(void*);
+}
+
+}  // namespace neardup
