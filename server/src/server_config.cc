@@ -199,10 +199,10 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
     return absl::InvalidArgumentError(
         "--keepalive and --max-connection-age must be >= 1 second");
   }
-  if (!(c.pdf_timeout_seconds > 0) || c.pdf_max_bytes < 1 ||
-      c.pdf_memory_bytes < (size_t{64} << 20)) {
+  if (!(c.pdf_timeout_seconds > 0 && c.pdf_timeout_seconds <= 3600) ||
+      c.pdf_max_bytes < 1 || c.pdf_memory_bytes < (size_t{64} << 20)) {
     return absl::InvalidArgumentError(
-        "--pdf-timeout must be > 0, --pdf-max-bytes >= 1 and "
+        "--pdf-timeout must be in (0, 3600], --pdf-max-bytes >= 1 and "
         "--pdf-memory-bytes >= 64 MiB");
   }
   if (!(c.default_deadline_seconds > 0)) {

@@ -94,5 +94,42 @@ TEST(Html, DeepNestingIsRefusedBeforeParsing) {
   }
 }
 
+// Tricks that once slipped past the depth scan: unknown end tags, comment
+// openers inside attribute values, <noscript> (markup when scripting is off)
+// and end tags the tree builder ignores.
+TEST(Html, DepthScanIsNotFooled) {
+  const std::string divs = Repeated("<div>", 300000);
+  for (const std::string& html :
+       {Repeated("<div></x>", 300000), "<a title=\"<!--\">" + divs,
+        "<a title='x>y'>" + divs, "<body><noscript>" + divs,
+        "<span>" + Repeated(Repeated("<div>", 900) + "</span><span>", 400)}) {
+    const absl::Status status = HtmlToText(html).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
+        << html.substr(0, 40);
+    EXPECT_THAT(status.message(), ::testing::HasSubstr("nest more than"));
+  }
+}
+
+// A formatting element left open is re-created for every later paragraph:
+// under 2 MB of input would ask for gigabytes. The parse has a budget.
+TEST(Html, FormattingAmplificationHitsTheMemoryBudget) {
+  std::string html = "<p>";
+  for (int i = 0; i < 999; ++i) html += "<b id=" + std::to_string(i) + ">";
+  html += Repeated("<p>x</p>", 200000);
+  const absl::Status status = HtmlToText(html).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), ::testing::HasSubstr("bytes of memory"));
+  // The same paragraphs without the open elements parse.
+  EXPECT_TRUE(HtmlToText(Repeated("<p>x</p>", 200000)).ok());
+}
+
+// Line breaks inside <pre> once made every later break rescan all of them.
+TEST(Html, LongRunsOfLineBreaksStayLinear) {
+  ASSERT_OK_AND_ASSIGN(const std::string text,
+                       HtmlToText("<pre>a" + Repeated("<br>\n", 1000000)));
+  EXPECT_EQ(text.substr(0, 2), "a\n");
+  EXPECT_EQ(text.find_first_not_of('\n', 1), std::string::npos);
+}
+
 }  // namespace
 }  // namespace neardup::extract

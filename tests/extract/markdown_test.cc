@@ -60,5 +60,14 @@ TEST(Markdown, DeepNestingIsFine) {
   EXPECT_EQ(Text(brackets).size(), 100000u);
 }
 
+// Empty code blocks in a row once made every block rescan the line breaks
+// before it.
+TEST(Markdown, ManyEmptyCodeBlocksStayLinear) {
+  std::string doc;
+  for (int i = 0; i < 300000; ++i) doc += "~~~\n\n~~~\n";
+  ASSERT_OK_AND_ASSIGN(const std::string text, MarkdownToText(doc));
+  EXPECT_EQ(text.find_first_not_of('\n'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace neardup::extract

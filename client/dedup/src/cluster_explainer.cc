@@ -44,24 +44,25 @@ absl::StatusOr<ClusterExplanations> ExplainClusters(
       const auto rep = representative_of.find(ref.doc);
       const bool is_representative = last_member.contains(ref.doc);
       if (rep == representative_of.end() && !is_representative) continue;
-      // These records were read and kept (or matched) by the run itself, so
-      // they extract again; an error here means the input changed since.
-      ASSIGN_OR_RETURN(const std::string_view text,
-                       record_text.Of(reader, batch, ref, scratch, extracted));
+      // These records were read by the run itself, so they extract again;
+      // one that does not (a PDF that passed its timeout narrowly, a file
+      // changed since) leaves its members unexplained, not the clusters
+      // unwritten.
+      const absl::StatusOr<std::string_view> text =
+          record_text.Of(reader, batch, ref, scratch, extracted);
       if (is_representative) {
-        open_texts.emplace(ref.doc, std::string(text));
+        if (text.ok()) open_texts.emplace(ref.doc, std::string(*text));
         continue;
       }
       const auto kept = open_texts.find(rep->second);
-      if (kept == open_texts.end()) {
-        return absl::FailedPreconditionError(
-            "the inputs changed during the run: a cluster's representative "
-            "was not found on the second read (--explain)");
+      if (text.ok() && kept != open_texts.end()) {
+        ASSIGN_OR_RETURN(
+            explained[ref.doc],
+            ExplainSharedPassages(kept->second, *text, canonicalizer));
       }
-      ASSIGN_OR_RETURN(
-          explained[ref.doc],
-          ExplainSharedPassages(kept->second, text, canonicalizer));
-      if (last_member[rep->second] == ref.doc) open_texts.erase(kept);
+      if (kept != open_texts.end() && last_member[rep->second] == ref.doc) {
+        open_texts.erase(kept);
+      }
     }
   }
   return explained;

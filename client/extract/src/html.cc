@@ -2,41 +2,63 @@
 
 #include <gumbo.h>
 
+#include <csetjmp>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "html_depth.h"
 #include "neardup/base/absl_compat.h"
 #include "text_builder.h"
 
 namespace neardup::extract {
 namespace {
 
-// Gumbo's allocations, freed all at once. gumbo_destroy_output frees the tree
-// recursively, which a deeply nested document turns into a stack overflow;
-// with this arena the tree is never walked to be freed.
+// Gumbo's allocations, freed all at once, within a budget. gumbo_destroy_output
+// frees the tree recursively, which a deeply nested document turns into a
+// stack overflow; with this arena the tree is never walked to be freed.
+// Past the budget the parse is abandoned by longjmp: gumbo is C, holds no
+// resource but this memory, and a formatting element left open is re-created
+// by every later paragraph, so 1 MB of input can ask for gigabytes.
 class Arena {
  public:
-  Arena() = default;
+  explicit Arena(size_t budget) : budget_(budget) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena() {
     for (void* block : blocks_) std::free(block);
   }
 
-  static void* Allocate(void* arena, size_t size) {
-    void* block = std::malloc(size == 0 ? 1 : size);
-    if (block == nullptr) std::abort();  // as gumbo's default allocator would
-    static_cast<Arena*>(arena)->blocks_.push_back(block);
-    return block;
+  static void* Allocate(void* userdata, size_t size) {
+    Arena* arena = static_cast<Arena*>(userdata);
+    void* block = nullptr;
+    if (size <= arena->budget_ - arena->used_) {
+      block = std::malloc(size == 0 ? 1 : size);
+    }
+    if (block != nullptr) {
+      try {
+        arena->blocks_.push_back(block);
+        arena->used_ += size;
+        return block;
+      } catch (...) {  // out of memory: no exception may cross gumbo
+        std::free(block);
+      }
+    }
+    std::longjmp(arena->out_of_budget_, 1);
   }
   static void Deallocate(void*, void*) {}
 
+  std::jmp_buf& out_of_budget() { return out_of_budget_; }
+
  private:
+  const size_t budget_;
+  size_t used_ = 0;  // <= budget_
   std::vector<void*> blocks_;
+  std::jmp_buf out_of_budget_;
 };
 
 enum class Role {
@@ -209,95 +231,35 @@ void Walk(const GumboNode* root, TextBuilder& text) {
   }
 }
 
-// Elements that never hold others open: void elements, and those whose end
-// tag may be omitted (the next sibling closes them).
-bool NeverNests(std::string_view name) {
-  static const auto* names = new absl::flat_hash_set<std::string_view>{
-      "area",   "base",  "br",       "col",     "embed",  "hr",       "img",
-      "input",  "link",  "meta",     "source",  "track",  "wbr",      "param",
-      "keygen", "p",     "li",       "dt",      "dd",     "tr",       "td",
-      "th",     "thead", "tbody",    "tfoot",   "option", "optgroup", "rb",
-      "rt",     "rp",    "colgroup", "caption", "html",   "head",     "body"};
-  return names->contains(name);
-}
-
-// Elements whose contents are text up to their end tag.
-bool IsRawText(std::string_view name) {
-  return name == "script" || name == "style" || name == "textarea" ||
-         name == "title" || name == "xmp" || name == "iframe" ||
-         name == "noembed" || name == "noframes" || name == "noscript";
-}
-
-// The lowercase tag name starting at html[at], and where it ends.
-std::string TagName(std::string_view html, size_t& at) {
-  std::string name;
-  while (at < html.size() &&
-         (absl::ascii_isalnum(html[at]) || html[at] == '-')) {
-    name.push_back(absl::ascii_tolower(html[at]));
-    ++at;
-  }
-  return name;
-}
-
-// An upper bound on how deep the parse tree will nest, by a scan of the
-// tags: true when it exceeds `limit`.
-bool NestsDeeperThan(std::string_view html, int limit) {
-  int depth = 0;
-  size_t at = 0;
-  while ((at = html.find('<', at)) != std::string_view::npos) {
-    if (html.substr(at, 4) == "<!--") {
-      const size_t end = html.find("-->", at + 4);
-      if (end == std::string_view::npos) return false;
-      at = end + 3;
-      continue;
-    }
-    ++at;
-    const bool closing = at < html.size() && html[at] == '/';
-    if (closing) ++at;
-    if (at >= html.size() || !absl::ascii_isalpha(html[at])) continue;
-    const std::string name = TagName(html, at);
-    if (closing) {
-      if (!NeverNests(name) && depth > 0) --depth;
-      continue;
-    }
-    if (IsRawText(name)) {
-      // Skip to its end tag: what is inside is not markup.
-      const std::string end_tag = absl::StrCat("</", name);
-      size_t end = at;
-      while ((end = html.find("</", end)) != std::string_view::npos) {
-        std::string_view candidate = html.substr(end, end_tag.size());
-        if (absl::EqualsIgnoreCase(AbslView(candidate), end_tag)) break;
-        end += 2;
-      }
-      if (end == std::string_view::npos) return false;
-      at = end;
-      continue;
-    }
-    if (!NeverNests(name) && ++depth > limit) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 absl::StatusOr<std::string> HtmlToText(std::string_view html) {
   if (html.size() > 0xFFFFFFFFu) {
     return absl::InvalidArgumentError("HTML over 4 GiB");
   }
-  if (NestsDeeperThan(html, kMaxHtmlDepth)) {
+  if (HtmlNestsDeeperThan(html, kMaxHtmlDepth)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "HTML elements nest more than ", kMaxHtmlDepth,
         " deep; such documents are refused (parsing them takes time that "
         "grows with depth times tags)"));
   }
-  Arena arena;
+  // On the heap: setjmp leaves the locals it returns to indeterminate if
+  // they changed, and the arena changes with every allocation.
+  const size_t budget = kHtmlMemoryPerByte * html.size() + kHtmlMemoryBase;
+  const auto arena = std::make_unique<Arena>(budget);
   GumboOptions options = kGumboDefaultOptions;
   options.allocator = &Arena::Allocate;
   options.deallocator = &Arena::Deallocate;
-  options.userdata = &arena;
+  options.userdata = arena.get();
   // Parse errors are recovered from as browsers do; recording them only
   // costs memory.
   options.max_errors = 0;
+  if (setjmp(arena->out_of_budget()) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parsing this HTML needs more than ", budget,
+                     " bytes of memory (", kHtmlMemoryPerByte,
+                     " per input byte + 64 MiB); such documents are refused"));
+  }
   GumboOutput* output =
       gumbo_parse_with_options(&options, html.data(), html.size());
   TextBuilder text;

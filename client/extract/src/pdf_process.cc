@@ -7,10 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
@@ -28,6 +32,45 @@ constexpr size_t kMaxErrorBytes = 4096;
 
 // Set by MaybeRunPdfChild: this program's main knows kPdfChildFlag.
 std::atomic<bool> self_exec_ready{false};
+
+// PDF children running at once, process-wide: each may take memory_bytes,
+// and requests from many clients could otherwise start any number.
+class ChildSlots {
+ public:
+  // False when no slot frees up before `deadline`.
+  bool Acquire(absl::Time deadline) {
+    std::unique_lock<std::mutex> lock(mu_);
+    const auto until = absl::ToChronoTime(deadline);
+    if (!freed_.wait_until(lock, until, [&] { return running_ < Limit(); })) {
+      return false;
+    }
+    ++running_;
+    return true;
+  }
+  void Release() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      --running_;
+    }
+    freed_.notify_one();
+  }
+
+ private:
+  static int Limit() {
+    static const int limit =
+        std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+    return limit;
+  }
+
+  std::mutex mu_;
+  std::condition_variable freed_;
+  int running_ = 0;
+};
+
+ChildSlots& Slots() {
+  static ChildSlots* slots = new ChildSlots;
+  return *slots;
+}
 
 // A pipe whose ends close with it.
 struct Pipe {
@@ -107,6 +150,15 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
         "not a PDF: no %PDF- header in its first 1024 bytes");
   }
 
+  // Waiting for a slot counts against the timeout.
+  const absl::Time deadline = absl::Now() + options.timeout;
+  if (!Slots().Acquire(deadline)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("no PDF parser became free within ",
+                     absl::FormatDuration(options.timeout),
+                     " (every one is busy); try again"));
+  }
+  const absl::Cleanup release = [] { Slots().Release(); };
   std::vector<std::string> args = options.child_argv;
   if (args.empty()) {
     if (!self_exec_ready.load()) {
@@ -175,9 +227,9 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
     pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   };
 
-  const absl::Time deadline = absl::Now() + options.timeout;
   std::string text, error;
   bool text_overflow = false, error_overflow = false, timed_out = false;
+  bool poll_failed = false;
   bool out_open = true, err_open = true;
   std::string_view to_send = pdf;
   if (to_send.empty()) in.CloseWrite();
@@ -197,7 +249,10 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
     if (in_at >= 0) fds[in_at] = {in.write_end, POLLOUT, 0};
     const int ms = static_cast<int>(
         std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1000));
-    if (poll(fds, count, ms) < 0 && errno != EINTR) break;
+    if (poll(fds, count, ms) < 0 && errno != EINTR) {
+      poll_failed = true;
+      break;
+    }
     if (in_at >= 0 && fds[in_at].revents != 0) {
       const ssize_t n = write(in.write_end, to_send.data(), to_send.size());
       if (n > 0) to_send.remove_prefix(static_cast<size_t>(n));
@@ -215,9 +270,22 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
     }
     if (text_overflow) break;
   }
-  if (timed_out || text_overflow) kill(pid, SIGKILL);
+  // Any way out of the loop but the child's own end: stop it, or waitpid
+  // would wait on a child that waits on input.
+  if (out_open || err_open) kill(pid, SIGKILL);
+  in.CloseWrite();
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (waited != pid) {
+    return absl::InternalError(
+        absl::StrCat("PDF child: waitpid: ", std::strerror(errno),
+                     " (is SIGCHLD ignored, or the child reaped elsewhere?)"));
+  }
+  if (poll_failed) {
+    return absl::InternalError(
+        absl::StrCat("PDF child: poll: ", std::strerror(errno)));
   }
 
   if (timed_out) {

@@ -21,6 +21,7 @@ class TextBuilder {
       } else {
         Flush();
         out_.push_back(c);
+        trailing_newlines_ = 0;
       }
     }
   }
@@ -29,6 +30,12 @@ class TextBuilder {
     if (text.empty()) return;
     Flush();
     out_.append(text);
+    const size_t last = text.find_last_not_of('\n');
+    if (last == std::string_view::npos) {
+      trailing_newlines_ += text.size();
+    } else {
+      trailing_newlines_ = text.size() - 1 - last;
+    }
   }
   // Words on either side must not join ("a</td><td>b" is "a b").
   void Space() { pending_space_ = true; }
@@ -43,14 +50,16 @@ class TextBuilder {
   void Flush() {
     if (!out_.empty()) {
       if (pending_breaks_ > 0) {
-        // Preformatted text may already end in line breaks.
-        int have = 0;
-        for (auto it = out_.rbegin(); it != out_.rend() && *it == '\n'; ++it) {
-          ++have;
+        // Preformatted text may already end in line breaks (counted as they
+        // are appended: rescanning them would make long runs quadratic).
+        const size_t want = static_cast<size_t>(pending_breaks_);
+        if (trailing_newlines_ < want) {
+          out_.append(want - trailing_newlines_, '\n');
+          trailing_newlines_ = want;
         }
-        out_.append(std::max(pending_breaks_ - have, 0), '\n');
       } else if (pending_space_ && out_.back() != '\n' && out_.back() != ' ') {
         out_.push_back(' ');
+        trailing_newlines_ = 0;
       }
     }
     pending_breaks_ = 0;
@@ -58,6 +67,7 @@ class TextBuilder {
   }
 
   std::string out_;
+  size_t trailing_newlines_ = 0;  // '\n' at the end of out_
   int pending_breaks_ = 0;
   bool pending_space_ = false;
 };

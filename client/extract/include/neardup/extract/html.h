@@ -8,6 +8,7 @@
 // in <pre>, <textarea> and <listing>. Invalid UTF-8 and NUL bytes become
 // U+FFFD.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -21,10 +22,16 @@ namespace neardup::extract {
 // nest a few dozen levels, rarely more than a few hundred.
 inline constexpr int kMaxHtmlDepth = 1000;
 
+// The parse's memory budget: this much per input byte, plus a base. Normal
+// pages take a few bytes of parse tree per input byte; tag-dense ones (a
+// "<br>" per line) about 50.
+inline constexpr size_t kHtmlMemoryPerByte = 96;
+inline constexpr size_t kHtmlMemoryBase = size_t{64} << 20;
+
 // INVALID_ARGUMENT when elements nest deeper than kMaxHtmlDepth (counted
 // before parsing, conservatively: elements whose end tag may be left out,
-// such as <p> and <li>, and void elements do not count), or for inputs over
-// 4 GiB.
+// such as <p> and <li>, and void elements do not count), when the parse
+// would need more than its memory budget, or for inputs over 4 GiB.
 absl::StatusOr<std::string> HtmlToText(std::string_view html);
 
 }  // namespace neardup::extract

@@ -34,7 +34,9 @@ struct PdfOptions {
 
 // INVALID_ARGUMENT, saying why, for a file that is too large, not a PDF,
 // encrypted, damaged beyond reading, too slow, too hungry or that crashes
-// the parser; INTERNAL when the child cannot be started.
+// the parser; INTERNAL when the child cannot be started; RESOURCE_EXHAUSTED
+// when as many children as hardware threads are busy for the whole timeout
+// (at most that many run at once, process-wide).
 absl::StatusOr<std::string> PdfToText(std::string_view pdf,
                                       const PdfOptions& options = {});
 

@@ -4,7 +4,8 @@
 // Approximate nearest neighbours by cosine over unit vectors (hnswlib's
 // HNSW graph, inner-product space), keyed by the collections' dense
 // internal ids. Upserts replace, removes exclude at once (hnswlib marks the
-// node deleted; its slot is reused by the next new id). Thread-safe:
+// node deleted; the node keeps its memory until the same id comes back, as
+// Debian's hnswlib 0.6.2 cannot reuse it for another id). Thread-safe:
 // searches run together, writes one at a time.
 
 #include <cstddef>
