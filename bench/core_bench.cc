@@ -10,6 +10,7 @@
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/index/simhash_index.h"
 #include "neardup/core/index/union_find.h"
+#include "neardup/core/internal/dot_kernel.h"
 #include "neardup/core/internal/minhash_kernel.h"
 #include "neardup/core/internal/word_segmenter.h"
 #include "neardup/core/minhash.h"
@@ -260,6 +261,33 @@ void BM_UnionFindRandomUnions(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kIndexDocs);
 }
 BENCHMARK(BM_UnionFindRandomUnions);
+
+// Exact vector search kernels side by side: 1024 rows of 384 floats (a
+// query of the flat semantic index scores every row this way).
+template <auto Kernel>
+void BM_DotMany384(benchmark::State& state) {
+  if ((Kernel == internal::DotManyAvx2 && !internal::CpuHasAvx2Fma()) ||
+      (Kernel == internal::DotManyAvx512 && !internal::CpuHasAvx512())) {
+    state.SkipWithError("this CPU lacks the kernel's instructions");
+    return;
+  }
+  constexpr size_t kRows = 1024, kStride = 384;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<float> query(kStride), rows(kRows * kStride), out(kRows);
+  for (float& x : query) x = normal(rng);
+  for (float& x : rows) x = normal(rng);
+  for (auto _ : state) {
+    Kernel(query.data(), rows.data(), kRows, kStride, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kRows);
+  state.SetBytesProcessed(state.iterations() * kRows * kStride * 4);
+}
+BENCHMARK(BM_DotMany384<internal::DotManyPortable>)
+    ->Name("BM_DotMany384/portable");
+BENCHMARK(BM_DotMany384<internal::DotManyAvx2>)->Name("BM_DotMany384/avx2");
+BENCHMARK(BM_DotMany384<internal::DotManyAvx512>)->Name("BM_DotMany384/avx512");
 
 }  // namespace
 }  // namespace neardup

@@ -21,6 +21,8 @@ if(NOT NEARDUP_CORE_ONLY)
   pkg_check_modules(GUMBO REQUIRED IMPORTED_TARGET gumbo)
   pkg_check_modules(CMARK_GFM REQUIRED IMPORTED_TARGET libcmark-gfm)
   pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
+  # client/embed/: local embeddings from fastText model files.
+  pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
 endif()
 find_package(OpenSSL REQUIRED)  # SHA-256: token hashing, and in tests
 if(NEARDUP_BUILD_TESTS)

@@ -27,6 +27,9 @@ PACKAGES=(
   # HTML, Markdown and PDF to text (client/extract); zlib for a test PDF
   libgumbo-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
   libpoppler-cpp-dev zlib1g-dev
+  # local embeddings (client/embed); the fasttext tool trains the tests' tiny
+  # models
+  libfasttext-dev fasttext
   # tests
   libgtest-dev libgmock-dev
   # deploy/ checks (tests/deploy): yamllint, promtool and a real Prometheus,

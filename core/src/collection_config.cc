@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
@@ -81,6 +82,62 @@ absl::Status NormalizePerceptual(CollectionConfig& config) {
   return absl::OkStatus();
 }
 
+absl::Status NormalizeEmbedding(EmbeddingSpace& space) {
+  if (space.dim == 0 && space.model_id.empty()) {
+    space = EmbeddingSpace{};  // off: equal collections, equal configs
+    return absl::OkStatus();
+  }
+  if (space.dim < 1 || space.dim > 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("embedding.dim must be in [1, 4096], got ", space.dim));
+  }
+  if (space.model_id.empty() || space.model_id.size() > 256 ||
+      !std::all_of(space.model_id.begin(), space.model_id.end(),
+                   [](char c) { return c > ' ' && c < 127; })) {
+    return absl::InvalidArgumentError(
+        "embedding.model_id must be 1 to 256 printable ASCII bytes without "
+        "spaces (it tags every stored vector)");
+  }
+  if (space.hnsw_m < 4 || space.hnsw_m > 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding.hnsw_m must be in [4, 64], got ", space.hnsw_m));
+  }
+  if (space.ef_construction < space.hnsw_m || space.ef_construction > 4096) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding.ef_construction must be in [hnsw_m, 4096], got ",
+        space.ef_construction));
+  }
+  if (space.ef_search < 16 || space.ef_search > 4096) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding.ef_search must be in [16, 4096], got ", space.ef_search));
+  }
+  if (!(space.min_cosine > -1 && space.min_cosine <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding.min_cosine must be in (-1, 1], got ", space.min_cosine));
+  }
+  if (space.fasttext_model.empty()) {
+    space.chunking = ChunkingOptions{};  // unused: one config per space
+    return absl::OkStatus();
+  }
+  // A plain relative path: it must stay inside the server's --models-dir.
+  const std::string& path = space.fasttext_model;
+  if (path.size() > 1024 || path.front() == '/' ||
+      path.find('\0') != std::string::npos || path == ".." ||
+      path.starts_with("../") || path.ends_with("/..") ||
+      path.find("/../") != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding.fasttext_model must be a relative path inside the "
+        "server's --models-dir without \"..\", got \"",
+        absl::CHexEscape(path.substr(0, 200)), "\""));
+  }
+  absl::Status chunking = ValidateChunking(space.chunking);
+  if (!chunking.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("embedding.", chunking.message()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 double DefaultMinThreshold(double threshold) {
@@ -137,6 +194,7 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
         absl::StrCat("minhash tokenizer: ", tokenizer.status().message()));
   }
   RETURN_IF_ERROR(NormalizePerceptual(config));
+  RETURN_IF_ERROR(NormalizeEmbedding(config.embedding));
   if (config.simhash_variant == SimHashVariant::kNewsbot) {
     if (!config.simhash_enabled) {
       return absl::InvalidArgumentError(

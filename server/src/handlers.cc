@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
@@ -142,7 +143,31 @@ absl::StatusOr<std::shared_ptr<storage::Collection>> Handlers::FindCollection(
 
 absl::Status Handlers::CreateCollection(
     const v1::CreateCollectionRequest& request, v1::Collection* response) {
-  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  const v1::FingerprintConfig* wire = &request.config();
+  v1::FingerprintConfig with_model;
+  if (const v1::EmbeddingSpace& space = wire->embedding();
+      !space.fasttext_model().empty()) {
+    // A local model names and sizes the space itself.
+    ASSIGN_OR_RETURN(const auto model, embedders_.Get(space.fasttext_model()));
+    if (!space.model_id().empty() && space.model_id() != model->model_id()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config.embedding.model_id \"", space.model_id(),
+                       "\" is not the model_id of ", space.fasttext_model(),
+                       " (", model->model_id(), "); leave it empty"));
+    }
+    if (space.dim() != 0 &&
+        space.dim() != static_cast<uint32_t>(model->dim())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "config.embedding.dim ", space.dim(), " is not the dimension of ",
+          space.fasttext_model(), " (", model->dim(), "); leave it 0"));
+    }
+    with_model = *wire;
+    with_model.mutable_embedding()->set_model_id(model->model_id());
+    with_model.mutable_embedding()->set_dim(
+        static_cast<uint32_t>(model->dim()));
+    wire = &with_model;
+  }
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(*wire));
   ASSIGN_OR_RETURN(auto collection,
                    db_->CreateCollection(request.name(), config));
   *response = CollectionToProto(*collection);
@@ -172,6 +197,19 @@ absl::Status Handlers::DropCollection(const v1::DropCollectionRequest& request,
   return db_->DropCollection(request.name());
 }
 
+absl::StatusOr<std::optional<std::vector<float>>> Handlers::EmbedLocally(
+    const storage::CollectionRecord& record, std::string_view text,
+    std::string* model_id) const {
+  const EmbeddingSpace& space = record.config.embedding;
+  if (space.fasttext_model.empty()) return std::nullopt;
+  ASSIGN_OR_RETURN(const auto model, embedders_.ForCollection(record));
+  absl::StatusOr<std::vector<float>> vector =
+      model->Embed(text, space.chunking);
+  RETURN_IF_ERROR(AboutField("text", vector.status()));
+  *model_id = model->model_id();
+  return *std::move(vector);
+}
+
 absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
     const v1::UpsertRequest& request) const {
   PreparedUpsert prepared;
@@ -189,6 +227,11 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
           request.id(), text.text(), MetadataFromProto(request.metadata()));
       RETURN_IF_ERROR(AboutField("text", write.status()));
       doc = *std::move(write);
+      if (!request.has_embedding()) {
+        ASSIGN_OR_RETURN(doc.embedding,
+                         EmbedLocally(collection.record(), text.text(),
+                                      &doc.embedding_model_id));
+      }
       break;
     }
     case v1::UpsertRequest::kSignatures: {
@@ -227,6 +270,12 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
     }
     default:
       return absl::InvalidArgumentError("set either text or signatures");
+  }
+  if (request.has_embedding()) {
+    ASSIGN_OR_RETURN(doc.embedding,
+                     EmbeddingFromProto(request.embedding(),
+                                        collection.record(), "embedding"));
+    doc.embedding_model_id = request.embedding().model_id();
   }
   prepared.options.write.sync = request.sync() || limits_.sync_writes;
   if (request.has_insert_only_below()) {
@@ -392,10 +441,37 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
                              IndexQueryStats* stats) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   const CollectionConfig& config = collection->record().config;
-  const bool simhash_query = request.algorithm() == v1::ALGORITHM_SIMHASH;
-  if (request.algorithm() != v1::ALGORITHM_UNSPECIFIED &&
-      request.algorithm() != v1::ALGORITHM_MINHASH && !simhash_query) {
+  const v1::Algorithm algorithm = request.algorithm();
+  if (!v1::Algorithm_IsValid(algorithm)) {
     return absl::InvalidArgumentError("algorithm: unknown value");
+  }
+  const bool simhash_query = algorithm == v1::ALGORITHM_SIMHASH;
+  const bool semantic_only = algorithm == v1::ALGORITHM_SEMANTIC;
+  const bool hybrid = algorithm == v1::ALGORITHM_HYBRID_ALL ||
+                      algorithm == v1::ALGORITHM_HYBRID_ANY;
+  std::optional<std::vector<float>> probe_vector;
+  double min_cosine = config.embedding.min_cosine;
+  if (semantic_only || hybrid) {
+    if (request.has_embedding()) {
+      ASSIGN_OR_RETURN(probe_vector,
+                       EmbeddingFromProto(request.embedding(),
+                                          collection->record(), "embedding"));
+    } else if (config.embedding.fasttext_model.empty() ||
+               request.probe_case() != v1::QueryRequest::kText) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "algorithm ", v1::Algorithm_Name(algorithm),
+          " needs the probe's embedding (or a text probe, in a collection "
+          "that embeds texts with a fastText model)"));
+    }
+    if (request.has_min_cosine()) min_cosine = request.min_cosine();
+    if (!(min_cosine > -1 && min_cosine <= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("min_cosine must be in (-1, 1], got ", min_cosine));
+    }
+  } else if (request.has_embedding() || request.has_min_cosine()) {
+    return absl::InvalidArgumentError(
+        "embedding and min_cosine apply to ALGORITHM_SEMANTIC and the hybrid "
+        "algorithms");
   }
   if (request.top_k() > kMaxTopK) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -428,7 +504,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
         auto h = fingerprinter.SimHash(probe->text());
         RETURN_IF_ERROR(AboutField("text", h.status()));
         simhash = *h;
-      } else {
+      } else if (!semantic_only) {
         if (config.verification == Verification::kExact) {
           probe_shingles.emplace();
         }
@@ -436,6 +512,11 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
             probe->text(), probe_shingles ? &*probe_shingles : nullptr);
         RETURN_IF_ERROR(AboutField("text", sig.status()));
         minhash = *std::move(sig);
+      }
+      if ((semantic_only || hybrid) && !probe_vector) {
+        std::string model_id;
+        ASSIGN_OR_RETURN(probe_vector, EmbedLocally(collection->record(),
+                                                    probe->text(), &model_id));
       }
       if (fingerprinter.has_tlsh()) {
         // Too short or uniform for TLSH: matches simply carry no distance.
@@ -459,7 +540,10 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
       break;
     }
     default:
-      return absl::InvalidArgumentError("set either text or signatures");
+      // A semantic query may name only its vector.
+      if (!semantic_only) {
+        return absl::InvalidArgumentError("set either text or signatures");
+      }
   }
 
   struct Hit {
@@ -467,6 +551,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     double similarity;
     std::optional<int> distance;  // SimHash
     std::optional<storage::MinHashMatch> minhash;
+    std::optional<float> cosine;  // semantic and hybrid
   };
   std::vector<Hit> hits;
   if (simhash_query) {
@@ -478,18 +563,53 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
         std::vector<IdDistance> found,
         collection->QuerySimHash(*simhash, max_distance, wanted, stats));
     for (const IdDistance& m : found) {
-      hits.push_back({m.id, SimHashSimilarity(m.distance), m.distance, {}});
+      hits.push_back({m.id, SimHashSimilarity(m.distance), m.distance, {}, {}});
+    }
+  } else if (semantic_only) {
+    ASSIGN_OR_RETURN(
+        const std::vector<IdCosine> found,
+        collection->QuerySemantic(*probe_vector, min_cosine, wanted));
+    for (const IdCosine& m : found) {
+      hits.push_back({m.id, m.cosine, {}, {}, m.cosine});
     }
   } else {
     const double threshold =
         request.threshold() == 0 ? config.threshold : request.threshold();
+    // Hybrid queries filter or merge the MinHash matches afterwards, so
+    // they take them all before top_k applies.
     ASSIGN_OR_RETURN(std::vector<storage::MinHashMatch> found,
                      collection->QueryMinHash(
                          minhash, probe_shingles ? &*probe_shingles : nullptr,
-                         threshold, wanted, stats));
+                         threshold, hybrid ? 0 : wanted, stats));
     for (const storage::MinHashMatch& m : found) {
-      hits.push_back({m.id, m.score(), {}, m});
+      hits.push_back({m.id, m.score(), {}, m, {}});
     }
+  }
+  if (hybrid) {
+    std::vector<uint32_t> ids;
+    for (const Hit& hit : hits) ids.push_back(hit.internal_id);
+    ASSIGN_OR_RETURN(const std::vector<std::optional<float>> cosines,
+                     collection->CosineTo(*probe_vector, ids));
+    for (size_t h = 0; h < hits.size(); ++h) hits[h].cosine = cosines[h];
+    // No vector: deleted since MinHash answered.
+    std::erase_if(hits, [&](const Hit& hit) {
+      return !hit.cosine || (algorithm == v1::ALGORITHM_HYBRID_ALL &&
+                             *hit.cosine < min_cosine);
+    });
+    if (algorithm == v1::ALGORITHM_HYBRID_ANY) {
+      ASSIGN_OR_RETURN(
+          const std::vector<IdCosine> semantic,
+          collection->QuerySemantic(*probe_vector, min_cosine, wanted));
+      const absl::flat_hash_set<uint32_t> have(ids.begin(), ids.end());
+      for (const IdCosine& m : semantic) {
+        if (!have.contains(m.id)) hits.push_back({m.id, 0, {}, {}, m.cosine});
+      }
+    }
+    for (Hit& hit : hits) hit.similarity = *hit.cosine;
+    std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+      return a.similarity != b.similarity ? a.similarity > b.similarity
+                                          : a.internal_id < b.internal_id;
+    });
   }
 
   // TLSH distances: one read for every hit, only when both sides have one.
@@ -529,6 +649,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     }
     if (hit.minhash) SetMinHashScores(*hit.minhash, match);
     if (hit.distance) match->set_hamming_distance(*hit.distance);
+    if (hit.cosine) match->set_cosine(*hit.cosine);
     if (hit_tlsh[h]) {
       match->set_tlsh_distance(TlshDistance(*probe_tlsh, *hit_tlsh[h]));
     }
@@ -608,6 +729,14 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
     out->set_rows(collection->record().config.lsh.rows);
     out->set_simhash(collection->record().config.simhash_enabled);
     out->set_min_threshold(collection->record().config.min_threshold);
+    if (const SemanticIndex* semantic = collection->semantic_index()) {
+      const size_t vectors = semantic->size();
+      const size_t bytes = semantic->memory_bytes();
+      out->set_semantic_vectors(vectors);
+      out->set_semantic_index_bytes(bytes);
+      out->set_semantic_bytes_per_vector(
+          vectors == 0 ? 0.0 : static_cast<double>(bytes) / vectors);
+    }
   }
   const storage::StoreStats store = db_->store().Stats();
   response->set_store_live_bytes(store.live_sst_bytes);

@@ -80,6 +80,18 @@ class StateCollector : public prometheus::Collectable {
         "Heap bytes of each collection's in-memory indexes.",
         prometheus::MetricType::Gauge,
         {}};
+    prometheus::MetricFamily semantic_vectors{
+        "neardup_semantic_vectors",
+        "Vectors in the HNSW graphs of each collection with an embedding "
+        "space.",
+        prometheus::MetricType::Gauge,
+        {}};
+    prometheus::MetricFamily semantic_bytes{
+        "neardup_semantic_index_memory_bytes",
+        "Heap bytes of the HNSW graphs (vectors and links) of each collection "
+        "with an embedding space; also counted in neardup_index_memory_bytes.",
+        prometheus::MetricType::Gauge,
+        {}};
     for (const auto& collection : db->ListCollections()) {
       const std::vector<prometheus::ClientMetric::Label> labels = {
           {"collection", collection->name()}};
@@ -87,11 +99,19 @@ class StateCollector : public prometheus::Collectable {
           Gauge(static_cast<double>(collection->num_documents()), labels));
       index_bytes.metric.push_back(
           Gauge(static_cast<double>(collection->index_bytes()), labels));
+      if (const SemanticIndex* semantic = collection->semantic_index()) {
+        semantic_vectors.metric.push_back(
+            Gauge(static_cast<double>(semantic->size()), labels));
+        semantic_bytes.metric.push_back(
+            Gauge(static_cast<double>(semantic->memory_bytes()), labels));
+      }
     }
     const storage::StoreStats stats = db->store().Stats();
     return {
         std::move(documents),
         std::move(index_bytes),
+        std::move(semantic_vectors),
+        std::move(semantic_bytes),
         {"neardup_store_live_sst_bytes",
          "Bytes of RocksDB SST files in the live version.",
          prometheus::MetricType::Gauge,

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/index/hnsw_index.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/proto/fingerprint_settings_proto.h"
 
@@ -72,6 +74,30 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
     return out_of_range("verify_bits", bits, "0 (16), 16, 32 or 64");
   }
   // Only a collection with SimHash uses it (older records may hold more).
+  if (proto.has_embedding()) {
+    const v1::EmbeddingSpace& space = proto.embedding();
+    if (!v1::EmbeddingSpace::Metric_IsValid(space.metric())) {
+      return out_of_range("embedding.metric", space.metric(), "METRIC_COSINE");
+    }
+    if (space.dim() > 4096) {
+      return out_of_range("embedding.dim", space.dim(), "in [1, 4096]");
+    }
+    if (!v1::EmbeddingSpace::ChunkMode_IsValid(space.chunk_mode())) {
+      return out_of_range("embedding.chunk_mode", space.chunk_mode(),
+                          "a CHUNK_MODE_ value");
+    }
+    if (space.chunk_max_tokens() > 65536 || space.chunk_overlap() > 65536) {
+      return absl::InvalidArgumentError(
+          "config.embedding: chunk_max_tokens and chunk_overlap must be at "
+          "most 65536");
+    }
+    if (space.hnsw_m() > 64 || space.ef_construction() > 4096 ||
+        space.ef_search() > 4096) {
+      return absl::InvalidArgumentError(
+          "config.embedding: hnsw_m must be at most 64, ef_construction and "
+          "ef_search at most 4096");
+    }
+  }
   if (proto.simhash() && proto.has_simhash_max_distance() &&
       proto.simhash_max_distance() > 16) {
     return out_of_range("simhash_max_distance", proto.simhash_max_distance(),
@@ -116,6 +142,34 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
     return absl::InvalidArgumentError(
         absl::StrCat("config: ", families.message()));
   }
+  if (proto.has_embedding()) {
+    const v1::EmbeddingSpace& wire = proto.embedding();
+    EmbeddingSpace& space = config->embedding;
+    space.model_id = wire.model_id();
+    space.dim = static_cast<int>(wire.dim());
+    if (wire.hnsw_m() != 0) space.hnsw_m = static_cast<int>(wire.hnsw_m());
+    if (wire.ef_construction() != 0) {
+      space.ef_construction = static_cast<int>(wire.ef_construction());
+    }
+    if (wire.ef_search() != 0) {
+      space.ef_search = static_cast<int>(wire.ef_search());
+    }
+    if (wire.min_cosine() != 0) space.min_cosine = wire.min_cosine();
+    space.exact_search = wire.exact_search();
+    space.fasttext_model = wire.fasttext_model();
+    space.chunking.mode = neardup::proto::ChunkModeFromProto(wire.chunk_mode());
+    if (wire.chunk_max_tokens() != 0) {
+      space.chunking.max_tokens = static_cast<int>(wire.chunk_max_tokens());
+    }
+    space.chunking.overlap = wire.has_chunk_overlap()
+                                 ? static_cast<int>(wire.chunk_overlap())
+                                 : std::min(ChunkingOptions{}.overlap,
+                                            space.chunking.max_tokens - 1);
+    if (space.dim == 0) {
+      return absl::InvalidArgumentError(
+          "config.embedding.dim must be in [1, 4096], got 0");
+    }
+  }
   auto normalized = NormalizeCollectionConfig(*std::move(config));
   if (!normalized.ok()) {
     return absl::InvalidArgumentError(
@@ -150,6 +204,25 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
   proto.set_simhash_max_distance(config.simhash_max_distance);
   proto.set_store_text(config.store_text);
   neardup::proto::FamiliesToProto(config, &proto);
+  if (const EmbeddingSpace& space = config.embedding; space.enabled()) {
+    v1::EmbeddingSpace* out = proto.mutable_embedding();
+    out->set_model_id(space.model_id);
+    out->set_dim(static_cast<uint32_t>(space.dim));
+    out->set_metric(v1::EmbeddingSpace::METRIC_COSINE);
+    out->set_hnsw_m(static_cast<uint32_t>(space.hnsw_m));
+    out->set_ef_construction(static_cast<uint32_t>(space.ef_construction));
+    out->set_ef_search(static_cast<uint32_t>(space.ef_search));
+    out->set_min_cosine(space.min_cosine);
+    out->set_exact_search(space.exact_search);
+    if (!space.fasttext_model.empty()) {
+      out->set_fasttext_model(space.fasttext_model);
+      out->set_chunk_mode(
+          neardup::proto::ChunkModeToProto(space.chunking.mode));
+      out->set_chunk_max_tokens(
+          static_cast<uint32_t>(space.chunking.max_tokens));
+      out->set_chunk_overlap(static_cast<uint32_t>(space.chunking.overlap));
+    }
+  }
   return proto;
 }
 
@@ -230,6 +303,32 @@ absl::Status SignaturesFromProto(const v1::Signatures& proto,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<float>> EmbeddingFromProto(
+    const v1::Embedding& proto, const storage::CollectionRecord& record,
+    std::string_view field) {
+  const EmbeddingSpace& space = record.config.embedding;
+  if (!space.enabled()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection '", record.name,
+                     "' has no embedding space (config.embedding); leave ",
+                     AbslView(field), " unset"));
+  }
+  if (proto.model_id() != space.model_id) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        AbslView(field), ".model_id \"", absl::CHexEscape(proto.model_id()),
+        "\" does not match collection '", record.name, "' (\"", space.model_id,
+        "\"): vectors of different models are not comparable"));
+  }
+  absl::StatusOr<std::vector<float>> unit = UnitEmbedding(
+      std::span<const float>(proto.values().data(), proto.values().size()),
+      space.dim);
+  if (!unit.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(field), ": ", unit.status().message()));
+  }
+  return unit;
+}
+
 v1::Document DocumentToProto(const storage::StoredDocument& doc,
                              const storage::CollectionRecord& record) {
   v1::Document proto;
@@ -252,6 +351,12 @@ v1::Document DocumentToProto(const storage::StoredDocument& doc,
   }
   proto.set_created_unix_micros(doc.created_unix_micros);
   proto.set_updated_unix_micros(doc.updated_unix_micros);
+  if (doc.embedding) {
+    v1::Embedding* embedding = proto.mutable_embedding();
+    embedding->set_model_id(record.config.embedding.model_id);
+    embedding->mutable_values()->Add(doc.embedding->begin(),
+                                     doc.embedding->end());
+  }
   return proto;
 }
 

@@ -105,6 +105,7 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.limits.max_metadata_bytes = config.max_metadata_bytes;
   options.limits.max_response_bytes = config.max_message_bytes;
   options.limits.sync_writes = config.sync_writes;
+  options.limits.models_dir = config.models_dir;
   options.default_deadline_seconds = config.default_deadline_seconds;
   if (!config.backup_dir.empty()) {
     // Created now, so that a typo shows at start and not at the first

@@ -68,6 +68,9 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("backup-dir", c.backup_dir,
         "directory under which CreateBackup (neardup backup) writes "
         "checkpoints; empty: backups are off");
+  visit("models-dir", c.models_dir,
+        "directory of fastText model files (.bin) that collections may name "
+        "to embed texts themselves; empty: local embeddings are off");
   visit("pdf-timeout", c.pdf_timeout_seconds,
         "seconds a PDF may take to parse (in a child process) before it is "
         "stopped and refused");

@@ -74,12 +74,14 @@ std::optional<uint64_t> EvidenceDigest(const Store& store,
 Collection::Collection(Store* store, CollectionRecord record,
                        CollectionFingerprinter fingerprinter,
                        std::unique_ptr<MinHashLshIndex> minhash_index,
-                       std::unique_ptr<SimHashIndex> simhash_index)
+                       std::unique_ptr<SimHashIndex> simhash_index,
+                       std::unique_ptr<SemanticIndex> semantic_index)
     : store_(store),
       record_(std::move(record)),
       fingerprinter_(std::move(fingerprinter)),
       minhash_index_(std::move(minhash_index)),
-      simhash_index_(std::move(simhash_index)) {}
+      simhash_index_(std::move(simhash_index)),
+      semantic_index_(std::move(semantic_index)) {}
 
 absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
     Store* store, CollectionRecord record, int index_shards) {
@@ -106,9 +108,32 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
         simhash_index,
         SimHashIndex::Create({config.simhash_max_distance, 0, index_shards}));
   }
+  std::unique_ptr<SemanticIndex> semantic_index;
+  if (const EmbeddingSpace& space = config.embedding; space.enabled()) {
+    ASSIGN_OR_RETURN(
+        semantic_index,
+        SemanticIndex::Create({.dim = space.dim,
+                               .m = space.hnsw_m,
+                               .ef_construction = space.ef_construction,
+                               .ef_search = space.ef_search},
+                              index_shards, space.exact_search));
+  }
   return std::unique_ptr<Collection>(
       new Collection(store, std::move(record), std::move(fingerprinter),
-                     std::move(minhash_index), std::move(simhash_index)));
+                     std::move(minhash_index), std::move(simhash_index),
+                     std::move(semantic_index)));
+}
+
+absl::Status Collection::IndexDocument(uint32_t internal_id,
+                                       const DocumentWrite& doc) {
+  RETURN_IF_ERROR(minhash_index_->Insert(internal_id, doc.minhash));
+  if (simhash_index_) {
+    RETURN_IF_ERROR(simhash_index_->Insert(internal_id, *doc.simhash));
+  }
+  if (semantic_index_) {
+    RETURN_IF_ERROR(semantic_index_->Upsert(internal_id, *doc.embedding));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<DocumentWrite> Collection::PrepareWrite(
@@ -177,12 +202,7 @@ absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
     }
     ASSIGN_OR_RETURN(outcome.put,
                      store_->PutDocument(record_, doc, options.write));
-    RETURN_IF_ERROR(
-        minhash_index_->Insert(outcome.put.internal_id, doc.minhash));
-    if (simhash_index_) {
-      RETURN_IF_ERROR(
-          simhash_index_->Insert(outcome.put.internal_id, *doc.simhash));
-    }
+    RETURN_IF_ERROR(IndexDocument(outcome.put.internal_id, doc));
     outcome.written = true;
     return outcome;
   }
@@ -255,12 +275,11 @@ void Collection::LeadGroupCommit(absl::FunctionRef<bool()> own_done) {
         put.result = results.ok() ? std::move((*results)[i]) : results.status();
         if (!put.result.ok()) continue;
         // The store accepted the signatures, so the indexes will too.
-        const uint32_t id = put.result->internal_id;
-        absl::Status indexed = minhash_index_->Insert(id, put.doc->minhash);
-        if (indexed.ok() && simhash_index_) {
-          indexed = simhash_index_->Insert(id, *put.doc->simhash);
+        if (absl::Status indexed =
+                IndexDocument(put.result->internal_id, *put.doc);
+            !indexed.ok()) {
+          put.result = indexed;
         }
-        if (!indexed.ok()) put.result = indexed;
       }
     }
     MutexLock lock(&queue_mu_);
@@ -276,6 +295,8 @@ absl::Status Collection::Delete(std::string_view external_id,
                    store_->DeleteDocument(record_, external_id, options));
   minhash_index_->Remove(internal_id);
   if (simhash_index_) simhash_index_->Remove(internal_id);
+  // Every document of a space is indexed; NOT_FOUND cannot happen.
+  if (semantic_index_) semantic_index_->Remove(internal_id).IgnoreError();
   return absl::OkStatus();
 }
 
@@ -418,11 +439,37 @@ absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(
   return matches;
 }
 
+absl::StatusOr<std::vector<IdCosine>> Collection::QuerySemantic(
+    std::span<const float> unit, double min_cosine, size_t top_k) const {
+  if (!semantic_index_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection '", record_.name,
+                     "' was created without an embedding "
+                     "space (config.embedding)"));
+  }
+  if (!(min_cosine > -1 && min_cosine <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("min_cosine must be in (-1, 1], got ", min_cosine));
+  }
+  return semantic_index_->Search(unit, std::max<size_t>(top_k, 1),
+                                 static_cast<float>(min_cosine));
+}
+
+absl::StatusOr<std::vector<std::optional<float>>> Collection::CosineTo(
+    std::span<const float> unit, std::span<const uint32_t> ids) const {
+  if (!semantic_index_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection '", record_.name, "' has no embedding space"));
+  }
+  return semantic_index_->CosineTo(unit, ids);
+}
+
 absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
   MutexLock lock(&write_mu_);
   std::vector<uint32_t> ids;
   std::vector<MinHashSignature> minhashes;
   std::vector<uint64_t> simhashes;
+  std::vector<float> vectors;  // dim floats per id
   uint64_t loaded = 0;
   ASSIGN_OR_RETURN(const uint32_t id_bound, store_->InternalIdBound(record_));
   minhash_index_->Reserve(id_bound);
@@ -432,10 +479,14 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
     if (simhash_index_) {
       RETURN_IF_ERROR(simhash_index_->BulkInsert(ids, simhashes, threads));
     }
+    if (semantic_index_) {
+      RETURN_IF_ERROR(semantic_index_->BulkUpsert(ids, vectors, threads));
+    }
     loaded += ids.size();
     ids.clear();
     minhashes.clear();
     simhashes.clear();
+    vectors.clear();
     return absl::OkStatus();
   };
   // Ids not seen by the scan are free: puts reuse them (ids and index rows
@@ -453,9 +504,18 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
               absl::StrCat("document ", stored.internal_id, " of collection '",
                            record_.name, "' has no SimHash"));
         }
+        if (semantic_index_ && !stored.embedding) {
+          return absl::DataLossError(
+              absl::StrCat("document ", stored.internal_id, " of collection '",
+                           record_.name, "' has no embedding"));
+        }
         ids.push_back(stored.internal_id);
         minhashes.push_back(std::move(stored.minhash));
         if (simhash_index_) simhashes.push_back(*stored.simhash);
+        if (semantic_index_) {
+          vectors.insert(vectors.end(), stored.embedding->begin(),
+                         stored.embedding->end());
+        }
         return ids.size() >= kLoadBatch ? flush() : absl::OkStatus();
       }));
   RETURN_IF_ERROR(flush());
@@ -466,7 +526,8 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
 
 size_t Collection::index_bytes() const {
   return minhash_index_->MemoryBytes() +
-         (simhash_index_ ? simhash_index_->MemoryBytes() : 0);
+         (simhash_index_ ? simhash_index_->MemoryBytes() : 0) +
+         (semantic_index_ ? semantic_index_->memory_bytes() : 0);
 }
 
 }  // namespace neardup::storage

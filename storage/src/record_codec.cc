@@ -1,5 +1,6 @@
 #include "neardup/storage/internal/record_codec.h"
 
+#include <bit>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -191,6 +192,20 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
                                ? pb::SIMHASH_VARIANT_NEWSBOT
                                : pb::SIMHASH_VARIANT_TXTFP);
   out->set_keep_tlsh(config.keep_tlsh);
+  if (config.embedding.enabled()) {
+    pb::EmbeddingSpace* space = out->mutable_embedding();
+    space->set_model_id(config.embedding.model_id);
+    space->set_dim(config.embedding.dim);
+    space->set_hnsw_m(config.embedding.hnsw_m);
+    space->set_ef_construction(config.embedding.ef_construction);
+    space->set_ef_search(config.embedding.ef_search);
+    space->set_min_cosine(config.embedding.min_cosine);
+    space->set_exact_search(config.embedding.exact_search);
+    space->set_fasttext_model(config.embedding.fasttext_model);
+    space->set_chunk_mode(static_cast<int>(config.embedding.chunking.mode));
+    space->set_chunk_max_tokens(config.embedding.chunking.max_tokens);
+    space->set_chunk_overlap(config.embedding.chunking.overlap);
+  }
 }
 
 // The format-3 fields; an older record has them all 0, as it meant.
@@ -220,6 +235,25 @@ absl::Status FamiliesFromProto(const pb::CollectionConfig& in,
   }
   config.winnow_window = in.winnow_window();
   config.keep_tlsh = in.keep_tlsh();
+  if (in.has_embedding()) {  // format 4
+    const pb::EmbeddingSpace& wire = in.embedding();
+    EmbeddingSpace& space = config.embedding;
+    space.model_id = wire.model_id();
+    space.dim = wire.dim();
+    space.hnsw_m = wire.hnsw_m();
+    space.ef_construction = wire.ef_construction();
+    space.ef_search = wire.ef_search();
+    space.min_cosine = wire.min_cosine();
+    space.exact_search = wire.exact_search();
+    space.fasttext_model = wire.fasttext_model();
+    if (wire.chunk_mode() < 0 || wire.chunk_mode() > 2) {
+      return Malformed("collection",
+                       absl::StrCat("chunk_mode ", wire.chunk_mode()));
+    }
+    space.chunking.mode = static_cast<ChunkMode>(wire.chunk_mode());
+    space.chunking.max_tokens = wire.chunk_max_tokens();
+    space.chunking.overlap = wire.chunk_overlap();
+  }
   return absl::OkStatus();
 }
 
@@ -393,6 +427,43 @@ absl::StatusOr<TlshValue> DecodeTlshValue(std::string_view bytes) {
     return Malformed("tlsh value", StdView(digest.status().message()));
   }
   return TlshValue{message.config_hash(), *digest};
+}
+
+std::string EncodeEmbeddingValue(std::string_view model_id,
+                                 std::span<const float> vector) {
+  pb::EmbeddingValue message;
+  message.set_model_id(std::string(model_id));
+  std::string bytes;
+  bytes.reserve(vector.size() * 4);
+  for (float x : vector) {
+    const uint32_t bits = std::bit_cast<uint32_t>(x);
+    for (int shift = 0; shift < 32; shift += 8) {
+      bytes.push_back(static_cast<char>((bits >> shift) & 0xff));
+    }
+  }
+  message.set_vector(std::move(bytes));
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<EmbeddingValue> DecodeEmbeddingValue(std::string_view bytes) {
+  ASSIGN_OR_RETURN(pb::EmbeddingValue message,
+                   ParseMessage<pb::EmbeddingValue>(bytes, "embedding value"));
+  const std::string& raw = message.vector();
+  if (raw.size() % 4 != 0) {
+    return Malformed("embedding value",
+                     absl::StrCat("vector of ", raw.size(), " bytes"));
+  }
+  EmbeddingValue value;
+  value.model_id = std::move(*message.mutable_model_id());
+  value.vector.resize(raw.size() / 4);
+  for (size_t i = 0; i < value.vector.size(); ++i) {
+    uint32_t bits = 0;
+    for (int b = 3; b >= 0; --b) {
+      bits = (bits << 8) | static_cast<uint8_t>(raw[i * 4 + b]);
+    }
+    value.vector[i] = std::bit_cast<float>(bits);
+  }
+  return value;
 }
 
 }  // namespace neardup::storage

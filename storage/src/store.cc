@@ -196,7 +196,8 @@ absl::Status Store::InitializeOrCheckFormat(bool fresh) {
   }
   if (*version < kFormatVersion) {
     // Nothing to rewrite: older data reads as it is. The new number keeps
-    // older builds away from the evidence and TLSH they do not maintain.
+    // older builds away from the evidence, TLSH and vectors they do not
+    // maintain.
     return FromRocksDb(db_->Put(SyncedWrite(), meta, keys::kFormatVersion,
                                 keys::EncodeU32LittleEndian(kFormatVersion)),
                        absl::StrCat("upgrade the format version of ", dir_));
@@ -390,7 +391,7 @@ void Store::AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const {
   for (ColumnFamily family :
        {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
         ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText,
-        ColumnFamily::kTlsh}) {
+        ColumnFamily::kTlsh, ColumnFamily::kEmbedding}) {
     batch.DeleteRange(handle(family), begin, end);
   }
 }

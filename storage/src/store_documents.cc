@@ -104,6 +104,29 @@ absl::StatusOr<std::vector<uint64_t>> DecodeCheckedEvidence(
   return std::move(value.shingles);
 }
 
+// A stored vector must be of the collection's model and dimension: a vector
+// from another model would be compared as if it meant the same.
+absl::StatusOr<std::vector<float>> DecodeCheckedEmbedding(
+    const CollectionRecord& collection, uint32_t internal_id,
+    std::string_view bytes) {
+  absl::StatusOr<EmbeddingValue> value = DecodeEmbeddingValue(bytes);
+  if (!value.ok()) {
+    return CorruptDocument(collection, internal_id,
+                           StdView(value.status().message()));
+  }
+  const EmbeddingSpace& space = collection.config.embedding;
+  if (value->model_id != space.model_id ||
+      value->vector.size() != static_cast<size_t>(space.dim)) {
+    return CorruptDocument(
+        collection, internal_id,
+        absl::StrCat("stored embedding of model \"",
+                     absl::CHexEscape(value->model_id), "\", dim ",
+                     value->vector.size(), " differs from the collection's (\"",
+                     space.model_id, "\", dim ", space.dim, ")"));
+  }
+  return std::move(value->vector);
+}
+
 absl::StatusOr<TlshDigest> DecodeCheckedTlsh(const CollectionRecord& collection,
                                              uint32_t internal_id,
                                              std::string_view bytes) {
@@ -287,6 +310,12 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     } else if (result.replaced) {
       batch.Delete(handle(ColumnFamily::kTlsh), doc_key);
     }
+    if (stored.config.embedding.enabled()) {
+      // Validated: every document of the space has one.
+      batch.Put(handle(ColumnFamily::kEmbedding), doc_key,
+                EncodeEmbeddingValue(stored.config.embedding.model_id,
+                                     *doc.embedding));
+    }
     results[i] = result;
   }
   auto give_back = [&] {
@@ -430,6 +459,15 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
       RETURN_IF_ERROR(FromRocksDb(read, "read tlsh"));
     }
   }
+  if (collection.config.embedding.enabled()) {
+    ASSIGN_OR_RETURN(
+        const std::string embedding_bytes,
+        GetRequired(*db_, read_options, handle(ColumnFamily::kEmbedding),
+                    doc_key, collection, internal_id));
+    ASSIGN_OR_RETURN(
+        doc.embedding,
+        DecodeCheckedEmbedding(collection, internal_id, embedding_bytes));
+  }
   return doc;
 }
 
@@ -481,6 +519,7 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
   batch.Delete(handle(ColumnFamily::kText), doc_key);
   batch.Delete(handle(ColumnFamily::kTlsh), doc_key);
+  batch.Delete(handle(ColumnFamily::kEmbedding), doc_key);
   RETURN_IF_ERROR(WriteGuarded(batch, options.sync,
                                DiskSpaceGuard::WriteKind::kShrinking,
                                "delete document"));
@@ -506,15 +545,36 @@ absl::Status Store::ForEachSignature(
   read_options.fill_cache = false;
   read_options.iterate_upper_bound = &upper_bound;
 
-  // Both families are keyed by internal id: walk them in lockstep.
+  // The families are keyed by internal id: walk them in lockstep.
   std::unique_ptr<rocksdb::Iterator> minhash(
       db_->NewIterator(read_options, handle(ColumnFamily::kMinHash)));
-  std::unique_ptr<rocksdb::Iterator> simhash;
-  if (stored.config.simhash_enabled) {
-    simhash.reset(
-        db_->NewIterator(read_options, handle(ColumnFamily::kSimHash)));
-    simhash->Seek(begin);
-  }
+  auto companion = [&](bool wanted, ColumnFamily family) {
+    std::unique_ptr<rocksdb::Iterator> it;
+    if (wanted) {
+      it.reset(db_->NewIterator(read_options, handle(family)));
+      it->Seek(begin);
+    }
+    return it;
+  };
+  std::unique_ptr<rocksdb::Iterator> simhash =
+      companion(stored.config.simhash_enabled, ColumnFamily::kSimHash);
+  std::unique_ptr<rocksdb::Iterator> embedding =
+      companion(stored.config.embedding.enabled(), ColumnFamily::kEmbedding);
+  // The companion's value for the minhash iterator's document, which every
+  // document must have.
+  auto aligned =
+      [&](rocksdb::Iterator& it, uint32_t internal_id,
+          std::string_view what) -> absl::StatusOr<std::string_view> {
+    while (it.Valid() && it.key().compare(minhash->key()) < 0) it.Next();
+    if (!it.Valid() || it.key() != minhash->key()) {
+      RETURN_IF_ERROR(
+          FromRocksDb(it.status(), absl::StrCat("scan ", AbslView(what))));
+      return CorruptDocument(
+          stored, internal_id,
+          absl::StrCat("document has no ", AbslView(what), " entry"));
+    }
+    return it.value().ToStringView();
+  };
   for (minhash->Seek(begin); minhash->Valid(); minhash->Next()) {
     const std::optional<uint32_t> internal_id =
         keys::ParseDocKey(minhash->key().ToStringView(), stored.id);
@@ -529,17 +589,16 @@ absl::Status Store::ForEachSignature(
                      DecodeCheckedMinHash(stored, *internal_id,
                                           minhash->value().ToStringView()));
     if (simhash != nullptr) {
-      while (simhash->Valid() && simhash->key().compare(minhash->key()) < 0) {
-        simhash->Next();
-      }
-      if (!simhash->Valid() || simhash->key() != minhash->key()) {
-        RETURN_IF_ERROR(FromRocksDb(simhash->status(), "scan simhash"));
-        return CorruptDocument(stored, *internal_id,
-                               "document has no simhash entry");
-      }
+      ASSIGN_OR_RETURN(const std::string_view bytes,
+                       aligned(*simhash, *internal_id, "simhash"));
       ASSIGN_OR_RETURN(signatures.simhash,
-                       DecodeCheckedSimHash(stored, *internal_id,
-                                            simhash->value().ToStringView()));
+                       DecodeCheckedSimHash(stored, *internal_id, bytes));
+    }
+    if (embedding != nullptr) {
+      ASSIGN_OR_RETURN(const std::string_view bytes,
+                       aligned(*embedding, *internal_id, "embedding"));
+      ASSIGN_OR_RETURN(signatures.embedding,
+                       DecodeCheckedEmbedding(stored, *internal_id, bytes));
     }
     RETURN_IF_ERROR(fn(std::move(signatures)));
   }

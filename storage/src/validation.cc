@@ -1,6 +1,7 @@
 #include "neardup/storage/internal/validation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -64,6 +65,52 @@ absl::Status ValidateExternalId(std::string_view external_id) {
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status ValidateEmbedding(const CollectionRecord& collection,
+                               const DocumentWrite& doc) {
+  const EmbeddingSpace& space = collection.config.embedding;
+  if (!space.enabled()) {
+    if (doc.embedding.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("collection \"", collection.name,
+                       "\" has no embedding space; leave the embedding out"));
+    }
+    return absl::OkStatus();
+  }
+  if (!doc.embedding.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("collection \"", collection.name,
+                     "\" requires an embedding of model \"", space.model_id,
+                     "\" (dim ", space.dim, ") with every document"));
+  }
+  if (doc.embedding_model_id != space.model_id) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "embedding from model \"", absl::CHexEscape(doc.embedding_model_id),
+        "\" does not match collection \"", collection.name, "\" (model \"",
+        space.model_id, "\"): vectors of different models are not comparable"));
+  }
+  if (doc.embedding->size() != static_cast<size_t>(space.dim)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding has ", doc.embedding->size(), " dimensions; collection \"",
+        collection.name, "\" has dim ", space.dim));
+  }
+  double norm2 = 0;
+  for (float x : *doc.embedding) {
+    if (!std::isfinite(x)) {
+      return absl::InvalidArgumentError("embedding has a non-finite component");
+    }
+    norm2 += double{x} * x;
+  }
+  if (std::abs(norm2 - 1) > 1e-3) {
+    return absl::InvalidArgumentError(
+        "embedding is not a unit vector (normalize it with UnitEmbedding)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
                                    const DocumentWrite& doc) {
   RETURN_IF_ERROR(ValidateExternalId(doc.external_id));
@@ -93,6 +140,7 @@ absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
                             collection.tlsh_config_hash);
     }
   }
+  RETURN_IF_ERROR(ValidateEmbedding(collection, doc));
   if (!collection.config.simhash_enabled) {
     if (doc.simhash.has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(

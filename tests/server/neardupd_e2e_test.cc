@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -17,8 +19,10 @@
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/core/tlsh.h"
+#include "nlohmann/json.hpp"
 #include "server/server_process.h"
 #include "support/corpus.h"
+#include "support/fasttext_model.h"
 #include "support/pdf_builder.h"
 #include "support/run_command.h"
 #include "support/status_matchers.h"
@@ -521,6 +525,162 @@ TEST_F(NeardupdTest, CollectionsOfEachFamilyStoreAndQuery) {
   EXPECT_EQ(answers(), before);
 }
 
+// Vectors of a tiny "model": each document's is random, a probe's is its
+// document's plus a little noise (cosine about 0.99).
+std::vector<float> TestVector(int doc, int noise_seed = -1) {
+  std::mt19937 rng(1000 + doc);
+  std::normal_distribution<float> normal;
+  std::vector<float> v(32);
+  for (float& x : v) x = normal(rng);
+  if (noise_seed >= 0) {
+    std::mt19937 noise(noise_seed);
+    for (float& x : v) x += 0.12f * normal(noise);
+  }
+  return v;
+}
+
+void SetEmbedding(const std::vector<float>& v, v1::Embedding* out,
+                  const std::string& model = "test-model@1") {
+  out->set_model_id(model);
+  out->mutable_values()->Assign(v.begin(), v.end());
+}
+
+TEST_F(NeardupdTest, SemanticAndHybridQueries) {
+  v1::CreateCollectionRequest create;
+  create.set_name("sem");
+  create.mutable_config()->set_threshold(0.5);
+  create.mutable_config()->set_store_text(true);
+  create.mutable_config()->mutable_embedding()->set_model_id("test-model@1");
+  create.mutable_config()->mutable_embedding()->set_dim(32);
+  auto created = client_->CreateCollection(create);
+  ASSERT_OK(created);
+  EXPECT_EQ(created->config().embedding().ef_search(), 128u);
+  EXPECT_DOUBLE_EQ(created->config().embedding().min_cosine(), 0.9);
+  constexpr int kDocs = 60;
+  for (int i = 0; i < kDocs; ++i) {
+    v1::UpsertRequest upsert;
+    upsert.set_collection("sem");
+    upsert.set_id(absl::StrCat("b", i));
+    upsert.set_text(GeneratedText(i));
+    SetEmbedding(TestVector(i), upsert.mutable_embedding());
+    ASSERT_OK(client_->Upsert(upsert));
+  }
+  // Every document of the space carries a vector of its model and dim.
+  v1::UpsertRequest bare;
+  bare.set_collection("sem");
+  bare.set_id("bare");
+  bare.set_text(GeneratedText(1));
+  EXPECT_EQ(client_->Upsert(bare).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  SetEmbedding(TestVector(1), bare.mutable_embedding(), "other-model");
+  EXPECT_EQ(client_->Upsert(bare).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  SetEmbedding(std::vector<float>(31, 1.0f), bare.mutable_embedding());
+  EXPECT_EQ(client_->Upsert(bare).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  SetEmbedding(std::vector<float>(32, 0.0f), bare.mutable_embedding());
+  EXPECT_THAT(client_->Upsert(bare).status().message(), HasSubstr("norm 0"));
+
+  auto semantic = [&](int doc) {
+    v1::QueryRequest query;
+    query.set_collection("sem");
+    query.set_algorithm(v1::ALGORITHM_SEMANTIC);
+    SetEmbedding(TestVector(doc, 7), query.mutable_embedding());
+    return client_->Query(query);
+  };
+  auto answers = [&] {
+    std::vector<std::string> out;
+    for (int i = 0; i < 10; ++i) {
+      auto found = semantic(i);
+      EXPECT_OK(found);
+      if (!found.ok()) return out;
+      // Random 32-dim vectors: only the probe's own document is that close.
+      EXPECT_EQ(found->matches_size(), 1);
+      for (const v1::Match& m : found->matches()) {
+        EXPECT_EQ(m.id(), absl::StrCat("b", i));
+        EXPECT_GT(m.cosine(), 0.95);
+        EXPECT_DOUBLE_EQ(m.similarity(), m.cosine());
+        out.push_back(absl::StrCat(m.id(), " ", m.cosine()));
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> before = answers();
+  ASSERT_EQ(before.size(), 10u);
+
+  // A looser floor finds more, never more than top_k.
+  v1::QueryRequest loose;
+  loose.set_collection("sem");
+  loose.set_algorithm(v1::ALGORITHM_SEMANTIC);
+  loose.set_min_cosine(-0.99);
+  loose.set_top_k(7);
+  SetEmbedding(TestVector(3, 7), loose.mutable_embedding());
+  auto found = client_->Query(loose);
+  ASSERT_OK(found);
+  EXPECT_EQ(found->matches_size(), 7);
+  SetEmbedding(TestVector(3), loose.mutable_embedding(), "other-model");
+  EXPECT_EQ(client_->Query(loose).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  loose.clear_embedding();
+  EXPECT_THAT(client_->Query(loose).status().message(),
+              HasSubstr("needs the probe's embedding"));
+
+  // Hybrid: the text is a near copy of b0, the vector is b3's.
+  v1::QueryRequest hybrid;
+  hybrid.set_collection("sem");
+  hybrid.set_text(NearCopy(GeneratedText(0)));
+  SetEmbedding(TestVector(3, 7), hybrid.mutable_embedding());
+  hybrid.set_algorithm(v1::ALGORITHM_HYBRID_ALL);
+  found = client_->Query(hybrid);
+  ASSERT_OK(found);
+  EXPECT_EQ(found->matches_size(), 0);  // b0's text, but not its meaning
+  hybrid.set_algorithm(v1::ALGORITHM_HYBRID_ANY);
+  found = client_->Query(hybrid);
+  ASSERT_OK(found);
+  ASSERT_EQ(found->matches_size(), 2);
+  EXPECT_EQ(found->matches(0).id(), "b3");  // by cosine, best first
+  EXPECT_FALSE(found->matches(0).has_exact_jaccard());
+  EXPECT_EQ(found->matches(1).id(), "b0");
+  EXPECT_TRUE(found->matches(1).has_exact_jaccard());
+  EXPECT_LT(found->matches(1).cosine(), 0.9);
+  SetEmbedding(TestVector(0, 7), hybrid.mutable_embedding());
+  hybrid.set_algorithm(v1::ALGORITHM_HYBRID_ALL);
+  found = client_->Query(hybrid);
+  ASSERT_OK(found);
+  ASSERT_EQ(found->matches_size(), 1);
+  EXPECT_EQ(found->matches(0).id(), "b0");
+  EXPECT_GT(found->matches(0).exact_jaccard(), 0.5);
+  EXPECT_GT(found->matches(0).cosine(), 0.95);
+
+  // Get returns the stored unit vector; Stats and metrics count vectors.
+  auto doc = client_->Get("sem", "b1");
+  ASSERT_OK(doc);
+  EXPECT_EQ(doc->embedding().model_id(), "test-model@1");
+  EXPECT_EQ(doc->embedding().values_size(), 32);
+  auto stats = client_->Stats("sem");
+  ASSERT_OK(stats);
+  EXPECT_EQ(stats->collections(0).semantic_vectors(),
+            static_cast<uint64_t>(kDocs));
+  EXPECT_GT(stats->collections(0).semantic_bytes_per_vector(), 32 * 4);
+  EXPECT_GE(stats->collections(0).index_bytes(),
+            stats->collections(0).semantic_index_bytes());
+  EXPECT_EQ(ScrapeMetrics()["neardup_semantic_vectors{collection=\"sem\"}"],
+            kDocs);
+
+  // A delete leaves the graph at once; a restart rebuilds the rest.
+  ASSERT_OK(client_->Delete("sem", "b59"));
+  found = semantic(59);
+  ASSERT_OK(found);
+  EXPECT_EQ(found->matches_size(), 0);
+  ASSERT_EQ(server_->Stop(SIGTERM), 0) << Log();
+  server_->Start();
+  ASSERT_TRUE(server_->WaitServing()) << Log();
+  EXPECT_EQ(answers(), before);
+  found = semantic(59);
+  ASSERT_OK(found);
+  EXPECT_EQ(found->matches_size(), 0);
+}
+
 TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   CreateCollection("m");
   IngestCorpus("m");
@@ -647,6 +807,112 @@ TEST_F(NeardupdLimitsTest, OversizedInputIsRefusedCleanly) {
 }
 
 // A server that gives a PDF half a second.
+// Collections that embed texts themselves with a fastText model from
+// --models-dir (trained at test time on two topics of words).
+class NeardupdEmbedTest : public NeardupdTest {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(models_dir());
+    std::string log;
+    model_path_ = testing::TrainTinyFastTextModel(models_dir(), &log);
+    ASSERT_FALSE(model_path_.empty()) << log;
+    NeardupdTest::SetUp();
+  }
+  std::vector<std::string> ExtraFlags() override {
+    return {"--models-dir=" + models_dir()};
+  }
+  std::string models_dir() const { return temp_.path() + "/models"; }
+  std::string model_path_;
+};
+
+TEST_F(NeardupdEmbedTest, ServerEmbedsTextsWithAFastTextModel) {
+  v1::CreateCollectionRequest create;
+  create.set_name("ft");
+  create.mutable_config()->mutable_embedding()->set_fasttext_model("tiny.bin");
+  create.mutable_config()->mutable_embedding()->set_chunk_max_tokens(16);
+  auto created = client_->CreateCollection(create);
+  ASSERT_OK(created);
+  const v1::EmbeddingSpace& space = created->config().embedding();
+  EXPECT_THAT(space.model_id(), ::testing::StartsWith("fasttext-"));
+  EXPECT_EQ(space.dim(), 16u);
+  EXPECT_EQ(space.chunk_overlap(), 15u);  // capped below max_tokens
+  // Only files inside --models-dir, and only models.
+  v1::CreateCollectionRequest outside = create;
+  outside.set_name("outside");
+  outside.mutable_config()->mutable_embedding()->set_fasttext_model(
+      "../models/tiny.bin");
+  EXPECT_EQ(client_->CreateCollection(outside).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  outside.mutable_config()->mutable_embedding()->set_fasttext_model(
+      "corpus.txt");
+  EXPECT_EQ(client_->CreateCollection(outside).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  std::mt19937 rng(5);
+  for (int i = 0; i < 20; ++i) {
+    v1::UpsertRequest upsert;
+    upsert.set_collection("ft");
+    upsert.set_id(absl::StrCat("topic", i % 2, "-", i));
+    upsert.set_text(testing::TopicSentence(rng, i % 2, 40));
+    ASSERT_OK(client_->Upsert(upsert));
+  }
+  // A text probe is embedded the same way: its own topic comes first.
+  for (int topic = 0; topic < 2; ++topic) {
+    v1::QueryRequest query;
+    query.set_collection("ft");
+    query.set_algorithm(v1::ALGORITHM_SEMANTIC);
+    query.set_text(testing::TopicSentence(rng, topic, 40));
+    query.set_min_cosine(-0.99);
+    query.set_top_k(20);
+    auto found = client_->Query(query);
+    ASSERT_OK(found);
+    ASSERT_EQ(found->matches_size(), 20);
+    for (int r = 0; r < 10; ++r) {
+      EXPECT_THAT(found->matches(r).id(),
+                  ::testing::StartsWith(absl::StrCat("topic", topic, "-")))
+          << "rank " << r;
+    }
+  }
+  // The CLI's embed gives the bytes the server stored.
+  const std::string text_file = temp_.path() + "/doc.txt";
+  std::mt19937 again(5);
+  std::ofstream(text_file) << testing::TopicSentence(again, 0, 40);
+  const testing::CommandResult cli = testing::RunBinary(
+      NEARDUP_BIN,
+      absl::StrCat("embed --model ", model_path_,
+                   " --chunk-max-tokens 16 --chunk-overlap 15 ", text_file));
+  ASSERT_EQ(cli.exit_code, 0) << cli.out;
+  auto stored = client_->Get("ft", "topic0-0");
+  ASSERT_OK(stored);
+  const nlohmann::json printed = nlohmann::json::parse(cli.out);
+  EXPECT_EQ(printed["model_id"], space.model_id());
+  EXPECT_EQ(printed["values"].get<std::vector<float>>(),
+            std::vector<float>(stored->embedding().values().begin(),
+                               stored->embedding().values().end()));
+  // A replaced model file is refused, not silently compared.
+  std::filesystem::copy_file(models_dir() + "/tiny.vec", model_path_,
+                             std::filesystem::copy_options::overwrite_existing);
+  ASSERT_EQ(server_->Stop(SIGTERM), 0) << Log();
+  server_->Start();
+  ASSERT_TRUE(server_->WaitServing()) << Log();
+  v1::UpsertRequest after;
+  after.set_collection("ft");
+  after.set_id("after");
+  after.set_text("t0w1 t0w2 t0w3");
+  const absl::Status refused = client_->Upsert(after).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("tiny.bin"));
+  // Stored vectors still answer queries by vector.
+  v1::QueryRequest by_vector;
+  by_vector.set_collection("ft");
+  by_vector.set_algorithm(v1::ALGORITHM_SEMANTIC);
+  *by_vector.mutable_embedding() = stored->embedding();
+  auto found = client_->Query(by_vector);
+  ASSERT_OK(found);
+  ASSERT_GE(found->matches_size(), 1);
+  EXPECT_EQ(found->matches(0).id(), "topic0-0");
+}
+
 class NeardupdContentTest : public NeardupdTest {
   std::vector<std::string> ExtraFlags() override {
     return {"--pdf-timeout=0.5"};

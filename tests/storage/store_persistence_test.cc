@@ -200,12 +200,12 @@ TEST_F(StorePersistenceTest, NewerFormatVersionIsRefused) {
   const absl::Status status = OpenStore().status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(),
-              AllOf(HasSubstr("newer neardup"), HasSubstr("version 4"),
-                    HasSubstr("version 3")));
+              AllOf(HasSubstr("newer neardup"), HasSubstr("version 5"),
+                    HasSubstr("version 4")));
 }
 
 TEST_F(StorePersistenceTest, OlderFormatsAreUpgradedInPlace) {
-  for (const uint32_t old_version : {1u, 2u}) {
+  for (const uint32_t old_version : {1u, 2u, 3u}) {
     { ASSERT_OK(OpenStore().status()); }
     {
       RawDb raw(StoreDir());
@@ -215,7 +215,7 @@ TEST_F(StorePersistenceTest, OlderFormatsAreUpgradedInPlace) {
     { ASSERT_OK(OpenStore().status()); }
     RawDb raw(StoreDir());
     EXPECT_EQ(raw.Get(ColumnFamily::kMeta, keys::kFormatVersion),
-              keys::EncodeU32LittleEndian(3));
+              keys::EncodeU32LittleEndian(4));
   }
 }
 

@@ -62,7 +62,18 @@ std::string EncodeExportLine(const v1::Document& doc) {
     if (!sigs.shingle_set().empty()) {
       out["shingle_set"] = absl::Base64Escape(sigs.shingle_set());
     }
+    if (!sigs.tlsh().empty()) {
+      out["tlsh"] = sigs.tlsh();
+      out["tlsh_config_hash"] = Hex64(sigs.tlsh_config_hash());
+    }
     line["signatures"] = std::move(out);
+  }
+  if (doc.has_embedding()) {
+    nlohmann::ordered_json embedding;
+    embedding["model_id"] = doc.embedding().model_id();
+    embedding["values"] = std::vector<float>(doc.embedding().values().begin(),
+                                             doc.embedding().values().end());
+    line["embedding"] = std::move(embedding);
   }
   return ToJsonText(line);
 }
@@ -140,6 +151,35 @@ absl::StatusOr<v1::Document> DecodeExportLine(std::string_view line) {
       }
       out->set_shingle_set(std::move(shingle_set));
     }
+    if (sigs.contains("tlsh")) {
+      if (!sigs["tlsh"].is_string()) {
+        return absl::InvalidArgumentError("\"tlsh\" must be a string");
+      }
+      auto tlsh_config = ParseHex64(
+          sigs.value("tlsh_config_hash", nlohmann::json()), "tlsh_config_hash");
+      if (!tlsh_config.ok()) return tlsh_config.status();
+      out->set_tlsh(sigs["tlsh"].get<std::string>());
+      out->set_tlsh_config_hash(*tlsh_config);
+    }
+  }
+  if (json.contains("embedding")) {
+    const nlohmann::json& embedding = json["embedding"];
+    if (!embedding.is_object() || !embedding.contains("model_id") ||
+        !embedding["model_id"].is_string() || !embedding.contains("values") ||
+        !embedding["values"].is_array()) {
+      return absl::InvalidArgumentError(
+          "\"embedding\" must be an object with a string \"model_id\" and an "
+          "array of numbers \"values\"");
+    }
+    v1::Embedding* out = doc.mutable_embedding();
+    out->set_model_id(embedding["model_id"].get<std::string>());
+    for (const nlohmann::json& value : embedding["values"]) {
+      if (!value.is_number()) {
+        return absl::InvalidArgumentError(
+            "\"embedding\".\"values\" must hold numbers only");
+      }
+      out->add_values(value.get<float>());
+    }
   }
   return doc;
 }
@@ -150,6 +190,8 @@ absl::StatusOr<v1::UpsertRequest> UpsertFromExport(
   request.set_collection(collection.name());
   request.set_id(doc.id());
   *request.mutable_metadata() = doc.metadata();
+  // The vector goes with either: the target's space checks its model.
+  if (doc.has_embedding()) *request.mutable_embedding() = doc.embedding();
   // Text first: under the same config it gives the same signatures, and
   // also the exact evidence (and stored text) that signatures alone lack.
   if (!doc.text().empty()) {

@@ -27,10 +27,12 @@ int main(int argc, char** argv) {
   FingerprintCommand fingerprint;
   CompareCommand compare;
   DedupCommand dedup;
+  EmbedCommand embed;
   CLI::App* canonicalize_cmd = AddCanonicalizeCommand(&app, &canonicalize);
   CLI::App* fingerprint_cmd = AddFingerprintCommand(&app, &fingerprint);
   CLI::App* compare_cmd = AddCompareCommand(&app, &compare);
   CLI::App* dedup_cmd = AddDedupCommand(&app, &dedup);
+  CLI::App* embed_cmd = AddEmbedCommand(&app, &embed);
   ServerCommands server;
   const std::vector<CLI::App*> server_cmds = AddServerCommands(&app, &server);
 
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
     status = RunCompare(compare, std::cout);
   } else if (dedup_cmd->parsed()) {
     status = RunDedupCommand(dedup, std::cout);
+  } else if (embed_cmd->parsed()) {
+    status = RunEmbed(embed, std::cout);
   } else {
     for (const CLI::App* cmd : server_cmds) {
       if (cmd->parsed()) status = RunServerCommand(*cmd, server, std::cout);

@@ -3,13 +3,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "export_dump.h"
 #include "google/protobuf/util/json_util.h"
 #include "ingest.h"
@@ -108,7 +112,50 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
     out << "  tlsh: kept per document, config_hash="
         << FormatHex64(c.tlsh_config_hash()) << "\n";
   }
+  if (config.has_embedding()) {
+    const v1::EmbeddingSpace& space = config.embedding();
+    out << "  embedding: model_id=" << space.model_id()
+        << " dim=" << space.dim() << " cosine, hnsw m=" << space.hnsw_m()
+        << " ef_construction=" << space.ef_construction()
+        << " ef_search=" << space.ef_search()
+        << " min_cosine=" << space.min_cosine()
+        << (space.exact_search() ? " exact_search" : "") << "\n";
+    if (!space.fasttext_model().empty()) {
+      out << "  embeds texts with fastText model " << space.fasttext_model()
+          << " (chunks of " << space.chunk_max_tokens() << " words, "
+          << v1::EmbeddingSpace::ChunkMode_Name(space.chunk_mode()) << ")\n";
+    }
+  }
   out << "  store_text=" << (config.store_text() ? "yes" : "no") << "\n";
+}
+
+// "0.1,0.2,..." or @FILE with a JSON array of numbers.
+absl::StatusOr<std::vector<float>> ParseEmbeddingFlag(std::string_view flag) {
+  std::string text(flag);
+  if (!text.empty() && text[0] == '@') {
+    std::ifstream in(text.substr(1));
+    if (!in) {
+      return absl::NotFoundError(
+          absl::StrCat("--embedding: cannot read ", text.substr(1)));
+    }
+    std::stringstream content;
+    content << in.rdbuf();
+    text = content.str();
+  }
+  std::vector<float> values;
+  for (absl::string_view part :
+       absl::StrSplit(text, absl::ByAnyChar(",[] \t\r\n"), absl::SkipEmpty())) {
+    float value = 0;
+    if (!absl::SimpleAtof(part, &value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--embedding: \"", part, "\" is not a number"));
+    }
+    values.push_back(value);
+  }
+  if (values.empty()) {
+    return absl::InvalidArgumentError("--embedding holds no numbers");
+  }
+  return values;
 }
 
 }  // namespace
@@ -133,6 +180,25 @@ v1::FingerprintConfig CollectionConfigRequest(
   families.simhash_variant = flags.simhash_variant;
   families.keep_tlsh = flags.tlsh;
   proto::FamiliesToProto(families, &config);
+  if (flags.embedding_dim != 0 || !flags.embedding_model.empty() ||
+      !flags.fasttext_model.empty()) {
+    v1::EmbeddingSpace* space = config.mutable_embedding();
+    space->set_model_id(flags.embedding_model);
+    space->set_dim(static_cast<uint32_t>(std::max(flags.embedding_dim, 0)));
+    space->set_hnsw_m(static_cast<uint32_t>(std::max(flags.hnsw_m, 0)));
+    space->set_ef_construction(
+        static_cast<uint32_t>(std::max(flags.ef_construction, 0)));
+    space->set_ef_search(static_cast<uint32_t>(std::max(flags.ef_search, 0)));
+    space->set_min_cosine(flags.min_cosine);
+    space->set_exact_search(flags.exact_search);
+    space->set_fasttext_model(flags.fasttext_model);
+    space->set_chunk_mode(proto::ChunkModeToProto(flags.chunk_mode));
+    space->set_chunk_max_tokens(
+        static_cast<uint32_t>(std::max(flags.chunk_max_tokens, 0)));
+    if (flags.chunk_overlap >= 0) {
+      space->set_chunk_overlap(static_cast<uint32_t>(flags.chunk_overlap));
+    }
+  }
   return config;
 }
 
@@ -145,20 +211,37 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
   request.set_collection(cmd.collection);
   // Extracted here, so that passages (--explain) are ranges of the text
   // shown.
+  const bool semantic_only = cmd.algorithm == "semantic";
   if (!cmd.text.empty()) {
     ASSIGN_OR_RETURN(const extract::ContentType type,
                      ContentTypeFor("", cmd.content_type));
     ASSIGN_OR_RETURN(std::string text, extract::ExtractText(cmd.text, type));
     request.set_text(std::move(text));
-  } else {
+  } else if (!semantic_only || !cmd.input.empty()) {
     ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
     request.set_text(std::move(text));
   }
-  if (cmd.algorithm == "simhash") {
-    request.set_algorithm(v1::ALGORITHM_SIMHASH);
-  } else if (cmd.algorithm != "minhash") {
-    return absl::InvalidArgumentError("--algorithm must be minhash or simhash");
+  static const std::map<std::string, v1::Algorithm, std::less<>> kAlgorithms = {
+      {"minhash", v1::ALGORITHM_MINHASH},
+      {"simhash", v1::ALGORITHM_SIMHASH},
+      {"semantic", v1::ALGORITHM_SEMANTIC},
+      {"hybrid-all", v1::ALGORITHM_HYBRID_ALL},
+      {"hybrid-any", v1::ALGORITHM_HYBRID_ANY}};
+  const auto algorithm = kAlgorithms.find(cmd.algorithm);
+  if (algorithm == kAlgorithms.end()) {
+    return absl::InvalidArgumentError(
+        "--algorithm must be minhash, simhash, semantic, hybrid-all or "
+        "hybrid-any");
   }
+  request.set_algorithm(algorithm->second);
+  if (!cmd.embedding.empty()) {
+    ASSIGN_OR_RETURN(const std::vector<float> values,
+                     ParseEmbeddingFlag(cmd.embedding));
+    request.mutable_embedding()->set_model_id(cmd.embedding_model);
+    request.mutable_embedding()->mutable_values()->Assign(values.begin(),
+                                                          values.end());
+  }
+  if (!std::isnan(cmd.min_cosine)) request.set_min_cosine(cmd.min_cosine);
   request.set_threshold(cmd.threshold);
   if (cmd.max_distance >= 0) request.set_max_distance(cmd.max_distance);
   request.set_top_k(cmd.top_k);
@@ -178,6 +261,7 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
       out << "  hamming=" << match.hamming_distance();
     }
     if (match.has_tlsh_distance()) out << "  tlsh=" << match.tlsh_distance();
+    if (match.has_cosine()) out << "  cosine=" << match.cosine();
     for (const auto& [key, value] : match.metadata()) {
       out << "  " << key << "=" << value;
     }
@@ -341,6 +425,33 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
                   "lowercase ASCII alphanumeric token)");
   create->add_flag("--tlsh", c.tlsh,
                    "keep each text's TLSH: query matches report tlsh_distance");
+  create->add_option("--embedding-model", c.embedding_model,
+                     "embedding space: the model id every vector is tagged "
+                     "with (with --embedding-dim)");
+  create->add_option("--embedding-dim", c.embedding_dim,
+                     "embedding space: vector dimension, 1..4096");
+  create->add_option("--hnsw-m", c.hnsw_m, "HNSW links per node (0: 16)");
+  create->add_option("--ef-construction", c.ef_construction,
+                     "HNSW candidates while building (0: 200)");
+  create->add_option("--ef-search", c.ef_search,
+                     "HNSW candidates while searching (0: 128)");
+  create->add_option("--min-cosine", c.min_cosine,
+                     "default least cosine of semantic queries (0: 0.9)");
+  create->add_option("--fasttext-model", c.fasttext_model,
+                     "embed texts on the server with this fastText model "
+                     "(a path inside the server's --models-dir); model id "
+                     "and dim then come from the file");
+  AddParsedOption(create, "--chunk-mode", &c.chunk_mode, ParseChunkMode,
+                  "with --fasttext-model: fixed, sentence (default) or "
+                  "recursive");
+  create->add_option("--chunk-max-tokens", c.chunk_max_tokens,
+                     "with --fasttext-model: words per chunk (0: 256)");
+  create->add_option("--chunk-overlap", c.chunk_overlap,
+                     "with --fasttext-model: words fixed windows share "
+                     "(default 32)");
+  create->add_flag("--exact-search", c.exact_search,
+                   "semantic queries score every vector (exact, slower) "
+                   "instead of walking the HNSW graphs");
   commands.push_back(create);
   commands.push_back(collections->add_subcommand("list", "list collections"));
   CLI::App* get = collections->add_subcommand("get", "show one collection");
@@ -390,8 +501,18 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   query->add_option("--threshold", cmd->threshold,
                     "minimum Jaccard (default: the collection's)");
   query->add_option("--top-k", cmd->top_k)->capture_default_str();
-  query->add_option("--algorithm", cmd->algorithm, "minhash or simhash")
+  query
+      ->add_option("--algorithm", cmd->algorithm,
+                   "minhash, simhash, semantic (by --embedding), hybrid-all "
+                   "(MinHash threshold and --min-cosine) or hybrid-any "
+                   "(either)")
       ->capture_default_str();
+  query->add_option("--embedding", cmd->embedding,
+                    "the probe's vector: 0.1,0.2,... or @FILE (JSON array)");
+  query->add_option("--embedding-model", cmd->embedding_model,
+                    "model id of --embedding (must be the collection's)");
+  query->add_option("--min-cosine", cmd->min_cosine,
+                    "least cosine (default: the collection's)");
   query->add_option("--max-distance", cmd->max_distance,
                     "SimHash Hamming radius (default: the collection's)");
   query->add_flag("--metadata", cmd->metadata, "print matches' metadata");

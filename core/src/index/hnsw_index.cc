@@ -25,32 +25,6 @@
 
 namespace neardup {
 
-absl::StatusOr<std::vector<float>> UnitEmbedding(std::span<const float> vector,
-                                                 int dim) {
-  if (vector.size() != static_cast<size_t>(dim)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "embedding has ", vector.size(), " dimensions; the space has ", dim));
-  }
-  double norm2 = 0;
-  for (size_t i = 0; i < vector.size(); ++i) {
-    if (!std::isfinite(vector[i])) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("embedding component ", i, " is not finite"));
-    }
-    norm2 += static_cast<double>(vector[i]) * vector[i];
-  }
-  if (!(norm2 > 0) || !std::isfinite(norm2)) {
-    return absl::InvalidArgumentError(
-        "embedding has norm 0 (or overflows): no direction to compare");
-  }
-  const double inverse = 1.0 / std::sqrt(norm2);
-  std::vector<float> unit(vector.size());
-  for (size_t i = 0; i < vector.size(); ++i) {
-    unit[i] = static_cast<float>(vector[i] * inverse);
-  }
-  return unit;
-}
-
 struct HnswIndex::Impl {
   explicit Impl(const HnswOptions& options)
       : space(static_cast<size_t>(options.dim)),
@@ -156,10 +130,25 @@ absl::StatusOr<std::vector<IdCosine>> HnswIndex::Search(
     }
     found.pop();
   }
-  std::sort(out.begin(), out.end(), [](const IdCosine& a, const IdCosine& b) {
-    return a.cosine != b.cosine ? a.cosine > b.cosine : a.id < b.id;
-  });
+  std::sort(out.begin(), out.end(), BetterMatch);
   return out;
+}
+
+std::optional<float> HnswIndex::Cosine(uint32_t id,
+                                       std::span<const float> unit) const {
+  if (unit.size() != static_cast<size_t>(options_.dim)) return std::nullopt;
+  ReaderLock lock(&impl_->mu);
+  if (!impl_->live.contains(id)) return std::nullopt;
+  const hnswlib::HierarchicalNSW<float>& graph = impl_->graph;
+  const auto slot = graph.label_lookup_.find(id);
+  if (slot == graph.label_lookup_.end()) return std::nullopt;
+  const float* stored =
+      reinterpret_cast<const float*>(graph.getDataByInternalId(slot->second));
+  double dot = 0;
+  for (size_t i = 0; i < unit.size(); ++i) {
+    dot += static_cast<double>(stored[i]) * unit[i];
+  }
+  return static_cast<float>(dot);
 }
 
 size_t HnswIndex::size() const {

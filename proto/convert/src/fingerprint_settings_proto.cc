@@ -161,6 +161,29 @@ absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,
   return absl::OkStatus();
 }
 
+v1::EmbeddingSpace::ChunkMode ChunkModeToProto(ChunkMode mode) {
+  switch (mode) {
+    case ChunkMode::kFixedTokens:
+      return v1::EmbeddingSpace::CHUNK_MODE_FIXED;
+    case ChunkMode::kRecursive:
+      return v1::EmbeddingSpace::CHUNK_MODE_RECURSIVE;
+    case ChunkMode::kSentenceBounded:
+      break;
+  }
+  return v1::EmbeddingSpace::CHUNK_MODE_SENTENCE;
+}
+
+ChunkMode ChunkModeFromProto(v1::EmbeddingSpace::ChunkMode mode) {
+  switch (mode) {
+    case v1::EmbeddingSpace::CHUNK_MODE_FIXED:
+      return ChunkMode::kFixedTokens;
+    case v1::EmbeddingSpace::CHUNK_MODE_RECURSIVE:
+      return ChunkMode::kRecursive;
+    default:
+      return ChunkMode::kSentenceBounded;
+  }
+}
+
 Verification VerificationFromProto(v1::Verification verification) {
   return verification == v1::VERIFICATION_ESTIMATE ? Verification::kEstimate
                                                    : Verification::kExact;

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/canonicalizer.h"
+#include "neardup/core/chunking.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/index/lsh_params.h"
 #include "neardup/core/minhash.h"
@@ -59,6 +60,35 @@ enum class Verification {
 std::string_view VerificationName(Verification verification);
 absl::StatusOr<Verification> ParseVerification(std::string_view name);
 
+// A collection's embedding space: float vectors made by the client's model
+// (or a local one), compared by cosine. Off while dim is 0.
+struct EmbeddingSpace {
+  // Names the model that makes the vectors, 1..256 printable ASCII bytes;
+  // every stored vector is tagged with it, and a vector from another model
+  // is refused like a foreign config hash.
+  std::string model_id;
+  int dim = 0;  // 1..4096; 0: no embedding space
+  // The HNSW graph: links per node (4..64), candidates kept while building
+  // (m..4096) and while searching (16..4096).
+  int hnsw_m = 16;
+  int ef_construction = 200;
+  int ef_search = 128;
+  // The cosine a semantic query asks for when it names none, in (-1, 1].
+  double min_cosine = 0.9;
+  // Semantic queries score every vector (exact, O(documents) per query)
+  // instead of walking the graphs.
+  bool exact_search = false;
+  // Local embeddings: a fastText model file, relative to the server's
+  // --models-dir. The server then embeds texts itself (chunked, mean-pooled)
+  // and model_id and dim come from the file. Empty: vectors come with the
+  // requests.
+  std::string fasttext_model;
+  ChunkingOptions chunking;  // with fasttext_model
+
+  bool enabled() const { return dim > 0; }
+  bool operator==(const EmbeddingSpace&) const = default;
+};
+
 struct CollectionConfig {
   CanonicalizerOptions canonicalizer;
 
@@ -103,6 +133,9 @@ struct CollectionConfig {
   // Keep each document's text in the store, to return it (exact Jaccard
   // does not need it).
   bool store_text = false;
+
+  // Semantic near-duplicates: every document then carries an embedding.
+  EmbeddingSpace embedding;
 
   bool operator==(const CollectionConfig&) const = default;
 };

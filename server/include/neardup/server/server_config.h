@@ -37,6 +37,9 @@ struct ServerConfig {
   uint64_t min_free_disk_bytes = uint64_t{256} << 20;
   // Root of CreateBackup destinations; empty: backups are off.
   std::string backup_dir;
+  // Root of the fastText model files collections may embed with; empty:
+  // local embeddings are off.
+  std::string models_dir;
   std::string log_level = "info";
   // Security: TLS (and mTLS with a client CA), or plaintext when asked for.
   std::string tls_cert;

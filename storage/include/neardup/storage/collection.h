@@ -20,6 +20,7 @@
 #include "neardup/base/sync.h"
 #include "neardup/core/collection_fingerprinter.h"
 #include "neardup/core/index/minhash_lsh_index.h"
+#include "neardup/core/index/semantic_index.h"
 #include "neardup/core/index/simhash_index.h"
 #include "neardup/core/minhash.h"
 #include "neardup/storage/collection_record.h"
@@ -110,6 +111,17 @@ class Collection {
   absl::StatusOr<std::vector<std::optional<TlshDigest>>> TlshOf(
       std::span<const uint32_t> internal_ids) const;
 
+  // Documents whose vectors have cosine >= min_cosine with `unit` (a
+  // UnitEmbedding of the space's dim), best first, at most top_k (>= 1):
+  // approximate, see EmbeddingSpace::ef_search. FAILED_PRECONDITION when
+  // the collection has no embedding space.
+  absl::StatusOr<std::vector<IdCosine>> QuerySemantic(
+      std::span<const float> unit, double min_cosine, size_t top_k) const;
+  // The exact cosine between `unit` and each document's vector (nullopt
+  // for a document not indexed); FAILED_PRECONDITION without a space.
+  absl::StatusOr<std::vector<std::optional<float>>> CosineTo(
+      std::span<const float> unit, std::span<const uint32_t> ids) const;
+
   // Fills the freshly created, empty indexes from the store, on up to
   // `threads` threads. Call once, before the collection serves requests.
   // Returns the number of documents indexed.
@@ -119,12 +131,17 @@ class Collection {
   size_t index_bytes() const;
   const MinHashLshIndex& minhash_index() const { return *minhash_index_; }
   const SimHashIndex* simhash_index() const { return simhash_index_.get(); }
+  // Null without an embedding space.
+  const SemanticIndex* semantic_index() const { return semantic_index_.get(); }
 
  private:
   Collection(Store* store, CollectionRecord record,
              CollectionFingerprinter fingerprinter,
              std::unique_ptr<MinHashLshIndex> minhash_index,
-             std::unique_ptr<SimHashIndex> simhash_index);
+             std::unique_ptr<SimHashIndex> simhash_index,
+             std::unique_ptr<SemanticIndex> semantic_index);
+  // Adds a written document to every index (under write_mu_).
+  absl::Status IndexDocument(uint32_t internal_id, const DocumentWrite& doc);
 
   Store* const store_;
   const CollectionRecord record_;
@@ -150,6 +167,7 @@ class Collection {
   bool leader_active_ ABSL_GUARDED_BY(queue_mu_) = false;
   std::unique_ptr<MinHashLshIndex> minhash_index_;
   std::unique_ptr<SimHashIndex> simhash_index_;
+  std::unique_ptr<SemanticIndex> semantic_index_;
 };
 
 }  // namespace neardup::storage

@@ -23,6 +23,7 @@ enum class ColumnFamily : int {
   kEvidence,
   kText,
   kTlsh,
+  kEmbedding,
   kCount,
 };
 
@@ -50,6 +51,9 @@ inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
          "collection id + internal id -> the document's text (store_text), "
          "apart from its record so naming a match never reads it"},
         {"tlsh", "collection id + internal id -> TlshValue (keep_tlsh)"},
+        {"embedding",
+         "collection id + internal id -> EmbeddingValue (the unit vector, "
+         "tagged with its model_id)"},
     }};
 
 constexpr const ColumnFamilyInfo& ColumnFamilyInfoOf(ColumnFamily cf) {

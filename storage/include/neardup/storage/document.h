@@ -35,6 +35,11 @@ struct DocumentWrite {
   // document without one drops the old TLSH.
   std::optional<TlshDigest> tlsh;
   uint64_t tlsh_config_hash = 0;
+  // Required when the collection has an embedding space, refused otherwise:
+  // the unit vector (UnitEmbedding) and the model that made it, which must
+  // be the space's.
+  std::optional<std::vector<float>> embedding;
+  std::string embedding_model_id;
 };
 
 struct PutResult {
@@ -66,6 +71,8 @@ struct StoredDocument {
   std::optional<std::vector<uint64_t>> shingles;
   // When the collection keeps TLSH and the document has one (kAll reads).
   std::optional<TlshDigest> tlsh;
+  // The unit vector, in collections with an embedding space (kAll reads).
+  std::optional<std::vector<float>> embedding;
 
   bool operator==(const StoredDocument&) const = default;
 };
@@ -75,6 +82,7 @@ struct StoredSignatures {
   uint32_t internal_id = 0;
   MinHashSignature minhash;
   std::optional<uint64_t> simhash;
+  std::optional<std::vector<float>> embedding;  // with an embedding space
 
   bool operator==(const StoredSignatures&) const = default;
 };

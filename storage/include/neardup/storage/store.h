@@ -101,10 +101,10 @@ class Store {
   // On-disk format this build writes and reads. 2 added the evidence column
   // family: a build of format 1 would replace documents without deleting
   // their evidence, so it must refuse a format-2 store. 3 added the tlsh
-  // family and the perceptual and newsbot families, for the same reason.
-  // Older stores are upgraded in place when opened (their records read as
-  // they were).
-  static constexpr uint32_t kFormatVersion = 3;
+  // family and the perceptual and newsbot families, for the same reason. 4
+  // added embedding spaces and their family. Older stores are upgraded in
+  // place when opened (their records read as they were).
+  static constexpr uint32_t kFormatVersion = 4;
   static constexpr uint32_t kOldestUpgradableFormat = 1;
 
   // Opens or creates the store in `dir`. FAILED_PRECONDITION when the

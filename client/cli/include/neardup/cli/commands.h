@@ -13,6 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "neardup/cli/cli_options.h"
+#include "neardup/core/chunking.h"
 #include "neardup/dedup/dedup_options.h"
 
 namespace neardup::cli {
@@ -23,6 +24,17 @@ struct CanonicalizeCommand {
 };
 CLI::App* AddCanonicalizeCommand(CLI::App* app, CanonicalizeCommand* cmd);
 absl::Status RunCanonicalize(const CanonicalizeCommand& cmd, std::ostream& out);
+
+// `neardup embed`: a text's vector from a local fastText model, as a
+// collection with that model computes it.
+struct EmbedCommand {
+  std::string input = "-";
+  std::string model;  // the .bin file
+  ChunkingOptions chunking;
+  std::string content_type;  // empty: from the file extension
+};
+CLI::App* AddEmbedCommand(CLI::App* app, EmbedCommand* cmd);
+absl::Status RunEmbed(const EmbedCommand& cmd, std::ostream& out);
 
 struct FingerprintCommand {
   std::string input = "-";

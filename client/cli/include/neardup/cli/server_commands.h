@@ -6,6 +6,7 @@
 // Human-readable output by default, JSON with --json.
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -48,6 +49,20 @@ struct CollectionConfigFlags {
   int winnow_window = 0;  // perceptual: 0 means 4
   SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
   bool tlsh = false;
+  // Embedding space (off while embedding_dim is 0); 0s: the server's
+  // defaults.
+  std::string embedding_model;
+  int embedding_dim = 0;
+  int hnsw_m = 0;
+  int ef_construction = 0;
+  int ef_search = 0;
+  double min_cosine = 0;
+  bool exact_search = false;
+  // Local embeddings: a model file under the server's --models-dir.
+  std::string fasttext_model;
+  ChunkMode chunk_mode = ChunkMode::kSentenceBounded;
+  int chunk_max_tokens = 0;  // 0: 256
+  int chunk_overlap = -1;    // -1: the server's default
 };
 
 // The FingerprintConfig `collections create` sends for these flags.
@@ -76,6 +91,12 @@ struct ServerCommands {
   int max_distance = -1;
   bool metadata = false;
   bool explain = false;  // query: passages shared with each match
+  // query, semantic and hybrid: the probe's vector ("0.1,0.2,..." or
+  // @FILE holding a JSON array), its model, and the least cosine (NaN:
+  // the collection's).
+  std::string embedding;
+  std::string embedding_model;
+  double min_cosine = std::numeric_limits<double>::quiet_NaN();
   // ingest, query: MIME type of the texts; empty: plain text, or (query
   // files, ingest --doc-per-file) from the file extension.
   std::string content_type;

@@ -11,11 +11,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "neardup/core/index/vector_index.h"
 
 namespace neardup {
 
@@ -30,18 +32,7 @@ struct HnswOptions {
   uint64_t seed = 100;             // level draws: same inserts, same graph
 };
 
-struct IdCosine {
-  uint32_t id = 0;
-  float cosine = 0;
-  bool operator==(const IdCosine&) const = default;
-};
-
-// The unit vector of `vector`, or INVALID_ARGUMENT saying why not: another
-// dimension than `dim`, a NaN or infinite component, or a zero norm.
-absl::StatusOr<std::vector<float>> UnitEmbedding(std::span<const float> vector,
-                                                 int dim);
-
-class HnswIndex {
+class HnswIndex : public VectorIndex {
  public:
   // INVALID_ARGUMENT for options out of range.
   static absl::StatusOr<std::unique_ptr<HnswIndex>> Create(
@@ -49,19 +40,24 @@ class HnswIndex {
   ~HnswIndex();
 
   // `unit` must come from UnitEmbedding (length dim, norm 1).
-  absl::Status Upsert(uint32_t id, std::span<const float> unit);
+  absl::Status Upsert(uint32_t id, std::span<const float> unit) override;
   // NOT_FOUND when `id` is not in the index.
-  absl::Status Remove(uint32_t id);
+  absl::Status Remove(uint32_t id) override;
   // Up to k neighbours with cosine >= min_cosine, best first (ties: lower
   // id). Approximate: see ef_search.
-  absl::StatusOr<std::vector<IdCosine>> Search(std::span<const float> unit,
-                                               size_t k,
-                                               float min_cosine = -1) const;
+  absl::StatusOr<std::vector<IdCosine>> Search(
+      std::span<const float> unit, size_t k,
+      float min_cosine = -1) const override;
 
-  size_t size() const;
+  // The exact cosine between `unit` and the vector of `id`; nullopt when
+  // `id` is not in the index.
+  std::optional<float> Cosine(uint32_t id,
+                              std::span<const float> unit) const override;
+
+  size_t size() const override;
   // Bytes the graph and vectors take (hnswlib's allocations, estimated from
   // its layout), for Stats and metrics.
-  size_t memory_bytes() const;
+  size_t memory_bytes() const override;
   const HnswOptions& options() const { return options_; }
 
  private:

@@ -6,6 +6,7 @@
 // (`collections create`): one mapping each way.
 
 #include "absl/status/statusor.h"
+#include "neardup/core/chunking.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/v1/neardup.pb.h"
 
@@ -29,6 +30,9 @@ v1::Banding BandingToProto(BandingRule rule);
 BandingRule BandingFromProto(v1::Banding banding);
 v1::Verification VerificationToProto(Verification verification);
 Verification VerificationFromProto(v1::Verification verification);
+// CHUNK_MODE_UNSPECIFIED reads as sentence, the default.
+v1::EmbeddingSpace::ChunkMode ChunkModeToProto(ChunkMode mode);
+ChunkMode ChunkModeFromProto(v1::EmbeddingSpace::ChunkMode mode);
 
 // A collection's fingerprint families: minhash_algorithm, winnow_window,
 // simhash_variant and tlsh, both ways. UNSPECIFIED reads as the default

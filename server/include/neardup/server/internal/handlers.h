@@ -7,13 +7,17 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "neardup/base/sync.h"
 #include "neardup/core/index/query_stats.h"
 #include "neardup/extract/extract.h"
+#include "neardup/server/internal/embedders.h"
 #include "neardup/storage/database.h"
 #include "neardup/v1/neardup.pb.h"
 
@@ -29,6 +33,8 @@ struct HandlerLimits {
   bool sync_writes = false;  // fsync every write, whatever the request says
   // How markup and PDFs become text (content_type).
   extract::ExtractOptions extract;
+  // Root of the fastText model files collections may name; empty: off.
+  std::string models_dir;
 };
 
 inline constexpr uint32_t kDefaultTopK = 10;
@@ -39,7 +45,7 @@ inline constexpr size_t kMaxIdBytes = 1024;
 class Handlers {
  public:
   Handlers(storage::Database* db, HandlerLimits limits)
-      : db_(db), limits_(limits) {}
+      : db_(db), limits_(limits), embedders_(limits.models_dir) {}
 
   absl::Status CreateCollection(const v1::CreateCollectionRequest& request,
                                 v1::Collection* response);
@@ -88,6 +94,11 @@ class Handlers {
                               const HandlerLimits& limits);
 
  private:
+  // The vector of `text` from the collection's fastText model (nullopt
+  // when the collection has none); sets `model_id`.
+  absl::StatusOr<std::optional<std::vector<float>>> EmbedLocally(
+      const storage::CollectionRecord& record, std::string_view text,
+      std::string* model_id) const;
   // A validated, fingerprinted upsert, ready to write.
   struct PreparedUpsert {
     std::shared_ptr<storage::Collection> collection;
@@ -107,6 +118,7 @@ class Handlers {
 
   storage::Database* const db_;
   const HandlerLimits limits_;
+  EmbedderCache embedders_;
   // One backup at a time: two with the same new name would both pass the
   // "does not exist" check and share RocksDB's staging directory.
   Mutex backup_mu_;

@@ -34,6 +34,14 @@ absl::Status SignaturesFromProto(const v1::Signatures& proto,
                                  MinHashSignature* minhash,
                                  std::optional<uint64_t>* simhash);
 
+// The unit vector of `proto` for `record`'s embedding space, named
+// `field` in errors: FAILED_PRECONDITION when the collection has no space or
+// the model differs, INVALID_ARGUMENT for the wrong dimension, a non-finite
+// component or a zero norm.
+absl::StatusOr<std::vector<float>> EmbeddingFromProto(
+    const v1::Embedding& proto, const storage::CollectionRecord& record,
+    std::string_view field);
+
 v1::Document DocumentToProto(const storage::StoredDocument& doc,
                              const storage::CollectionRecord& record);
 

@@ -67,6 +67,15 @@ struct TlshValue {
 std::string EncodeTlshValue(const TlshValue& value);
 absl::StatusOr<TlshValue> DecodeTlshValue(std::string_view bytes);
 
+// An "embedding" value: a unit vector and the model that made it.
+struct EmbeddingValue {
+  std::string model_id;
+  std::vector<float> vector;
+};
+std::string EncodeEmbeddingValue(std::string_view model_id,
+                                 std::span<const float> vector);
+absl::StatusOr<EmbeddingValue> DecodeEmbeddingValue(std::string_view bytes);
+
 }  // namespace neardup::storage
 
 #endif  // NEARDUP_STORAGE_INTERNAL_RECORD_CODEC_H_

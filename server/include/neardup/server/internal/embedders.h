@@ -1,0 +1,47 @@
+#ifndef NEARDUP_SERVER_INTERNAL_EMBEDDERS_H_
+#define NEARDUP_SERVER_INTERNAL_EMBEDDERS_H_
+
+// The fastText models of collections that embed texts themselves, loaded
+// once per file (on first use) and shared. Files live under --models-dir:
+// a request names one by a relative path and can never reach outside it.
+// Thread-safe.
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "neardup/base/sync.h"
+#include "neardup/embed/fasttext_embedder.h"
+#include "neardup/storage/collection_record.h"
+
+namespace neardup::server {
+
+class EmbedderCache {
+ public:
+  // Empty `models_dir`: local embeddings are off.
+  explicit EmbedderCache(std::string models_dir)
+      : models_dir_(std::move(models_dir)) {}
+
+  // The model at `relative` under --models-dir. FAILED_PRECONDITION when
+  // the server has no --models-dir, INVALID_ARGUMENT when the path leads
+  // outside it, NOT_FOUND or INVALID_ARGUMENT when the file cannot be
+  // loaded.
+  absl::StatusOr<std::shared_ptr<const embed::FastTextEmbedder>> Get(
+      const std::string& relative) const;
+  // The model of `record`'s embedding space, checked to be the file the
+  // collection was created with (FAILED_PRECONDITION when it changed).
+  absl::StatusOr<std::shared_ptr<const embed::FastTextEmbedder>> ForCollection(
+      const storage::CollectionRecord& record) const;
+
+ private:
+  const std::string models_dir_;
+  mutable Mutex mu_;
+  // By canonical path. Loads happen under mu_: one load per file.
+  mutable std::map<std::string, std::shared_ptr<const embed::FastTextEmbedder>>
+      loaded_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_INTERNAL_EMBEDDERS_H_

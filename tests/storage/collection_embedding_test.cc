@@ -1,0 +1,161 @@
+// Collections with an embedding space: vectors written with their documents
+// (tagged with the model), replaced, deleted, refused when foreign, and
+// rebuilt into the semantic index on reopen.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/core/index/hnsw_index.h"
+#include "neardup/storage/database.h"
+#include "neardup/storage/internal/record_codec.h"
+#include "storage/store_test_util.h"
+
+namespace neardup::storage {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+using testing::StoreTest;
+
+constexpr int kDim = 16;
+
+CollectionConfig SpaceConfig() {
+  CollectionConfig config;
+  config.embedding.model_id = "test-model@1";
+  config.embedding.dim = kDim;
+  return config;
+}
+
+std::vector<float> RandomUnit(std::mt19937& rng) {
+  std::normal_distribution<float> normal;
+  std::vector<float> v(kDim);
+  for (float& x : v) x = normal(rng);
+  return *UnitEmbedding(v, kDim);
+}
+
+class CollectionEmbeddingTest : public StoreTest {
+ protected:
+  static absl::StatusOr<DocumentWrite> Write(const Collection& c,
+                                             std::string id,
+                                             std::vector<float> unit) {
+    auto doc =
+        c.PrepareWrite(id, absl::StrCat("text of ", id, " a b c d e f"), {});
+    if (!doc.ok()) return doc.status();
+    doc->embedding = std::move(unit);
+    doc->embedding_model_id = c.record().config.embedding.model_id;
+    return doc;
+  }
+};
+
+TEST_F(CollectionEmbeddingTest, VectorsLiveWithTheirDocumentsAndSurviveReopen) {
+  std::mt19937 rng(3);
+  std::vector<std::vector<float>> vectors;
+  for (int i = 0; i < 40; ++i) vectors.push_back(RandomUnit(rng));
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("e", SpaceConfig()));
+    ASSERT_NE(docs->semantic_index(), nullptr);
+    for (int i = 0; i < 40; ++i) {
+      ASSERT_OK_AND_ASSIGN(DocumentWrite doc,
+                           Write(*docs, absl::StrCat("d", i), vectors[i]));
+      ASSERT_OK(docs->Upsert(doc).status());
+    }
+    // d0 now points where d1 does; d2 is deleted.
+    ASSERT_OK_AND_ASSIGN(DocumentWrite moved, Write(*docs, "d0", vectors[1]));
+    ASSERT_OK(docs->Upsert(moved).status());
+    ASSERT_OK(docs->Delete("d2"));
+    ASSERT_OK_AND_ASSIGN(const StoredDocument d0, docs->Get("d0"));
+    ASSERT_TRUE(d0.embedding.has_value());
+    EXPECT_EQ(*d0.embedding, vectors[1]);
+  }
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection("e"));
+  EXPECT_EQ(docs->semantic_index()->size(), 39u);
+  ASSERT_OK_AND_ASSIGN(auto found, docs->QuerySemantic(vectors[1], 0.999, 10));
+  ASSERT_THAT(found, SizeIs(2));  // d0 and d1
+  EXPECT_NEAR(found[0].cosine, 1.0f, 1e-5);
+  ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[2], 0.999, 10));
+  EXPECT_THAT(found, SizeIs(0));  // deleted
+  ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[0], 0.999, 10));
+  EXPECT_THAT(found, SizeIs(0));  // replaced
+  ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[7], -0.99, 5));
+  EXPECT_THAT(found, SizeIs(5));
+  const uint32_t ids[] = {found[0].id, 2};
+  ASSERT_OK_AND_ASSIGN(auto cosines, docs->CosineTo(vectors[7], ids));
+  EXPECT_NEAR(*cosines[0], 1.0f, 1e-5);
+  EXPECT_FALSE(cosines[1].has_value());
+  EXPECT_GT(docs->index_bytes(), docs->semantic_index()->memory_bytes());
+}
+
+TEST_F(CollectionEmbeddingTest, ForeignOrMissingVectorsAreRefused) {
+  std::mt19937 rng(5);
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("e", SpaceConfig()));
+  ASSERT_OK_AND_ASSIGN(DocumentWrite doc, Write(*docs, "a", RandomUnit(rng)));
+  DocumentWrite other_model = doc;
+  other_model.embedding_model_id = "other-model";
+  EXPECT_EQ(docs->Upsert(other_model).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  DocumentWrite missing = doc;
+  missing.embedding.reset();
+  EXPECT_THAT(docs->Upsert(missing).status().message(),
+              HasSubstr("requires an embedding"));
+  DocumentWrite short_vector = doc;
+  short_vector.embedding->pop_back();
+  EXPECT_EQ(docs->Upsert(short_vector).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  DocumentWrite not_unit = doc;
+  (*not_unit.embedding)[0] += 1;
+  EXPECT_THAT(docs->Upsert(not_unit).status().message(),
+              HasSubstr("not a unit vector"));
+  EXPECT_EQ(docs->semantic_index()->size(), 0u);
+  // A collection without a space takes no vectors and answers no semantic
+  // query.
+  ASSERT_OK_AND_ASSIGN(auto plain, db->CreateCollection("plain", {}));
+  ASSERT_OK_AND_ASSIGN(DocumentWrite plain_doc,
+                       plain->PrepareWrite("a", "x y z", {}));
+  plain_doc.embedding = doc.embedding;
+  EXPECT_EQ(plain->Upsert(plain_doc).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(plain->QuerySemantic(*doc.embedding, 0.5, 3).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(CollectionEmbeddingTest, SpacesAreCheckedAndRoundTrip) {
+  CollectionConfig config = SpaceConfig();
+  config.embedding.model_id = "has space";
+  EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
+  config = SpaceConfig();
+  config.embedding.dim = 5000;
+  EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
+  config = SpaceConfig();
+  config.embedding.ef_search = 8;
+  EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
+  config = SpaceConfig();
+  config.embedding.hnsw_m = 24;
+  config.embedding.min_cosine = 0.75;
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig normalized,
+                       NormalizeCollectionConfig(config));
+  const CollectionRecord record{.id = 9, .name = "n", .config = normalized};
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord decoded,
+                       DecodeCollectionRecord(EncodeCollectionRecord(record)));
+  EXPECT_EQ(decoded, record);
+  // A record without a space decodes to none.
+  const CollectionRecord plain{
+      .id = 9, .name = "n", .config = *NormalizeCollectionConfig({})};
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord plain_decoded,
+                       DecodeCollectionRecord(EncodeCollectionRecord(plain)));
+  EXPECT_FALSE(plain_decoded.config.embedding.enabled());
+  // Vectors keep every bit.
+  const std::vector<float> v = {0.1f, -0.0f, 3.5e-20f, -1.0f};
+  ASSERT_OK_AND_ASSIGN(const EmbeddingValue value,
+                       DecodeEmbeddingValue(EncodeEmbeddingValue("m", v)));
+  EXPECT_EQ(value.model_id, "m");
+  EXPECT_EQ(value.vector, v);
+}
+
+}  // namespace
+}  // namespace neardup::storage
