@@ -182,14 +182,19 @@ absl::StatusOr<ChunkMode> ParseChunkMode(std::string_view name) {
                    AbslView(name), "\""));
 }
 
+int DefaultChunkOverlap(int max_tokens) {
+  return std::min(32, std::max(max_tokens, 0) / 4);
+}
+
 absl::Status ValidateChunking(const ChunkingOptions& options) {
   if (options.max_tokens < 1 || options.max_tokens > 65536) {
     return absl::InvalidArgumentError(absl::StrCat(
         "chunk max_tokens must be in [1, 65536], got ", options.max_tokens));
   }
-  if (options.overlap < 0 || options.overlap >= options.max_tokens) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "chunk overlap must be in [0, max_tokens), got ", options.overlap));
+  if (options.overlap < 0 || options.overlap > options.max_tokens / 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("chunk overlap must be in [0, max_tokens / 2 = ",
+                     options.max_tokens / 2, "], got ", options.overlap));
   }
   return absl::OkStatus();
 }

@@ -98,6 +98,15 @@ absl::Status NormalizeEmbedding(EmbeddingSpace& space) {
         "embedding.model_id must be 1 to 256 printable ASCII bytes without "
         "spaces (it tags every stored vector)");
   }
+  if (const EmbeddingSpace defaults;
+      !space.hnsw && (space.hnsw_m != defaults.hnsw_m ||
+                      space.ef_construction != defaults.ef_construction ||
+                      space.ef_search != defaults.ef_search)) {
+    return absl::InvalidArgumentError(
+        "embedding.hnsw_m, ef_construction and ef_search apply to HNSW "
+        "graphs: set embedding.hnsw too, or leave them unset for exact "
+        "search");
+  }
   if (space.hnsw_m < 4 || space.hnsw_m > 64) {
     return absl::InvalidArgumentError(absl::StrCat(
         "embedding.hnsw_m must be in [4, 64], got ", space.hnsw_m));
@@ -116,7 +125,11 @@ absl::Status NormalizeEmbedding(EmbeddingSpace& space) {
         "embedding.min_cosine must be in (-1, 1], got ", space.min_cosine));
   }
   if (space.fasttext_model.empty()) {
-    space.chunking = ChunkingOptions{};  // unused: one config per space
+    if (!(space.chunking == ChunkingOptions{})) {
+      return absl::InvalidArgumentError(
+          "embedding chunking applies to texts the server embeds: set "
+          "embedding.fasttext_model too, or leave the chunk fields unset");
+    }
     return absl::OkStatus();
   }
   // A plain relative path: it must stay inside the server's --models-dir.

@@ -28,18 +28,29 @@ EmbedderCache::Get(const std::string& relative) const {
     return absl::InvalidArgumentError(absl::StrCat(
         "fastText model \"", relative, "\" is not a file inside --models-dir"));
   }
-  MutexLock lock(&mu_);
-  if (auto it = loaded_.find(path.string()); it != loaded_.end()) {
-    return it->second;
+  const std::optional<embed::FileStamp> stamp = embed::StampOf(path.string());
+  if (!stamp) {
+    return absl::NotFoundError(absl::StrCat("fastText model \"", relative,
+                                            "\" is not in --models-dir"));
   }
+  std::shared_ptr<Slot> slot;
+  {
+    MutexLock lock(&mu_);
+    std::shared_ptr<Slot>& entry = slots_[path.string()];
+    if (entry == nullptr) entry = std::make_shared<Slot>();
+    slot = entry;
+  }
+  MutexLock lock(&slot->mu);
+  if (slot->model != nullptr && slot->stamp == *stamp) return slot->model;
   auto model = embed::FastTextEmbedder::Load(path.string());
   if (!model.ok()) {
     return absl::Status(model.status().code(),
                         absl::StrCat("fastText model \"", relative,
                                      "\": ", model.status().message()));
   }
-  loaded_[path.string()] = *model;
-  return *model;
+  slot->model = *model;
+  slot->stamp = *stamp;
+  return slot->model;
 }
 
 absl::StatusOr<std::shared_ptr<const embed::FastTextEmbedder>>

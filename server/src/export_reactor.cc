@@ -69,7 +69,10 @@ void ExportReactor::Produce() {
     for (const storage::StoredDocument& doc : *batch) {
       v1::Document* out = message_.add_documents();
       *out = DocumentToProto(doc, record_);
-      if (!options_.with_signatures) out->clear_signatures();
+      if (!options_.with_signatures) {
+        out->clear_signatures();
+        out->clear_embedding();  // a vector is a fingerprint too
+      }
     }
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -128,6 +128,10 @@ void SetMinHashScores(const storage::MinHashMatch& match, v1::Match* out) {
   }
 }
 
+// MinHash matches a hybrid query weighs by cosine, at most (the best by
+// Jaccard): a flood of near-copies costs this many dot products, no more.
+constexpr size_t kMaxHybridMinHash = 10000;
+
 // Room kept in a Query answer for everything but the matches.
 constexpr size_t kResponseSlackBytes = 4096;
 
@@ -147,8 +151,20 @@ absl::Status Handlers::CreateCollection(
   v1::FingerprintConfig with_model;
   if (const v1::EmbeddingSpace& space = wire->embedding();
       !space.fasttext_model().empty()) {
-    // A local model names and sizes the space itself.
-    ASSIGN_OR_RETURN(const auto model, embedders_.Get(space.fasttext_model()));
+    // A local model names and sizes the space itself. Cheap refusals first:
+    // loading a model may take a while.
+    if (db_->GetCollection(request.name()).ok()) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("collection '", request.name(), "' already exists"));
+    }
+    absl::StatusOr<std::shared_ptr<const embed::FastTextEmbedder>> loaded =
+        embedders_.Get(space.fasttext_model());
+    if (absl::IsNotFound(loaded.status())) {
+      // The request names a file that is not there: a bad argument, not a
+      // missing collection or document.
+      return absl::InvalidArgumentError(loaded.status().message());
+    }
+    ASSIGN_OR_RETURN(const auto model, std::move(loaded));
     if (!space.model_id().empty() && space.model_id() != model->model_id()) {
       return absl::InvalidArgumentError(
           absl::StrCat("config.embedding.model_id \"", space.model_id(),
@@ -452,6 +468,13 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   std::optional<std::vector<float>> probe_vector;
   double min_cosine = config.embedding.min_cosine;
   if (semantic_only || hybrid) {
+    if (!config.embedding.enabled()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "collection '", collection->name(),
+          "' was created without an embedding space (config.embedding): "
+          "it has no vectors for ",
+          v1::Algorithm_Name(algorithm)));
+    }
     if (request.has_embedding()) {
       ASSIGN_OR_RETURN(probe_vector,
                        EmbeddingFromProto(request.embedding(),
@@ -576,11 +599,16 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     const double threshold =
         request.threshold() == 0 ? config.threshold : request.threshold();
     // Hybrid queries filter or merge the MinHash matches afterwards, so
-    // they take them all before top_k applies.
-    ASSIGN_OR_RETURN(std::vector<storage::MinHashMatch> found,
-                     collection->QueryMinHash(
-                         minhash, probe_shingles ? &*probe_shingles : nullptr,
-                         threshold, hybrid ? 0 : wanted, stats));
+    // they take more of them than top_k: the best kMaxHybridMinHash.
+    ASSIGN_OR_RETURN(
+        std::vector<storage::MinHashMatch> found,
+        collection->QueryMinHash(
+            minhash, probe_shingles ? &*probe_shingles : nullptr, threshold,
+            hybrid ? std::max<size_t>(wanted, kMaxHybridMinHash) : wanted,
+            stats));
+    if (hybrid && found.size() >= std::max<size_t>(wanted, kMaxHybridMinHash)) {
+      response->set_truncated(true);  // more MinHash matches were left out
+    }
     for (const storage::MinHashMatch& m : found) {
       hits.push_back({m.id, m.score(), {}, m, {}});
     }
@@ -593,8 +621,9 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     for (size_t h = 0; h < hits.size(); ++h) hits[h].cosine = cosines[h];
     // No vector: deleted since MinHash answered.
     std::erase_if(hits, [&](const Hit& hit) {
-      return !hit.cosine || (algorithm == v1::ALGORITHM_HYBRID_ALL &&
-                             *hit.cosine < min_cosine);
+      return !hit.cosine ||
+             (algorithm == v1::ALGORITHM_HYBRID_ALL &&
+              !ReachesCosine(*hit.cosine, static_cast<float>(min_cosine)));
     });
     if (algorithm == v1::ALGORITHM_HYBRID_ANY) {
       ASSIGN_OR_RETURN(
@@ -610,6 +639,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
       return a.similarity != b.similarity ? a.similarity > b.similarity
                                           : a.internal_id < b.internal_id;
     });
+    if (hits.size() > wanted) hits.resize(wanted);  // before any read
   }
 
   // TLSH distances: one read for every hit, only when both sides have one.

@@ -155,16 +155,19 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
       space.ef_search = static_cast<int>(wire.ef_search());
     }
     if (wire.min_cosine() != 0) space.min_cosine = wire.min_cosine();
-    space.exact_search = wire.exact_search();
+    space.hnsw = wire.hnsw();
     space.fasttext_model = wire.fasttext_model();
     space.chunking.mode = neardup::proto::ChunkModeFromProto(wire.chunk_mode());
     if (wire.chunk_max_tokens() != 0) {
       space.chunking.max_tokens = static_cast<int>(wire.chunk_max_tokens());
     }
-    space.chunking.overlap = wire.has_chunk_overlap()
-                                 ? static_cast<int>(wire.chunk_overlap())
-                                 : std::min(ChunkingOptions{}.overlap,
-                                            space.chunking.max_tokens - 1);
+    // Unset: 32, less for small chunks (a quarter of them).
+    space.chunking.overlap =
+        wire.has_chunk_overlap()
+            ? static_cast<int>(wire.chunk_overlap())
+            : (wire.chunk_max_tokens() == 0
+                   ? ChunkingOptions{}.overlap
+                   : DefaultChunkOverlap(space.chunking.max_tokens));
     if (space.dim == 0) {
       return absl::InvalidArgumentError(
           "config.embedding.dim must be in [1, 4096], got 0");
@@ -213,7 +216,7 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
     out->set_ef_construction(static_cast<uint32_t>(space.ef_construction));
     out->set_ef_search(static_cast<uint32_t>(space.ef_search));
     out->set_min_cosine(space.min_cosine);
-    out->set_exact_search(space.exact_search);
+    out->set_hnsw(space.hnsw);
     if (!space.fasttext_model.empty()) {
       out->set_fasttext_model(space.fasttext_model);
       out->set_chunk_mode(

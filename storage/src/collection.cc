@@ -17,6 +17,9 @@
 namespace neardup::storage {
 namespace {
 
+// Shards of a semantic index, whatever --shards says.
+constexpr int kMaxSemanticShards = 8;
+
 // Signatures handed to the indexes per bulk insert while loading.
 constexpr size_t kLoadBatch = 1 << 14;
 
@@ -110,13 +113,16 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
   }
   std::unique_ptr<SemanticIndex> semantic_index;
   if (const EmbeddingSpace& space = config.embedding; space.enabled()) {
+    // Each HNSW shard has a fixed cost (hnswlib's 65536 update locks, ~2.6
+    // MB): a few shards give the write and rebuild parallelism.
     ASSIGN_OR_RETURN(
         semantic_index,
         SemanticIndex::Create({.dim = space.dim,
                                .m = space.hnsw_m,
                                .ef_construction = space.ef_construction,
                                .ef_search = space.ef_search},
-                              index_shards, space.exact_search));
+                              std::min(index_shards, kMaxSemanticShards),
+                              /*exact=*/!space.hnsw));
   }
   return std::unique_ptr<Collection>(
       new Collection(store, std::move(record), std::move(fingerprinter),

@@ -200,7 +200,7 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
     space->set_ef_construction(config.embedding.ef_construction);
     space->set_ef_search(config.embedding.ef_search);
     space->set_min_cosine(config.embedding.min_cosine);
-    space->set_exact_search(config.embedding.exact_search);
+    space->set_hnsw(config.embedding.hnsw);
     space->set_fasttext_model(config.embedding.fasttext_model);
     space->set_chunk_mode(static_cast<int>(config.embedding.chunking.mode));
     space->set_chunk_max_tokens(config.embedding.chunking.max_tokens);
@@ -244,7 +244,7 @@ absl::Status FamiliesFromProto(const pb::CollectionConfig& in,
     space.ef_construction = wire.ef_construction();
     space.ef_search = wire.ef_search();
     space.min_cosine = wire.min_cosine();
-    space.exact_search = wire.exact_search();
+    space.hnsw = wire.hnsw();
     space.fasttext_model = wire.fasttext_model();
     if (wire.chunk_mode() < 0 || wire.chunk_mode() > 2) {
       return Malformed("collection",

@@ -28,7 +28,7 @@ std::vector<std::string> Chunks(std::string_view text, ChunkMode mode,
 TEST(Chunking, FixedWindowsOverlap) {
   EXPECT_THAT(Chunks("a b c d e f g", ChunkMode::kFixedTokens, 3, 1),
               ElementsAre("a b c", "c d e", "e f g"));
-  EXPECT_THAT(Chunks("  a\tb\n", ChunkMode::kFixedTokens, 3, 2),
+  EXPECT_THAT(Chunks("  a\tb\n", ChunkMode::kFixedTokens, 4, 2),
               ElementsAre("a\tb"));
   EXPECT_THAT(Chunks(" \n\t ", ChunkMode::kFixedTokens, 3), IsEmpty());
 }
@@ -83,7 +83,11 @@ TEST(Chunking, EveryWordIsCoveredInOrder) {
 
 TEST(Chunking, OptionsAndNames) {
   EXPECT_FALSE(ValidateChunking({ChunkMode::kFixedTokens, 0, 0}).ok());
-  EXPECT_FALSE(ValidateChunking({ChunkMode::kFixedTokens, 8, 8}).ok());
+  EXPECT_FALSE(ValidateChunking({ChunkMode::kFixedTokens, 8, 5}).ok());
+  EXPECT_OK(ValidateChunking({ChunkMode::kFixedTokens, 8, 4}));
+  EXPECT_EQ(DefaultChunkOverlap(256), 32);
+  EXPECT_EQ(DefaultChunkOverlap(16), 4);
+  EXPECT_EQ(DefaultChunkOverlap(1), 0);
   EXPECT_FALSE(ValidateChunking({ChunkMode::kFixedTokens, 8, -1}).ok());
   for (ChunkMode mode : {ChunkMode::kFixedTokens, ChunkMode::kSentenceBounded,
                          ChunkMode::kRecursive}) {

@@ -74,24 +74,35 @@ TEST_F(FastTextEmbedderTest, VectorsAreUnitDeterministicAndTopical) {
   EXPECT_GT(Dot(va0, vb0), Dot(va0, va1) + 0.1);
 }
 
+// Chunks of unequal size are pooled as equals: 8 words and 3 words give
+// the mean of the two chunk vectors, which is not the vector of the 11
+// words as one chunk (that weighs each word equally). A line break inside a
+// chunk reads as a space.
 TEST_F(FastTextEmbedderTest, ChunksAreMeanPooled) {
   ASSERT_OK_AND_ASSIGN(const auto model, FastTextEmbedder::Load(*path_));
   std::mt19937 rng(9);
   const std::string first = neardup::testing::TopicSentence(rng, 0, 8);
-  const std::string second = neardup::testing::TopicSentence(rng, 1, 8);
-  const ChunkingOptions one_chunk{ChunkMode::kFixedTokens, 8, 0};
-  ASSERT_OK_AND_ASSIGN(const auto v1, model->Embed(first, one_chunk));
-  ASSERT_OK_AND_ASSIGN(const auto v2, model->Embed(second, one_chunk));
-  // Two 8-word windows, mean-pooled: fastText's sentence vectors are v1
-  // and v2 up to their norms, so the pooled vector is a positive
-  // combination a v1 + b v2 of them and nothing else.
-  ASSERT_OK_AND_ASSIGN(const auto pooled,
-                       model->Embed(first + "\n" + second, one_chunk));
+  const std::string second = neardup::testing::TopicSentence(rng, 1, 3);
+  const ChunkingOptions windows{ChunkMode::kFixedTokens, 8, 0};
+  const ChunkingOptions whole{ChunkMode::kFixedTokens, 64, 0};
+  ASSERT_OK_AND_ASSIGN(const auto v1, model->Embed(first, windows));
+  ASSERT_OK_AND_ASSIGN(const auto v2, model->Embed(second, windows));
+  std::string broken = first;
+  broken[broken.find(' ')] = '\n';
+  ASSERT_OK_AND_ASSIGN(const auto v1_broken, model->Embed(broken, windows));
+  EXPECT_EQ(v1_broken, v1);
+  const std::string text = first + " " + second;
+  ASSERT_OK_AND_ASSIGN(const auto pooled, model->Embed(text, windows));
+  ASSERT_OK_AND_ASSIGN(const auto one_chunk, model->Embed(text, whole));
+  EXPECT_LT(Dot(pooled, one_chunk), 0.9999);  // the chunking mattered
+  // fastText's chunk vectors are v1 and v2 up to their norms, so the
+  // pooled vector is a positive combination a v1 + b v2 of them and
+  // nothing else.
   const double c = Dot(v1, v2), p1 = Dot(pooled, v1), p2 = Dot(pooled, v2);
   const double a = (p1 - c * p2) / (1 - c * c);
   const double b = (p2 - c * p1) / (1 - c * c);
   EXPECT_GT(a, 0.05);
-  EXPECT_GT(b, 0.05);  // the line break did not cut the second chunk off
+  EXPECT_GT(b, 0.05);
   double residual = 0;
   for (int i = 0; i < 16; ++i) {
     const double r = pooled[i] - a * v1[i] - b * v2[i];

@@ -552,8 +552,11 @@ TEST_F(NeardupdTest, SemanticAndHybridQueries) {
   create.mutable_config()->set_store_text(true);
   create.mutable_config()->mutable_embedding()->set_model_id("test-model@1");
   create.mutable_config()->mutable_embedding()->set_dim(32);
+  // Graphs here (the storage and core tests cover both kinds of shard).
+  create.mutable_config()->mutable_embedding()->set_hnsw(true);
   auto created = client_->CreateCollection(create);
   ASSERT_OK(created);
+  EXPECT_TRUE(created->config().embedding().hnsw());
   EXPECT_EQ(created->config().embedding().ef_search(), 128u);
   EXPECT_DOUBLE_EQ(created->config().embedding().min_cosine(), 0.9);
   constexpr int kDocs = 60;
@@ -669,6 +672,10 @@ TEST_F(NeardupdTest, SemanticAndHybridQueries) {
 
   // A delete leaves the graph at once; a restart rebuilds the rest.
   ASSERT_OK(client_->Delete("sem", "b59"));
+  stats = client_->Stats("sem");
+  ASSERT_OK(stats);
+  EXPECT_EQ(stats->collections(0).semantic_vectors(),
+            static_cast<uint64_t>(kDocs - 1));
   found = semantic(59);
   ASSERT_OK(found);
   EXPECT_EQ(found->matches_size(), 0);
@@ -835,7 +842,7 @@ TEST_F(NeardupdEmbedTest, ServerEmbedsTextsWithAFastTextModel) {
   const v1::EmbeddingSpace& space = created->config().embedding();
   EXPECT_THAT(space.model_id(), ::testing::StartsWith("fasttext-"));
   EXPECT_EQ(space.dim(), 16u);
-  EXPECT_EQ(space.chunk_overlap(), 15u);  // capped below max_tokens
+  EXPECT_EQ(space.chunk_overlap(), 4u);  // a quarter of small chunks
   // Only files inside --models-dir, and only models.
   v1::CreateCollectionRequest outside = create;
   outside.set_name("outside");
@@ -878,9 +885,8 @@ TEST_F(NeardupdEmbedTest, ServerEmbedsTextsWithAFastTextModel) {
   std::mt19937 again(5);
   std::ofstream(text_file) << testing::TopicSentence(again, 0, 40);
   const testing::CommandResult cli = testing::RunBinary(
-      NEARDUP_BIN,
-      absl::StrCat("embed --model ", model_path_,
-                   " --chunk-max-tokens 16 --chunk-overlap 15 ", text_file));
+      NEARDUP_BIN, absl::StrCat("embed --model ", model_path_,
+                                " --chunk-max-tokens 16 ", text_file));
   ASSERT_EQ(cli.exit_code, 0) << cli.out;
   auto stored = client_->Get("ft", "topic0-0");
   ASSERT_OK(stored);
@@ -889,17 +895,42 @@ TEST_F(NeardupdEmbedTest, ServerEmbedsTextsWithAFastTextModel) {
   EXPECT_EQ(printed["values"].get<std::vector<float>>(),
             std::vector<float>(stored->embedding().values().begin(),
                                stored->embedding().values().end()));
-  // A replaced model file is refused, not silently compared.
+  // The CLI's query reads what embed printed (vector and model id).
+  const std::string vector_file = temp_.path() + "/vector.json";
+  std::ofstream(vector_file) << cli.out;
+  const testing::CommandResult cli_query = testing::RunBinary(
+      NEARDUP_BIN,
+      absl::StrCat("query -c ft --algorithm semantic --embedding @",
+                   vector_file, " --server ", server_->Address()));
+  ASSERT_EQ(cli_query.exit_code, 0) << cli_query.out;
+  EXPECT_THAT(cli_query.out, HasSubstr("topic0-0"));
+  EXPECT_THAT(cli_query.out, HasSubstr("cosine=1.0000"));
+
+  // A model file replaced by another model (retrained), while the server
+  // runs: texts for the collection are refused, not embedded by a model
+  // whose vectors mean something else.
+  const std::string other_dir = temp_.path() + "/other";
+  std::filesystem::create_directories(other_dir);
+  std::string log;
+  const std::string other =
+      testing::TrainTinyFastTextModel(other_dir, &log, /*seed=*/43);
+  ASSERT_FALSE(other.empty()) << log;
+  std::filesystem::remove(model_path_);
+  std::filesystem::copy_file(other, model_path_);
+  v1::UpsertRequest after;
+  after.set_collection("ft");
+  after.set_id("after");
+  after.set_text("t0w1 t0w2 t0w3");
+  absl::Status refused = client_->Upsert(after).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr(space.model_id()));
+  // Not a model at all, after a restart: refused the same way.
   std::filesystem::copy_file(models_dir() + "/tiny.vec", model_path_,
                              std::filesystem::copy_options::overwrite_existing);
   ASSERT_EQ(server_->Stop(SIGTERM), 0) << Log();
   server_->Start();
   ASSERT_TRUE(server_->WaitServing()) << Log();
-  v1::UpsertRequest after;
-  after.set_collection("ft");
-  after.set_id("after");
-  after.set_text("t0w1 t0w2 t0w3");
-  const absl::Status refused = client_->Upsert(after).status();
+  refused = client_->Upsert(after).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.message(), HasSubstr("tiny.bin"));
   // Stored vectors still answer queries by vector.

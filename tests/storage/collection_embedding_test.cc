@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -50,44 +51,67 @@ class CollectionEmbeddingTest : public StoreTest {
   }
 };
 
+// Both kinds of shard (flat arrays, the default, and HNSW graphs) in one
+// store, through writes, a replace, a delete and a reopen.
 TEST_F(CollectionEmbeddingTest, VectorsLiveWithTheirDocumentsAndSurviveReopen) {
   std::mt19937 rng(3);
   std::vector<std::vector<float>> vectors;
   for (int i = 0; i < 40; ++i) vectors.push_back(RandomUnit(rng));
+  const char* const kNames[] = {"flat", "graph"};
   {
     ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
-    ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("e", SpaceConfig()));
-    ASSERT_NE(docs->semantic_index(), nullptr);
-    for (int i = 0; i < 40; ++i) {
-      ASSERT_OK_AND_ASSIGN(DocumentWrite doc,
-                           Write(*docs, absl::StrCat("d", i), vectors[i]));
-      ASSERT_OK(docs->Upsert(doc).status());
+    for (const char* name : kNames) {
+      CollectionConfig config = SpaceConfig();
+      config.embedding.hnsw = std::string_view(name) == "graph";
+      ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection(name, config));
+      ASSERT_NE(docs->semantic_index(), nullptr);
+      for (int i = 0; i < 40; ++i) {
+        ASSERT_OK_AND_ASSIGN(DocumentWrite doc,
+                             Write(*docs, absl::StrCat("d", i), vectors[i]));
+        ASSERT_OK(docs->Upsert(doc).status());
+      }
+      // d0 now points where d1 does; d2 is deleted.
+      ASSERT_OK_AND_ASSIGN(DocumentWrite moved, Write(*docs, "d0", vectors[1]));
+      ASSERT_OK(docs->Upsert(moved).status());
+      ASSERT_OK(docs->Delete("d2"));
+      ASSERT_OK_AND_ASSIGN(const StoredDocument d0, docs->Get("d0"));
+      ASSERT_TRUE(d0.embedding.has_value());
+      EXPECT_EQ(*d0.embedding, vectors[1]);
+      // The live index follows at once.
+      EXPECT_EQ(docs->semantic_index()->size(), 39u);
+      ASSERT_OK_AND_ASSIGN(auto found,
+                           docs->QuerySemantic(vectors[1], 0.999, 10));
+      EXPECT_THAT(found, SizeIs(2));
+      ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[0], 0.999, 10));
+      EXPECT_THAT(found, SizeIs(0));
+      const uint32_t gone[] = {2};
+      ASSERT_OK_AND_ASSIGN(auto cosines, docs->CosineTo(vectors[2], gone));
+      EXPECT_FALSE(cosines[0].has_value());
     }
-    // d0 now points where d1 does; d2 is deleted.
-    ASSERT_OK_AND_ASSIGN(DocumentWrite moved, Write(*docs, "d0", vectors[1]));
-    ASSERT_OK(docs->Upsert(moved).status());
-    ASSERT_OK(docs->Delete("d2"));
-    ASSERT_OK_AND_ASSIGN(const StoredDocument d0, docs->Get("d0"));
-    ASSERT_TRUE(d0.embedding.has_value());
-    EXPECT_EQ(*d0.embedding, vectors[1]);
   }
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
-  ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection("e"));
-  EXPECT_EQ(docs->semantic_index()->size(), 39u);
-  ASSERT_OK_AND_ASSIGN(auto found, docs->QuerySemantic(vectors[1], 0.999, 10));
-  ASSERT_THAT(found, SizeIs(2));  // d0 and d1
-  EXPECT_NEAR(found[0].cosine, 1.0f, 1e-5);
-  ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[2], 0.999, 10));
-  EXPECT_THAT(found, SizeIs(0));  // deleted
-  ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[0], 0.999, 10));
-  EXPECT_THAT(found, SizeIs(0));  // replaced
-  ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[7], -0.99, 5));
-  EXPECT_THAT(found, SizeIs(5));
-  const uint32_t ids[] = {found[0].id, 2};
-  ASSERT_OK_AND_ASSIGN(auto cosines, docs->CosineTo(vectors[7], ids));
-  EXPECT_NEAR(*cosines[0], 1.0f, 1e-5);
-  EXPECT_FALSE(cosines[1].has_value());
-  EXPECT_GT(docs->index_bytes(), docs->semantic_index()->memory_bytes());
+  for (const char* name : kNames) {
+    SCOPED_TRACE(name);
+    ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection(name));
+    EXPECT_EQ(docs->record().config.embedding.hnsw,
+              std::string_view(name) == "graph");
+    EXPECT_EQ(docs->semantic_index()->size(), 39u);
+    ASSERT_OK_AND_ASSIGN(auto found,
+                         docs->QuerySemantic(vectors[1], 0.999, 10));
+    ASSERT_THAT(found, SizeIs(2));  // d0 and d1
+    EXPECT_NEAR(found[0].cosine, 1.0f, 1e-5);
+    ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[2], 0.999, 10));
+    EXPECT_THAT(found, SizeIs(0));  // deleted
+    ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[0], 0.999, 10));
+    EXPECT_THAT(found, SizeIs(0));  // replaced
+    ASSERT_OK_AND_ASSIGN(found, docs->QuerySemantic(vectors[7], -0.99, 5));
+    ASSERT_THAT(found, SizeIs(5));
+    const uint32_t ids[] = {found[0].id, 2};
+    ASSERT_OK_AND_ASSIGN(auto cosines, docs->CosineTo(vectors[7], ids));
+    EXPECT_NEAR(*cosines[0], 1.0f, 1e-5);
+    EXPECT_FALSE(cosines[1].has_value());
+    EXPECT_GT(docs->index_bytes(), docs->semantic_index()->memory_bytes());
+  }
 }
 
 TEST_F(CollectionEmbeddingTest, ForeignOrMissingVectorsAreRefused) {
@@ -132,9 +156,24 @@ TEST_F(CollectionEmbeddingTest, SpacesAreCheckedAndRoundTrip) {
   config.embedding.dim = 5000;
   EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
   config = SpaceConfig();
+  config.embedding.hnsw = true;
   config.embedding.ef_search = 8;
   EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
+  config.embedding.hnsw = false;
+  config.embedding.ef_search = 100;  // graphs' only
+  EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
   config = SpaceConfig();
+  config.embedding.chunking.max_tokens = 64;  // local embeddings' only
+  EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
+  config = SpaceConfig();
+  config.embedding.fasttext_model = "../m.bin";
+  EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
+  config.embedding.fasttext_model = "/abs/m.bin";
+  EXPECT_FALSE(NormalizeCollectionConfig(config).ok());
+  config.embedding.fasttext_model = "models/m.bin";
+  config.embedding.chunking = {ChunkMode::kRecursive, 100, 25};
+  EXPECT_OK(NormalizeCollectionConfig(config).status());
+  config.embedding.hnsw = true;
   config.embedding.hnsw_m = 24;
   config.embedding.min_cosine = 0.75;
   ASSERT_OK_AND_ASSIGN(const CollectionConfig normalized,
@@ -149,12 +188,16 @@ TEST_F(CollectionEmbeddingTest, SpacesAreCheckedAndRoundTrip) {
   ASSERT_OK_AND_ASSIGN(const CollectionRecord plain_decoded,
                        DecodeCollectionRecord(EncodeCollectionRecord(plain)));
   EXPECT_FALSE(plain_decoded.config.embedding.enabled());
-  // Vectors keep every bit.
+  // Vectors keep every bit (the sign of zero too).
   const std::vector<float> v = {0.1f, -0.0f, 3.5e-20f, -1.0f};
   ASSERT_OK_AND_ASSIGN(const EmbeddingValue value,
                        DecodeEmbeddingValue(EncodeEmbeddingValue("m", v)));
   EXPECT_EQ(value.model_id, "m");
-  EXPECT_EQ(value.vector, v);
+  ASSERT_EQ(value.vector.size(), v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<uint32_t>(value.vector[i]),
+              std::bit_cast<uint32_t>(v[i]));
+  }
 }
 
 }  // namespace

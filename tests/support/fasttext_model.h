@@ -27,11 +27,11 @@ inline std::string TopicSentence(std::mt19937& rng, int topic, int words) {
 // Trains `dir`/tiny.bin (dim 16, subwords 2-4) and returns its path, or ""
 // with the tool's output in `*log` when training failed.
 inline std::string TrainTinyFastTextModel(const std::string& dir,
-                                          std::string* log) {
+                                          std::string* log, int seed = 42) {
   const std::string corpus = dir + "/corpus.txt";
   {
     std::ofstream out(corpus);
-    std::mt19937 rng(42);
+    std::mt19937 rng(seed);
     for (int line = 0; line < 3000; ++line) {
       out << TopicSentence(rng, line % 2, 12) << "\n";
     }
@@ -39,7 +39,9 @@ inline std::string TrainTinyFastTextModel(const std::string& dir,
   const CommandResult trained = RunCommand(absl::StrCat(
       "fasttext skipgram -input ", corpus, " -output ", dir,
       "/tiny -dim 16 -epoch 5 -minCount 1 -minn 2 -maxn 4 -bucket 10000 "
-      "-thread 1 "
+      "-thread 1 -seed ",
+      seed,
+      " "
       "-verbose 0"));
   if (trained.exit_code != 0) {
     *log = absl::StrCat("fasttext skipgram exited ", trained.exit_code, ": ",

@@ -22,18 +22,22 @@ CLI::App* AddEmbedCommand(CLI::App* app, EmbedCommand* cmd) {
                   "words per chunk")
       ->capture_default_str();
   sub->add_option("--chunk-overlap", cmd->chunking.overlap,
-                  "words two fixed windows share")
-      ->capture_default_str();
+                  "words two windows share (default: min(32, max / 4), as "
+                  "a collection's default)");
   AddContentTypeFlag(sub, &cmd->content_type);
   return sub;
 }
 
 absl::Status RunEmbed(const EmbedCommand& cmd, std::ostream& out) {
-  RETURN_IF_ERROR(ValidateChunking(cmd.chunking));
+  ChunkingOptions chunking = cmd.chunking;
+  if (chunking.overlap < 0) {
+    chunking.overlap = DefaultChunkOverlap(chunking.max_tokens);
+  }
+  RETURN_IF_ERROR(ValidateChunking(chunking));
   ASSIGN_OR_RETURN(const auto model, embed::FastTextEmbedder::Load(cmd.model));
   ASSIGN_OR_RETURN(const std::string text,
                    ReadText(cmd.input, cmd.content_type));
-  absl::StatusOr<std::vector<float>> vector = model->Embed(text, cmd.chunking);
+  absl::StatusOr<std::vector<float>> vector = model->Embed(text, chunking);
   if (!vector.ok()) return InFile(cmd.input, vector.status());
   nlohmann::ordered_json json;
   json["model_id"] = model->model_id();

@@ -1,7 +1,10 @@
 #include "export_dump.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
@@ -178,7 +181,14 @@ absl::StatusOr<v1::Document> DecodeExportLine(std::string_view line) {
         return absl::InvalidArgumentError(
             "\"embedding\".\"values\" must hold numbers only");
       }
-      out->add_values(value.get<float>());
+      const double x = value.get<double>();
+      if (!std::isfinite(x) ||
+          std::abs(x) > std::numeric_limits<float>::max()) {
+        return absl::InvalidArgumentError(
+            "\"embedding\".\"values\" holds a number that does not fit a "
+            "float");
+      }
+      out->add_values(static_cast<float>(x));
     }
   }
   return doc;
@@ -190,8 +200,11 @@ absl::StatusOr<v1::UpsertRequest> UpsertFromExport(
   request.set_collection(collection.name());
   request.set_id(doc.id());
   *request.mutable_metadata() = doc.metadata();
-  // The vector goes with either: the target's space checks its model.
-  if (doc.has_embedding()) *request.mutable_embedding() = doc.embedding();
+  // The vector goes with either, into a collection with a space (which
+  // checks its model); one without takes none.
+  if (doc.has_embedding() && collection.config().has_embedding()) {
+    *request.mutable_embedding() = doc.embedding();
+  }
   // Text first: under the same config it gives the same signatures, and
   // also the exact evidence (and stored text) that signatures alone lack.
   if (!doc.text().empty()) {

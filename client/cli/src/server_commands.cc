@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -24,6 +25,7 @@
 #include "neardup/core/config_hash.h"
 #include "neardup/extract/extract.h"
 #include "neardup/proto/fingerprint_settings_proto.h"
+#include "nlohmann/json.hpp"
 #include "passages.h"
 
 namespace neardup::cli {
@@ -119,7 +121,7 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
         << " ef_construction=" << space.ef_construction()
         << " ef_search=" << space.ef_search()
         << " min_cosine=" << space.min_cosine()
-        << (space.exact_search() ? " exact_search" : "") << "\n";
+        << (space.hnsw() ? " (hnsw)" : " (exact search)") << "\n";
     if (!space.fasttext_model().empty()) {
       out << "  embeds texts with fastText model " << space.fasttext_model()
           << " (chunks of " << space.chunk_max_tokens() << " words, "
@@ -129,8 +131,21 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
   out << "  store_text=" << (config.store_text() ? "yes" : "no") << "\n";
 }
 
-// "0.1,0.2,..." or @FILE with a JSON array of numbers.
-absl::StatusOr<std::vector<float>> ParseEmbeddingFlag(std::string_view flag) {
+// A float from JSON or text, refused when it does not fit a float.
+absl::StatusOr<float> FloatOf(double value) {
+  if (!std::isfinite(value) ||
+      std::abs(value) > std::numeric_limits<float>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--embedding: ", value, " does not fit a float"));
+  }
+  return static_cast<float>(value);
+}
+
+// --embedding: "0.1,0.2,...", or @FILE holding a JSON array of numbers or
+// what `neardup embed` prints ({"model_id", "dim", "values"}). The model is
+// --embedding-model, else the file's model_id.
+absl::StatusOr<v1::Embedding> ParseEmbeddingFlag(std::string_view flag,
+                                                 const std::string& model) {
   std::string text(flag);
   if (!text.empty() && text[0] == '@') {
     std::ifstream in(text.substr(1));
@@ -142,20 +157,50 @@ absl::StatusOr<std::vector<float>> ParseEmbeddingFlag(std::string_view flag) {
     content << in.rdbuf();
     text = content.str();
   }
-  std::vector<float> values;
-  for (absl::string_view part :
-       absl::StrSplit(text, absl::ByAnyChar(",[] \t\r\n"), absl::SkipEmpty())) {
-    float value = 0;
-    if (!absl::SimpleAtof(part, &value)) {
+  v1::Embedding embedding;
+  embedding.set_model_id(model);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+    if (json.is_discarded() || !json.contains("values") ||
+        !json["values"].is_array()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--embedding: \"", part, "\" is not a number"));
+          "--embedding: a JSON object needs a \"values\" array (as neardup "
+          "embed prints)");
     }
-    values.push_back(value);
+    for (const nlohmann::json& value : json["values"]) {
+      if (!value.is_number()) {
+        return absl::InvalidArgumentError(
+            "--embedding: \"values\" must hold numbers only");
+      }
+      ASSIGN_OR_RETURN(const float x, FloatOf(value.get<double>()));
+      embedding.add_values(x);
+    }
+    if (model.empty() && json.contains("model_id") &&
+        json["model_id"].is_string()) {
+      embedding.set_model_id(json["model_id"].get<std::string>());
+    }
+  } else {
+    for (absl::string_view part : absl::StrSplit(
+             text, absl::ByAnyChar(",[] \t\r\n"), absl::SkipEmpty())) {
+      double value = 0;
+      if (!absl::SimpleAtod(part, &value)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--embedding: \"", part, "\" is not a number"));
+      }
+      ASSIGN_OR_RETURN(const float x, FloatOf(value));
+      embedding.add_values(x);
+    }
   }
-  if (values.empty()) {
+  if (embedding.values().empty()) {
     return absl::InvalidArgumentError("--embedding holds no numbers");
   }
-  return values;
+  if (embedding.model_id().empty()) {
+    return absl::InvalidArgumentError(
+        "--embedding: name its model with --embedding-model (the "
+        "collection's embedding model_id)");
+  }
+  return embedding;
 }
 
 }  // namespace
@@ -190,7 +235,7 @@ v1::FingerprintConfig CollectionConfigRequest(
         static_cast<uint32_t>(std::max(flags.ef_construction, 0)));
     space->set_ef_search(static_cast<uint32_t>(std::max(flags.ef_search, 0)));
     space->set_min_cosine(flags.min_cosine);
-    space->set_exact_search(flags.exact_search);
+    space->set_hnsw(flags.hnsw);
     space->set_fasttext_model(flags.fasttext_model);
     space->set_chunk_mode(proto::ChunkModeToProto(flags.chunk_mode));
     space->set_chunk_max_tokens(
@@ -235,11 +280,8 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
   }
   request.set_algorithm(algorithm->second);
   if (!cmd.embedding.empty()) {
-    ASSIGN_OR_RETURN(const std::vector<float> values,
-                     ParseEmbeddingFlag(cmd.embedding));
-    request.mutable_embedding()->set_model_id(cmd.embedding_model);
-    request.mutable_embedding()->mutable_values()->Assign(values.begin(),
-                                                          values.end());
+    ASSIGN_OR_RETURN(*request.mutable_embedding(),
+                     ParseEmbeddingFlag(cmd.embedding, cmd.embedding_model));
   }
   if (!std::isnan(cmd.min_cosine)) request.set_min_cosine(cmd.min_cosine);
   request.set_threshold(cmd.threshold);
@@ -430,7 +472,8 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
                      "with (with --embedding-dim)");
   create->add_option("--embedding-dim", c.embedding_dim,
                      "embedding space: vector dimension, 1..4096");
-  create->add_option("--hnsw-m", c.hnsw_m, "HNSW links per node (0: 16)");
+  create->add_option("--hnsw-m", c.hnsw_m,
+                     "with --hnsw: links per node (0: 16)");
   create->add_option("--ef-construction", c.ef_construction,
                      "HNSW candidates while building (0: 200)");
   create->add_option("--ef-search", c.ef_search,
@@ -449,9 +492,9 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   create->add_option("--chunk-overlap", c.chunk_overlap,
                      "with --fasttext-model: words fixed windows share "
                      "(default 32)");
-  create->add_flag("--exact-search", c.exact_search,
-                   "semantic queries score every vector (exact, slower) "
-                   "instead of walking the HNSW graphs");
+  create->add_flag("--hnsw", c.hnsw,
+                   "semantic queries walk HNSW graphs (approximate, faster on "
+                   "large collections) instead of scoring every vector");
   commands.push_back(create);
   commands.push_back(collections->add_subcommand("list", "list collections"));
   CLI::App* get = collections->add_subcommand("get", "show one collection");

@@ -4,6 +4,7 @@
 #define XXH_INLINE_ALL
 #include <fasttext/fasttext.h>
 #include <fasttext/vector.h>
+#include <sys/stat.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -18,11 +19,6 @@
 
 namespace neardup::embed {
 namespace {
-
-// fastText's file header (fasttext.cc: FASTTEXT_FILEFORMAT_MAGIC_INT32 and
-// FASTTEXT_VERSION of 0.9.2).
-constexpr int32_t kFastTextMagic = 793712314;
-constexpr int32_t kFastTextVersion = 12;
 
 absl::StatusOr<uint64_t> HashStream(std::istream& in, const std::string& path) {
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(
@@ -44,6 +40,16 @@ absl::StatusOr<uint64_t> HashStream(std::istream& in, const std::string& path) {
 
 }  // namespace
 
+std::optional<FileStamp> StampOf(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FileStamp{static_cast<uint64_t>(info.st_dev),
+                   static_cast<uint64_t>(info.st_ino),
+                   static_cast<int64_t>(info.st_size),
+                   static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
+                       info.st_mtim.tv_nsec};
+}
+
 FastTextEmbedder::FastTextEmbedder(std::unique_ptr<fasttext::FastText> model,
                                    std::string model_id, int dim)
     : model_(std::move(model)), model_id_(std::move(model_id)), dim_(dim) {}
@@ -52,31 +58,28 @@ FastTextEmbedder::~FastTextEmbedder() = default;
 
 absl::StatusOr<std::shared_ptr<const FastTextEmbedder>> FastTextEmbedder::Load(
     const std::string& path) {
+  const std::optional<FileStamp> before = StampOf(path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (!before || !in) {
     return absl::NotFoundError(
         absl::StrCat("cannot open fastText model ", path));
   }
   absl::StatusOr<uint64_t> hash = HashStream(in, path);
   if (!hash.ok()) return hash.status();
-  in.clear();
-  in.seekg(0);
-  // The header loadModel(filename) checks before the body; loadModel(in)
-  // reads from after it.
-  int32_t magic = 0, version = 0;
-  in.read(reinterpret_cast<char*>(&magic), sizeof(magic));
-  in.read(reinterpret_cast<char*>(&version), sizeof(version));
-  if (!in || magic != kFastTextMagic || version > kFastTextVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is not a fastText model (of format version <= ",
-                     kFastTextVersion, ")"));
-  }
   auto model = std::make_unique<fasttext::FastText>();
   try {
-    model->loadModel(in);
+    // By name: fastText checks the header (magic, format version) there
+    // and only there.
+    model->loadModel(path);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, " is not a fastText model: ", e.what()));
+  }
+  // The hash must describe the bytes loaded: refuse a file replaced or
+  // rewritten meanwhile.
+  if (StampOf(path) != before) {
+    return absl::UnavailableError(
+        absl::StrCat(path, " changed while it was loaded; try again"));
   }
   const int dim = model->getDimension();
   if (dim < 1 || dim > 4096) {
@@ -89,6 +92,9 @@ absl::StatusOr<std::shared_ptr<const FastTextEmbedder>> FastTextEmbedder::Load(
 
 absl::StatusOr<std::vector<float>> FastTextEmbedder::Embed(
     std::string_view text, const ChunkingOptions& chunking) const {
+  if (absl::Status valid = ValidateChunking(chunking); !valid.ok()) {
+    return valid;
+  }
   std::vector<double> sum(static_cast<size_t>(dim_), 0.0);
   fasttext::Vector chunk_vector(dim_);
   int pooled = 0;

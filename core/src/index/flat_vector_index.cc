@@ -1,6 +1,7 @@
 #include "neardup/core/index/flat_vector_index.h"
 
 #include <algorithm>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "neardup/core/internal/dot_kernel.h"
@@ -36,13 +37,20 @@ absl::Status FlatVectorIndex::Upsert(uint32_t id, std::span<const float> unit) {
         "vector has ", unit.size(), " dimensions; the index has ", dim_));
   }
   WriterLock lock(&mu_);
-  auto [it, added] =
-      row_of_.try_emplace(id, static_cast<uint32_t>(ids_.size()));
-  if (added) {
-    ids_.push_back(id);
-    rows_.resize(rows_.size() + stride_, 0.0f);
+  if (!row_of_.contains(id)) {
+    try {
+      rows_.resize(rows_.size() + stride_, 0.0f);
+      ids_.push_back(id);
+      row_of_.emplace(id, static_cast<uint32_t>(ids_.size() - 1));
+    } catch (const std::bad_alloc&) {
+      // Back to the state before: rows and ids line up with the map.
+      rows_.resize(row_of_.size() * stride_);
+      ids_.resize(row_of_.size());
+      return absl::ResourceExhaustedError("flat vector index: out of memory");
+    }
   }
-  std::copy(unit.begin(), unit.end(), rows_.begin() + it->second * stride_);
+  const uint32_t row = row_of_.find(id)->second;
+  std::copy(unit.begin(), unit.end(), rows_.begin() + row * stride_);
   return absl::OkStatus();
 }
 
@@ -83,7 +91,7 @@ absl::StatusOr<std::vector<IdCosine>> FlatVectorIndex::Search(
     internal::DotMany(query.data(), rows_.data() + begin * stride_, count,
                       stride_, scores);
     for (size_t i = 0; i < count; ++i) {
-      if (scores[i] < min_cosine) continue;
+      if (!ReachesCosine(scores[i], min_cosine)) continue;
       const IdCosine candidate{ids_[begin + i], scores[i]};
       if (best.size() == k) {
         if (!BetterMatch(candidate, best.front())) continue;

@@ -33,6 +33,23 @@ struct HnswIndex::Impl {
     graph.setEf(static_cast<size_t>(options.ef_search));
   }
 
+  // The stored vector of `id` dotted with `unit` (summed in double, in
+  // order); nullopt when `id` is not live. Under mu (shared).
+  std::optional<float> CosineLocked(uint32_t id,
+                                    std::span<const float> unit) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu) {
+    if (!live.contains(id)) return std::nullopt;
+    const auto slot = graph.label_lookup_.find(id);
+    if (slot == graph.label_lookup_.end()) return std::nullopt;
+    const float* stored =
+        reinterpret_cast<const float*>(graph.getDataByInternalId(slot->second));
+    double dot = 0;
+    for (size_t i = 0; i < unit.size(); ++i) {
+      dot += static_cast<double>(stored[i]) * unit[i];
+    }
+    return static_cast<float>(dot);
+  }
+
   hnswlib::InnerProductSpace space;
   hnswlib::HierarchicalNSW<float> graph;
   // Searches share; writes (which may grow the graph) are alone.
@@ -123,12 +140,14 @@ absl::StatusOr<std::vector<IdCosine>> HnswIndex::Search(
     return absl::InternalError(absl::StrCat("HNSW index: ", e.what()));
   }
   while (!found.empty()) {
-    // Inner-product distance is 1 - cosine for unit vectors.
-    const float cosine = 1.0f - found.top().first;
-    if (cosine >= min_cosine) {
-      out.push_back({static_cast<uint32_t>(found.top().second), cosine});
-    }
+    // Scored again as Cosine scores (hnswlib's 1 - distance rounds
+    // differently), so a semantic and a hybrid query agree on every match.
+    const auto id = static_cast<uint32_t>(found.top().second);
     found.pop();
+    const std::optional<float> cosine = impl_->CosineLocked(id, unit);
+    if (cosine && ReachesCosine(*cosine, min_cosine)) {
+      out.push_back({id, *cosine});
+    }
   }
   std::sort(out.begin(), out.end(), BetterMatch);
   return out;
@@ -138,17 +157,7 @@ std::optional<float> HnswIndex::Cosine(uint32_t id,
                                        std::span<const float> unit) const {
   if (unit.size() != static_cast<size_t>(options_.dim)) return std::nullopt;
   ReaderLock lock(&impl_->mu);
-  if (!impl_->live.contains(id)) return std::nullopt;
-  const hnswlib::HierarchicalNSW<float>& graph = impl_->graph;
-  const auto slot = graph.label_lookup_.find(id);
-  if (slot == graph.label_lookup_.end()) return std::nullopt;
-  const float* stored =
-      reinterpret_cast<const float*>(graph.getDataByInternalId(slot->second));
-  double dot = 0;
-  for (size_t i = 0; i < unit.size(); ++i) {
-    dot += static_cast<double>(stored[i]) * unit[i];
-  }
-  return static_cast<float>(dot);
+  return impl_->CosineLocked(id, unit);
 }
 
 size_t HnswIndex::size() const {
@@ -165,9 +174,11 @@ size_t HnswIndex::memory_bytes() const {
     upper_links += graph.element_levels_[i] * graph.size_links_per_element_;
   }
   // Base layer (links, vector, label), one pointer, level and lock per
-  // slot, the upper layers' links, and the label map and live set.
+  // slot, the fixed table of update locks, the upper layers' links, and
+  // the label map and live set.
   return slots * (graph.size_data_per_element_ + sizeof(void*) + sizeof(int) +
                   sizeof(std::mutex)) +
+         graph.link_list_update_locks_.size() * sizeof(std::mutex) +
          upper_links + graph.label_lookup_.size() * 4 * sizeof(void*) +
          impl_->live.size() * 4 * sizeof(void*);
 }

@@ -35,10 +35,15 @@ absl::StatusOr<ChunkMode> ParseChunkMode(std::string_view name);
 struct ChunkingOptions {
   ChunkMode mode = ChunkMode::kSentenceBounded;
   int max_tokens = 256;  // 1..65536
-  int overlap = 32;      // fixed windows only; 0..max_tokens - 1
+  // Words two windows share, 0..max_tokens / 2: a word is in at most two
+  // chunks, so embedding costs at most twice the text.
+  int overlap = 32;
 
   bool operator==(const ChunkingOptions&) const = default;
 };
+
+// min(32, max_tokens / 4): the overlap when none is given.
+int DefaultChunkOverlap(int max_tokens);
 
 // INVALID_ARGUMENT naming the field out of range.
 absl::Status ValidateChunking(const ChunkingOptions& options);

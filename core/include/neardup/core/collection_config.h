@@ -68,16 +68,16 @@ struct EmbeddingSpace {
   // is refused like a foreign config hash.
   std::string model_id;
   int dim = 0;  // 1..4096; 0: no embedding space
+  // Semantic queries walk HNSW graphs (approximate, fast on large
+  // collections) instead of scoring every vector (exact, the default).
+  bool hnsw = false;
   // The HNSW graph: links per node (4..64), candidates kept while building
-  // (m..4096) and while searching (16..4096).
+  // (m..4096) and while searching (16..4096). Defaults without hnsw.
   int hnsw_m = 16;
   int ef_construction = 200;
   int ef_search = 128;
   // The cosine a semantic query asks for when it names none, in (-1, 1].
   double min_cosine = 0.9;
-  // Semantic queries score every vector (exact, O(documents) per query)
-  // instead of walking the graphs.
-  bool exact_search = false;
   // Local embeddings: a fastText model file, relative to the server's
   // --models-dir. The server then embeds texts itself (chunked, mean-pooled)
   // and model_id and dim come from the file. Empty: vectors come with the

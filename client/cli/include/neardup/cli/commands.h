@@ -29,9 +29,9 @@ absl::Status RunCanonicalize(const CanonicalizeCommand& cmd, std::ostream& out);
 // collection with that model computes it.
 struct EmbedCommand {
   std::string input = "-";
-  std::string model;  // the .bin file
-  ChunkingOptions chunking;
-  std::string content_type;  // empty: from the file extension
+  std::string model;                        // the .bin file
+  ChunkingOptions chunking{.overlap = -1};  // -1: DefaultChunkOverlap
+  std::string content_type;                 // empty: from the file extension
 };
 CLI::App* AddEmbedCommand(CLI::App* app, EmbedCommand* cmd);
 absl::Status RunEmbed(const EmbedCommand& cmd, std::ostream& out);

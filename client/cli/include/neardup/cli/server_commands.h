@@ -57,7 +57,7 @@ struct CollectionConfigFlags {
   int ef_construction = 0;
   int ef_search = 0;
   double min_cosine = 0;
-  bool exact_search = false;
+  bool hnsw = false;
   // Local embeddings: a model file under the server's --models-dir.
   std::string fasttext_model;
   ChunkMode chunk_mode = ChunkMode::kSentenceBounded;

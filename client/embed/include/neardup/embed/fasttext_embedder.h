@@ -7,7 +7,9 @@
 // of its words' normalized vectors), and the chunk vectors are mean-pooled
 // into one unit vector. Thread-safe.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,12 +24,25 @@ class FastText;
 
 namespace neardup::embed {
 
+// Which file a path names, and its version: a replaced or rewritten file
+// gets another stamp.
+struct FileStamp {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  int64_t size = 0;
+  int64_t modified_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+// nullopt when `path` cannot be stat'ed.
+std::optional<FileStamp> StampOf(const std::string& path);
+
 class FastTextEmbedder {
  public:
-  // Loads the model at `path` (read once: hashed, then parsed from the same
-  // open file). NOT_FOUND when it cannot be opened, INVALID_ARGUMENT when it
-  // is not a fastText model. The file is trusted: it comes from the
-  // server's --models-dir or the CLI's command line, never from a request.
+  // Loads the model at `path`: hashes it, parses it, and checks that the
+  // file did not change meanwhile (UNAVAILABLE if it did). NOT_FOUND when
+  // it cannot be opened, INVALID_ARGUMENT when it is not a fastText model. The
+  // file is trusted: it comes from the server's --models-dir or the CLI's
+  // command line, never from a request.
   static absl::StatusOr<std::shared_ptr<const FastTextEmbedder>> Load(
       const std::string& path);
   ~FastTextEmbedder();

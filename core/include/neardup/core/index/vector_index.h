@@ -28,6 +28,13 @@ inline bool BetterMatch(const IdCosine& a, const IdCosine& b) {
   return a.cosine != b.cosine ? a.cosine > b.cosine : a.id < b.id;
 }
 
+// Whether `cosine` reaches the floor `min_cosine`. Cosines are float sums
+// of float products: two equal unit vectors may score 0.99999994, so the
+// floor forgives 1e-6.
+inline bool ReachesCosine(float cosine, float min_cosine) {
+  return cosine >= min_cosine - 1e-6f;
+}
+
 // The unit vector of `vector`, or INVALID_ARGUMENT saying why not: another
 // dimension than `dim`, a NaN or infinite component, or a zero norm.
 absl::StatusOr<std::vector<float>> UnitEmbedding(std::span<const float> vector,

@@ -2,9 +2,11 @@
 #define NEARDUP_SERVER_INTERNAL_EMBEDDERS_H_
 
 // The fastText models of collections that embed texts themselves, loaded
-// once per file (on first use) and shared. Files live under --models-dir:
-// a request names one by a relative path and can never reach outside it.
-// Thread-safe.
+// on first use and shared. Files live under --models-dir: a request names
+// one by a relative path and can never reach outside it. A file replaced on
+// disk is loaded again (and then no longer matches the collections made
+// with the old one). Thread-safe: loads of different files run in
+// parallel, and a slow load blocks only users of that file.
 
 #include <map>
 #include <memory>
@@ -35,11 +37,17 @@ class EmbedderCache {
       const storage::CollectionRecord& record) const;
 
  private:
+  // One file's model, loaded (at most once per version) under its own lock.
+  struct Slot {
+    Mutex mu;
+    std::shared_ptr<const embed::FastTextEmbedder> model ABSL_GUARDED_BY(mu);
+    embed::FileStamp stamp ABSL_GUARDED_BY(mu);
+  };
+
   const std::string models_dir_;
-  mutable Mutex mu_;
-  // By canonical path. Loads happen under mu_: one load per file.
-  mutable std::map<std::string, std::shared_ptr<const embed::FastTextEmbedder>>
-      loaded_ ABSL_GUARDED_BY(mu_);
+  mutable Mutex mu_;  // held only to find or add a slot
+  mutable std::map<std::string, std::shared_ptr<Slot>> slots_
+      ABSL_GUARDED_BY(mu_);  // by canonical path
 };
 
 }  // namespace neardup::server
