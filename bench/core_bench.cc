@@ -289,5 +289,33 @@ BENCHMARK(BM_DotMany384<internal::DotManyPortable>)
 BENCHMARK(BM_DotMany384<internal::DotManyAvx2>)->Name("BM_DotMany384/avx2");
 BENCHMARK(BM_DotMany384<internal::DotManyAvx512>)->Name("BM_DotMany384/avx512");
 
+// The int8 pre-pass of exact search: 1024 rows of 384 codes per call.
+template <auto Kernel>
+void BM_Int8DotMany384(benchmark::State& state) {
+  if ((Kernel == internal::Int8DotManyAvx2 && !internal::CpuHasAvx2()) ||
+      (Kernel == internal::Int8DotManyAvx512 && !internal::CpuHasAvx512Bw())) {
+    state.SkipWithError("this CPU lacks the kernel's instructions");
+    return;
+  }
+  constexpr size_t kRows = 1024, kStride = 384;
+  std::mt19937 rng(8);
+  std::vector<int8_t> query(kStride), rows(kRows * kStride);
+  for (int8_t& x : query) x = static_cast<int8_t>(rng() % 255 - 127);
+  for (int8_t& x : rows) x = static_cast<int8_t>(rng() % 255 - 127);
+  std::vector<int32_t> out(kRows);
+  for (auto _ : state) {
+    Kernel(query.data(), rows.data(), kRows, kStride, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kRows);
+  state.SetBytesProcessed(state.iterations() * kRows * kStride);
+}
+BENCHMARK(BM_Int8DotMany384<internal::Int8DotManyPortable>)
+    ->Name("BM_Int8DotMany384/portable");
+BENCHMARK(BM_Int8DotMany384<internal::Int8DotManyAvx2>)
+    ->Name("BM_Int8DotMany384/avx2");
+BENCHMARK(BM_Int8DotMany384<internal::Int8DotManyAvx512>)
+    ->Name("BM_Int8DotMany384/avx512");
+
 }  // namespace
 }  // namespace neardup

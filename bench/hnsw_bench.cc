@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     auto start = std::chrono::steady_clock::now();
+    // As a restart does: sized for the stored ids first.
+    if (!(*index)->Reserve(count / shards + 1).ok()) return 1;
     if (!(*index)->BulkUpsert(ids, flat, 2).ok()) return 1;
     const double build = Seconds(start);
     size_t hits = 0;

@@ -206,6 +206,7 @@ absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
       outcome.blocking = std::move(matches);
       return outcome;
     }
+    if (semantic_index_) RETURN_IF_ERROR(semantic_index_->Reserve(1));
     ASSIGN_OR_RETURN(outcome.put,
                      store_->PutDocument(record_, doc, options.write));
     RETURN_IF_ERROR(IndexDocument(outcome.put.internal_id, doc));
@@ -275,7 +276,15 @@ void Collection::LeadGroupCommit(absl::FunctionRef<bool()> own_done) {
     }
     {
       MutexLock lock(&write_mu_);
-      auto results = store_->PutDocuments(record_, docs, WriteOptions{sync});
+      // Room in the vector index first: it must not fail once the store
+      // holds the documents.
+      const absl::Status room = semantic_index_
+                                    ? semantic_index_->Reserve(docs.size())
+                                    : absl::OkStatus();
+      using Results = absl::StatusOr<std::vector<absl::StatusOr<PutResult>>>;
+      Results results =
+          room.ok() ? store_->PutDocuments(record_, docs, WriteOptions{sync})
+                    : Results(room);
       for (size_t i = 0; i < round.size(); ++i) {
         PendingPut& put = *round[i];
         put.result = results.ok() ? std::move((*results)[i]) : results.status();
@@ -480,6 +489,12 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
   ASSIGN_OR_RETURN(const uint32_t id_bound, store_->InternalIdBound(record_));
   minhash_index_->Reserve(id_bound);
   if (simhash_index_) simhash_index_->Reserve(id_bound);
+  if (semantic_index_) {
+    // Ids spread evenly over the shards (id % shards): sized once, not by
+    // doubling as they come.
+    RETURN_IF_ERROR(semantic_index_->Reserve(
+        id_bound / semantic_index_->shards() + 1));
+  }
   auto flush = [&]() -> absl::Status {
     RETURN_IF_ERROR(minhash_index_->BulkInsert(ids, minhashes, threads));
     if (simhash_index_) {

@@ -137,6 +137,69 @@ TEST_F(CliServerTest, IngestFoldersOfMarkupAndPdf) {
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("<p>")));
 }
 
+// A collection with an embedding space through the CLI: vectors ingested
+// from a JSONL field, a semantic query by a vector, a hybrid query by text
+// and vector, export and import keeping the vectors.
+TEST_F(CliServerTest, EmbeddingSpaceIngestQueryExportImport) {
+  Result r =
+      Run("collections create vec --threshold 0.5 --store-text "
+          "--embedding-model m@1 --embedding-dim 4");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("embedding: model_id=m@1 dim=4"));
+  const std::string vectors[] = {"[1,0,0,0]", "[0,1,0,0]", "[0,0,1,0]"};
+  std::string jsonl;
+  for (int i = 0; i < 3; ++i) {
+    absl::StrAppend(&jsonl, "{\"id\":\"d", i, "\",\"text\":\"",
+                    GeneratedText(i), "\",\"vec\":", vectors[i], "}\n");
+  }
+  const std::string file = temp_.Write("vec.jsonl", jsonl);
+  r = Run("ingest " + file + " -c vec --id-field id --embedding-field vec");
+  EXPECT_EQ(r.exit_code, 1);  // the model must be named
+  EXPECT_THAT(r.out, HasSubstr("--embedding-model"));
+  r = Run("ingest " + file +
+          " -c vec --id-field id --embedding-field vec --embedding-model m@1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r = Run("ingest " + file +
+          " -c vec --id-field id --embedding-field missing "
+          "--embedding-model m@1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("no field 'missing'"));
+
+  r =
+      Run("query -c vec --algorithm semantic --embedding 0.1,0.9,0,0 "
+          "--embedding-model m@1 --min-cosine 0.5");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("d1"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("d0")));
+  r =
+      Run("query -c vec --algorithm semantic --embedding 0.1,0.9,0,0 "
+          "--embedding-model other");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("not comparable"));
+  const std::string probe = temp_.Write("probe.txt", GeneratedText(2));
+  r = Run("query " + probe +
+          " -c vec --algorithm hybrid-all --embedding '[0,0,1,0]' "
+          "--embedding-model m@1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("d2"));
+  EXPECT_THAT(r.out, HasSubstr("cosine=1.0000"));
+
+  // Export with signatures carries the vectors; an import restores them.
+  const std::string dump = temp_.path() + "/vec.dump.jsonl";
+  ASSERT_EQ(Run("export -c vec --with-signatures -o " + dump).exit_code, 0);
+  ASSERT_EQ(Run("collections create vec2 --threshold 0.5 --store-text "
+                "--embedding-model m@1 --embedding-dim 4")
+                .exit_code,
+            0);
+  r = Run("ingest " + dump + " -c vec2");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r =
+      Run("query -c vec2 --algorithm semantic --embedding '[0,0,1,0]' "
+          "--embedding-model m@1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("d2"));
+}
+
 TEST_F(CliServerTest, IngestErrorsNameFileAndLine) {
   ASSERT_EQ(Run("collections create c").exit_code, 0);
   const std::string bad = temp_.Write(

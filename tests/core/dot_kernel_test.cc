@@ -6,6 +6,8 @@
 #include <random>
 #include <vector>
 
+#include "neardup/core/internal/minhash_kernel.h"  // CpuHasAvx2
+
 namespace neardup::internal {
 namespace {
 
@@ -46,6 +48,41 @@ TEST(DotKernel, EveryKernelGivesThePortableBits) {
     same_bits("dispatched");
   }
   std::printf("dot kernel in use: %s\n", std::string(DotKernelName()).c_str());
+}
+
+// The int8 kernels are exact integer sums: every kernel equals a plain
+// loop, extreme codes included.
+TEST(DotKernel, Int8KernelsAreExact) {
+  std::mt19937 rng(19);
+  std::uniform_int_distribution<int> code(-127, 127);
+  for (size_t stride : {size_t{32}, size_t{64}, size_t{416}, size_t{4096}}) {
+    constexpr size_t kRows = 29;
+    std::vector<int8_t> query(stride), rows(kRows * stride);
+    for (int8_t& x : query) x = static_cast<int8_t>(code(rng));
+    for (int8_t& x : rows) x = static_cast<int8_t>(code(rng));
+    // The largest sum there can be: every product 127 * 127.
+    std::fill(rows.begin(), rows.begin() + stride, int8_t{127});
+    std::fill(query.begin(), query.begin() + stride / 2, int8_t{127});
+    std::vector<int32_t> expected(kRows), got(kRows);
+    for (size_t r = 0; r < kRows; ++r) {
+      int64_t sum = 0;
+      for (size_t i = 0; i < stride; ++i)
+        sum += query[i] * rows[r * stride + i];
+      expected[r] = static_cast<int32_t>(sum);
+    }
+    Int8DotManyPortable(query.data(), rows.data(), kRows, stride, got.data());
+    EXPECT_EQ(got, expected) << "portable stride " << stride;
+    if (CpuHasAvx2()) {
+      Int8DotManyAvx2(query.data(), rows.data(), kRows, stride, got.data());
+      EXPECT_EQ(got, expected) << "avx2 stride " << stride;
+    }
+    if (CpuHasAvx512Bw()) {
+      Int8DotManyAvx512(query.data(), rows.data(), kRows, stride, got.data());
+      EXPECT_EQ(got, expected) << "avx512 stride " << stride;
+    }
+    Int8DotMany(query.data(), rows.data(), kRows, stride, got.data());
+    EXPECT_EQ(got, expected) << "dispatched stride " << stride;
+  }
 }
 
 }  // namespace

@@ -55,6 +55,36 @@ TEST(FlatVectorIndex, MatchesBruteForceThroughChurn) {
   EXPECT_GE(index->memory_bytes(), truth.size() * 32 * sizeof(float));
 }
 
+// The int8 pass settles most rows by their bounds; the answer is still
+// the float scan's, in a higher dimension too.
+TEST(FlatVectorIndex, Int8BoundsSpareMostRows) {
+  std::mt19937 rng(41);
+  std::normal_distribution<float> normal;
+  constexpr int kHighDim = 384;
+  ASSERT_OK_AND_ASSIGN(auto index, FlatVectorIndex::Create(kHighDim));
+  std::vector<std::vector<float>> vectors;
+  for (uint32_t id = 0; id < 4000; ++id) {
+    std::vector<float> v(kHighDim);
+    for (float& x : v) x = normal(rng);
+    vectors.push_back(*UnitEmbedding(v, kHighDim));
+    ASSERT_OK(index->Upsert(id, vectors.back()));
+  }
+  for (int q = 0; q < 10; ++q) {
+    std::vector<float> probe(kHighDim);
+    for (float& x : probe) x = normal(rng);
+    probe = *UnitEmbedding(probe, kHighDim);
+    std::vector<IdCosine> expected;
+    for (uint32_t id = 0; id < vectors.size(); ++id) {
+      expected.push_back({id, *index->Cosine(id, probe)});
+    }
+    std::sort(expected.begin(), expected.end(), BetterMatch);
+    expected.resize(10);
+    ASSERT_OK_AND_ASSIGN(const auto found, index->Search(probe, 10, -1));
+    EXPECT_EQ(found, expected);
+    EXPECT_LT(FlatVectorIndex::LastRescored(), vectors.size() / 4);
+  }
+}
+
 TEST(FlatVectorIndex, FloorAndErrors) {
   EXPECT_FALSE(FlatVectorIndex::Create(0).ok());
   std::mt19937 rng(29);
@@ -70,6 +100,21 @@ TEST(FlatVectorIndex, FloorAndErrors) {
   EXPECT_EQ(index->Remove(9).code(), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(found, index->Search(a, 0, -1));
   EXPECT_TRUE(found.empty());
+}
+
+// Reserve makes the room up front; the vectors that follow fit in it.
+TEST(FlatVectorIndex, ReserveMakesRoomAhead) {
+  std::mt19937 rng(31);
+  ASSERT_OK_AND_ASSIGN(auto index, FlatVectorIndex::Create(kDim));
+  const size_t empty = index->memory_bytes();
+  ASSERT_OK(index->Reserve(1000));
+  const size_t reserved = index->memory_bytes();
+  EXPECT_GE(reserved - empty, 1000 * 32 * sizeof(float));
+  for (uint32_t id = 0; id < 1000; ++id) {
+    ASSERT_OK(index->Upsert(id, RandomUnit(rng)));
+  }
+  EXPECT_EQ(index->memory_bytes(), reserved);  // nothing allocated since
+  EXPECT_EQ(index->size(), 1000u);
 }
 
 }  // namespace

@@ -109,6 +109,31 @@ TEST(SemanticIndex, ExactSearchIsBruteForce) {
   }
 }
 
+// Graph shards grow ahead by Reserve, then take the vectors without
+// growing again; both kinds of shard still answer.
+TEST(SemanticIndex, ReserveGrowsEveryShard) {
+  std::mt19937 rng(37);
+  for (const bool exact : {false, true}) {
+    ASSERT_OK_AND_ASSIGN(
+        auto index,
+        SemanticIndex::Create({.dim = kDim, .initial_capacity = 4}, 2, exact));
+    ASSERT_OK(index->Reserve(300));
+    const size_t reserved = index->memory_bytes();
+    std::vector<float> last;
+    for (uint32_t id = 0; id < 300; ++id) {
+      last = RandomUnit(rng);
+      ASSERT_OK(index->Upsert(id, last));
+    }
+    EXPECT_EQ(index->size(), 300u);
+    if (exact) {
+      EXPECT_EQ(index->memory_bytes(), reserved);
+    }
+    ASSERT_OK_AND_ASSIGN(const auto found, index->Search(last, 1, 0.99f));
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].id, 299u);
+  }
+}
+
 TEST(SemanticIndex, ReplaceRemoveAndFloor) {
   std::mt19937 rng(11);
   ASSERT_OK_AND_ASSIGN(auto index, SemanticIndex::Create({.dim = kDim}, 2));

@@ -1,15 +1,14 @@
 #include "export_dump.h"
 
 #include <cinttypes>
-#include <cmath>
 #include <cstdio>
-#include <limits>
 #include <map>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "embedding_input.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/json.h"
 
@@ -168,28 +167,14 @@ absl::StatusOr<v1::Document> DecodeExportLine(std::string_view line) {
   if (json.contains("embedding")) {
     const nlohmann::json& embedding = json["embedding"];
     if (!embedding.is_object() || !embedding.contains("model_id") ||
-        !embedding["model_id"].is_string() || !embedding.contains("values") ||
-        !embedding["values"].is_array()) {
+        !embedding["model_id"].is_string()) {
       return absl::InvalidArgumentError(
           "\"embedding\" must be an object with a string \"model_id\" and an "
           "array of numbers \"values\"");
     }
-    v1::Embedding* out = doc.mutable_embedding();
-    out->set_model_id(embedding["model_id"].get<std::string>());
-    for (const nlohmann::json& value : embedding["values"]) {
-      if (!value.is_number()) {
-        return absl::InvalidArgumentError(
-            "\"embedding\".\"values\" must hold numbers only");
-      }
-      const double x = value.get<double>();
-      if (!std::isfinite(x) ||
-          std::abs(x) > std::numeric_limits<float>::max()) {
-        return absl::InvalidArgumentError(
-            "\"embedding\".\"values\" holds a number that does not fit a "
-            "float");
-      }
-      out->add_values(static_cast<float>(x));
-    }
+    auto parsed = EmbeddingFromJson(embedding, "", "\"embedding\"");
+    if (!parsed.ok()) return parsed.status();
+    *doc.mutable_embedding() = *std::move(parsed);
   }
   return doc;
 }

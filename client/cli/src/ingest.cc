@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "embedding_input.h"
 #include "export_dump.h"
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
@@ -76,6 +78,16 @@ class DocumentSource final : public UpsertSource {
         bad = absl::InvalidArgumentError(
             absl::StrCat("empty id in field '", cmd_.id_field, "'"));
       }
+      std::optional<v1::Embedding> embedding;
+      if (bad.ok() && !cmd_.embedding_field.empty()) {
+        absl::StatusOr<v1::Embedding> read =
+            EmbeddingOf(record.file, record.bytes);
+        if (read.ok()) {
+          embedding = *std::move(read);
+        } else {
+          bad = read.status();
+        }
+      }
       if (!bad.ok()) {
         bad = absl::InvalidArgumentError(
             absl::StrCat(reader_.DisplayName(record.file), ":", record.line,
@@ -94,6 +106,7 @@ class DocumentSource final : public UpsertSource {
       if (cmd_.insert_only_below > 0) {
         request->set_insert_only_below(cmd_.insert_only_below);
       }
+      if (embedding) *request->mutable_embedding() = *std::move(embedding);
       return true;
     }
   }
@@ -122,6 +135,24 @@ class DocumentSource final : public UpsertSource {
     return type && *type != extract::ContentType::kPlainText
                ? std::string(extract::ContentTypeName(*type))
                : std::string();
+  }
+
+  // --embedding-field of a JSONL record: an array of numbers (or an object
+  // with "values" and "model_id"), tagged with --embedding-model.
+  absl::StatusOr<v1::Embedding> EmbeddingOf(uint32_t file,
+                                            std::string_view bytes) const {
+    if (reader_.file(file).format != dataset::Format::kJsonl) {
+      return absl::InvalidArgumentError(
+          "--embedding-field reads JSONL records only");
+    }
+    const nlohmann::json json = nlohmann::json::parse(bytes, nullptr, false);
+    if (!json.is_object() || !json.contains(cmd_.embedding_field)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no field '", cmd_.embedding_field, "' (--embedding-field)"));
+    }
+    return EmbeddingFromJson(
+        json[cmd_.embedding_field], cmd_.embedding_model,
+        absl::StrCat("field '", cmd_.embedding_field, "'"));
   }
 
   std::string BaseName(uint32_t file) const {

@@ -15,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "embedding_input.h"
 #include "export_dump.h"
 #include "google/protobuf/util/json_util.h"
 #include "ingest.h"
@@ -131,16 +132,6 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
   out << "  store_text=" << (config.store_text() ? "yes" : "no") << "\n";
 }
 
-// A float from JSON or text, refused when it does not fit a float.
-absl::StatusOr<float> FloatOf(double value) {
-  if (!std::isfinite(value) ||
-      std::abs(value) > std::numeric_limits<float>::max()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--embedding: ", value, " does not fit a float"));
-  }
-  return static_cast<float>(value);
-}
-
 // --embedding: "0.1,0.2,...", or @FILE holding a JSON array of numbers or
 // what `neardup embed` prints ({"model_id", "dim", "values"}). The model is
 // --embedding-model, else the file's model_id.
@@ -157,50 +148,18 @@ absl::StatusOr<v1::Embedding> ParseEmbeddingFlag(std::string_view flag,
     content << in.rdbuf();
     text = content.str();
   }
-  v1::Embedding embedding;
-  embedding.set_model_id(model);
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
-    const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-    if (json.is_discarded() || !json.contains("values") ||
-        !json["values"].is_array()) {
-      return absl::InvalidArgumentError(
-          "--embedding: a JSON object needs a \"values\" array (as neardup "
-          "embed prints)");
-    }
-    for (const nlohmann::json& value : json["values"]) {
-      if (!value.is_number()) {
-        return absl::InvalidArgumentError(
-            "--embedding: \"values\" must hold numbers only");
-      }
-      ASSIGN_OR_RETURN(const float x, FloatOf(value.get<double>()));
-      embedding.add_values(x);
-    }
-    if (model.empty() && json.contains("model_id") &&
-        json["model_id"].is_string()) {
-      embedding.set_model_id(json["model_id"].get<std::string>());
-    }
-  } else {
-    for (absl::string_view part : absl::StrSplit(
-             text, absl::ByAnyChar(",[] \t\r\n"), absl::SkipEmpty())) {
-      double value = 0;
-      if (!absl::SimpleAtod(part, &value)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--embedding: \"", part, "\" is not a number"));
-      }
-      ASSIGN_OR_RETURN(const float x, FloatOf(value));
-      embedding.add_values(x);
-    }
+  if (first == std::string::npos ||
+      (text[first] != '{' && text[first] != '[')) {
+    text = absl::StrCat("[", text, "]");  // a bare comma-separated list
   }
-  if (embedding.values().empty()) {
-    return absl::InvalidArgumentError("--embedding holds no numbers");
-  }
-  if (embedding.model_id().empty()) {
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded()) {
     return absl::InvalidArgumentError(
-        "--embedding: name its model with --embedding-model (the "
-        "collection's embedding model_id)");
+        "--embedding: expected numbers separated by commas, a JSON array, or "
+        "what neardup embed prints");
   }
-  return embedding;
+  return EmbeddingFromJson(json, model, "--embedding");
 }
 
 }  // namespace
@@ -530,6 +489,12 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   ingest->add_option("--insert-only-below", cmd->insert_only_below,
                      "skip documents with a stored near-duplicate at or above "
                      "this Jaccard (dedup-on-write)");
+  ingest->add_option("--embedding-field", cmd->embedding_field,
+                     "JSONL field with each document's vector (an array of "
+                     "numbers), for collections with an embedding space");
+  ingest->add_option("--embedding-model", cmd->embedding_model,
+                     "model id of --embedding-field's vectors (must be the "
+                     "collection's)");
   ingest->add_flag("--skip-invalid", cmd->skip_invalid,
                    "count and skip malformed records instead of stopping");
   ingest->add_flag("--no-progress", cmd->no_progress, "no progress line");

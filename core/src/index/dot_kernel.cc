@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "neardup/core/internal/minhash_kernel.h"  // CpuHasAvx2
+
 namespace neardup::internal {
 namespace {
 
@@ -67,6 +69,84 @@ __attribute__((target("avx512f"))) void DotManyAvx512(const float* query,
     _mm512_store_ps(lanes, sum);
     out[r] = Reduce16(lanes);
   }
+}
+
+void Int8DotManyPortable(const int8_t* query, const int8_t* rows, size_t n,
+                         size_t stride, int32_t* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const int8_t* row = rows + r * stride;
+    int32_t sum = 0;
+    for (size_t i = 0; i < stride; ++i) sum += int32_t{query[i]} * row[i];
+    out[r] = sum;
+  }
+}
+
+__attribute__((target("avx2"))) void Int8DotManyAvx2(const int8_t* query,
+                                                     const int8_t* rows,
+                                                     size_t n, size_t stride,
+                                                     int32_t* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const int8_t* row = rows + r * stride;
+    __m256i sum = _mm256_setzero_si256();
+    for (size_t i = 0; i < stride; i += kInt8Lanes) {
+      const __m256i q =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(query + i));
+      const __m256i x =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i));
+      // Widened to int16, multiplied and summed in pairs into int32.
+      sum = _mm256_add_epi32(
+          sum,
+          _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(q)),
+                            _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x))));
+      sum = _mm256_add_epi32(
+          sum, _mm256_madd_epi16(
+                   _mm256_cvtepi8_epi16(_mm256_extracti128_si256(q, 1)),
+                   _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1))));
+    }
+    alignas(32) int32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), sum);
+    int32_t total = 0;
+    for (int32_t lane : lanes) total += lane;
+    out[r] = total;
+  }
+}
+
+__attribute__((target("avx512f,avx512bw"))) void Int8DotManyAvx512(
+    const int8_t* query, const int8_t* rows, size_t n, size_t stride,
+    int32_t* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const int8_t* row = rows + r * stride;
+    __m512i sum = _mm512_setzero_si512();
+    for (size_t i = 0; i < stride; i += kInt8Lanes) {
+      const __m512i q = _mm512_cvtepi8_epi16(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(query + i)));
+      const __m512i x = _mm512_cvtepi8_epi16(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i)));
+      sum = _mm512_add_epi32(sum, _mm512_madd_epi16(q, x));
+    }
+    // (Not _mm512_reduce_add_epi32: GCC 12 warns inside it.)
+    alignas(64) int32_t lanes[16];
+    _mm512_store_si512(lanes, sum);
+    int32_t total = 0;
+    for (int32_t lane : lanes) total += lane;
+    out[r] = total;
+  }
+}
+
+bool CpuHasAvx512Bw() {
+  static const bool has =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return has;
+}
+
+void Int8DotMany(const int8_t* query, const int8_t* rows, size_t n,
+                 size_t stride, int32_t* out) {
+  using Kernel =
+      void (*)(const int8_t*, const int8_t*, size_t, size_t, int32_t*);
+  static const Kernel kernel = CpuHasAvx512Bw() ? Int8DotManyAvx512
+                               : CpuHasAvx2()   ? Int8DotManyAvx2
+                                                : Int8DotManyPortable;
+  kernel(query, rows, n, stride, out);
 }
 
 bool CpuHasAvx2Fma() {

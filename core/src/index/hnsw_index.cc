@@ -110,6 +110,19 @@ absl::Status HnswIndex::Upsert(uint32_t id, std::span<const float> unit) {
   return absl::OkStatus();
 }
 
+absl::Status HnswIndex::Reserve(size_t additional) {
+  WriterLock lock(&impl_->mu);
+  hnswlib::HierarchicalNSW<float>& graph = impl_->graph;
+  const size_t needed = graph.cur_element_count + additional;
+  if (needed <= graph.max_elements_) return absl::OkStatus();
+  try {
+    graph.resizeIndex(std::max(needed, graph.max_elements_ * 2));
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(absl::StrCat("HNSW index: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status HnswIndex::Remove(uint32_t id) {
   WriterLock lock(&impl_->mu);
   if (impl_->live.erase(id) == 0) {

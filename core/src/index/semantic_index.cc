@@ -69,6 +69,15 @@ absl::Status SemanticIndex::BulkUpsert(std::span<const uint32_t> ids,
   return absl::OkStatus();
 }
 
+absl::Status SemanticIndex::Reserve(size_t additional) {
+  for (const auto& shard : shards_) {
+    if (absl::Status room = shard->Reserve(additional); !room.ok()) {
+      return room;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SemanticIndex::Remove(uint32_t id) {
   return shard_of(id).Remove(id);
 }

@@ -81,6 +81,9 @@ struct ServerCommands {
   double insert_only_below = 0;  // 0: plain upserts
   bool skip_invalid = false;
   bool no_progress = false;
+  // ingest: JSONL field holding each document's vector (collections with an
+  // embedding space whose vectors come from the client).
+  std::string embedding_field;
   // query / get / delete
   std::string input;  // query text file, "-" for stdin
   std::string text;

@@ -43,6 +43,7 @@ class HnswIndex : public VectorIndex {
   absl::Status Upsert(uint32_t id, std::span<const float> unit) override;
   // NOT_FOUND when `id` is not in the index.
   absl::Status Remove(uint32_t id) override;
+  absl::Status Reserve(size_t additional) override;
   // Up to k neighbours with cosine >= min_cosine, best first (ties: lower
   // id). Approximate: see ef_search.
   absl::StatusOr<std::vector<IdCosine>> Search(

@@ -36,6 +36,9 @@ class SemanticIndex {
                           std::span<const float> vectors, int threads);
   // NOT_FOUND when `id` is not indexed.
   absl::Status Remove(uint32_t id);
+  // Room for `additional` more vectors in every shard (see
+  // VectorIndex::Reserve): which shard they land in is not known yet.
+  absl::Status Reserve(size_t additional);
 
   // Up to k neighbours with cosine >= min_cosine, best first (ties: lower
   // id): each shard's k best (approximate with graphs, see
@@ -51,6 +54,7 @@ class SemanticIndex {
   size_t size() const;
   size_t memory_bytes() const;
   int dim() const { return dim_; }
+  size_t shards() const { return shards_.size(); }
 
  private:
   SemanticIndex(std::vector<std::unique_ptr<VectorIndex>> shards, int dim);

@@ -47,6 +47,11 @@ class VectorIndex {
   virtual absl::Status Upsert(uint32_t id, std::span<const float> unit) = 0;
   // NOT_FOUND when `id` is not in the index.
   virtual absl::Status Remove(uint32_t id) = 0;
+  // Makes room for `additional` more vectors now, so that the upserts that
+  // follow do not allocate: RESOURCE_EXHAUSTED when memory is short. (A
+  // collection reserves before it writes the store, so that its index
+  // cannot fail after the write.)
+  virtual absl::Status Reserve(size_t additional) = 0;
   // Up to k neighbours with cosine >= min_cosine, best first.
   virtual absl::StatusOr<std::vector<IdCosine>> Search(
       std::span<const float> unit, size_t k, float min_cosine = -1) const = 0;

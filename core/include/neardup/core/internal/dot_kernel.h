@@ -9,6 +9,7 @@
 // the CPU.
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace neardup::internal {
@@ -31,6 +32,22 @@ void DotManyAvx512(const float* query, const float* rows, size_t n,
                    size_t stride, float* out);
 bool CpuHasAvx2Fma();
 bool CpuHasAvx512();
+
+// The same over int8 codes (rows padded with zeros to a multiple of
+// kInt8Lanes): out[r] = sum of query[i] * rows[r * stride + i] in int32,
+// exact (|codes| <= 127 and stride <= 4096 cannot overflow), so every
+// kernel gives the same numbers.
+inline constexpr size_t kInt8Lanes = 32;
+void Int8DotMany(const int8_t* query, const int8_t* rows, size_t n,
+                 size_t stride, int32_t* out);
+void Int8DotManyPortable(const int8_t* query, const int8_t* rows, size_t n,
+                         size_t stride, int32_t* out);
+// AVX2 (CpuHasAvx2 in minhash_kernel.h); and AVX-512BW.
+void Int8DotManyAvx2(const int8_t* query, const int8_t* rows, size_t n,
+                     size_t stride, int32_t* out);
+void Int8DotManyAvx512(const int8_t* query, const int8_t* rows, size_t n,
+                       size_t stride, int32_t* out);
+bool CpuHasAvx512Bw();
 // "avx512", "avx2" or "portable".
 std::string_view DotKernelName();
 
