@@ -679,7 +679,12 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     }
     if (hit.minhash) SetMinHashScores(*hit.minhash, match);
     if (hit.distance) match->set_hamming_distance(*hit.distance);
-    if (hit.cosine) match->set_cosine(*hit.cosine);
+    if (hit.cosine) {
+      match->set_cosine(*hit.cosine);
+      // Semantic and hybrid answers rank by cosine: it is their similarity,
+      // even where MinHash scores are there too.
+      match->set_similarity(*hit.cosine);
+    }
     if (hit_tlsh[h]) {
       match->set_tlsh_distance(TlshDistance(*probe_tlsh, *hit_tlsh[h]));
     }

@@ -1,6 +1,7 @@
 #include "neardup/storage/collection.h"
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -290,10 +291,18 @@ void Collection::LeadGroupCommit(absl::FunctionRef<bool()> own_done) {
         put.result = results.ok() ? std::move((*results)[i]) : results.status();
         if (!put.result.ok()) continue;
         // The store accepted the signatures, so the indexes will too.
-        if (absl::Status indexed =
-                IndexDocument(put.result->internal_id, *put.doc);
-            !indexed.ok()) {
-          put.result = indexed;
+        // No exception may leave this loop: the round's writers would wait
+        // for ever on a leader that is gone.
+        try {
+          if (absl::Status indexed =
+                  IndexDocument(put.result->internal_id, *put.doc);
+              !indexed.ok()) {
+            put.result = indexed;
+          }
+        } catch (const std::exception& e) {
+          put.result = absl::ResourceExhaustedError(
+              absl::StrCat("indexing a stored document: ", e.what(),
+                           " (the index catches up at the next start)"));
         }
       }
     }
@@ -492,8 +501,8 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
   if (semantic_index_) {
     // Ids spread evenly over the shards (id % shards): sized once, not by
     // doubling as they come.
-    RETURN_IF_ERROR(semantic_index_->Reserve(
-        id_bound / semantic_index_->shards() + 1));
+    RETURN_IF_ERROR(
+        semantic_index_->Reserve(id_bound / semantic_index_->shards() + 1));
   }
   auto flush = [&]() -> absl::Status {
     RETURN_IF_ERROR(minhash_index_->BulkInsert(ids, minhashes, threads));

@@ -171,6 +171,19 @@ TEST_F(CliServerTest, EmbeddingSpaceIngestQueryExportImport) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("d1"));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("d0")));
+  // A bare list separated by spaces, as numpy.savetxt writes.
+  const std::string saved = temp_.Write("vec.txt", "0.1 0.9\n0 0\n");
+  r = Run("query -c vec --algorithm semantic --embedding @" + saved +
+          " --embedding-model m@1 --min-cosine 0.5");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("d1"));
+  // Vectors come from JSONL only: a CSV stops the ingest, even with
+  // --skip-invalid.
+  const std::string csv = temp_.Write("vec.csv", "id,text\nx,some text\n");
+  r = Run("ingest " + csv +
+          " -c vec --embedding-field vec --embedding-model m@1 --skip-invalid");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("JSONL records only"));
   r =
       Run("query -c vec --algorithm semantic --embedding 0.1,0.9,0,0 "
           "--embedding-model other");

@@ -646,6 +646,9 @@ TEST_F(NeardupdTest, SemanticAndHybridQueries) {
   EXPECT_EQ(found->matches(1).id(), "b0");
   EXPECT_TRUE(found->matches(1).has_exact_jaccard());
   EXPECT_LT(found->matches(1).cosine(), 0.9);
+  for (const v1::Match& m : found->matches()) {
+    EXPECT_DOUBLE_EQ(m.similarity(), m.cosine());  // ranked by cosine
+  }
   SetEmbedding(TestVector(0, 7), hybrid.mutable_embedding());
   hybrid.set_algorithm(v1::ALGORITHM_HYBRID_ALL);
   found = client_->Query(hybrid);

@@ -41,10 +41,10 @@ absl::StatusOr<v1::Embedding> EmbeddingFromJson(const nlohmann::json& json,
     embedding.add_values(static_cast<float>(x));
   }
   if (embedding.model_id().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what,
-                     ": name the vector's model with --embedding-model (the "
-                     "collection's embedding model_id)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what,
+        ": the vector names no model: give its model_id (on the command "
+        "line, --embedding-model; the collection's embedding model_id)"));
   }
   return embedding;
 }

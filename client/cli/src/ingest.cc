@@ -79,9 +79,15 @@ class DocumentSource final : public UpsertSource {
             absl::StrCat("empty id in field '", cmd_.id_field, "'"));
       }
       std::optional<v1::Embedding> embedding;
+      if (!cmd_.embedding_field.empty() &&
+          reader_.file(record.file).format != dataset::Format::kJsonl) {
+        // Not a bad record: the whole input is the wrong kind.
+        return Fail(absl::InvalidArgumentError(
+            absl::StrCat(reader_.DisplayName(record.file),
+                         ": --embedding-field reads JSONL records only")));
+      }
       if (bad.ok() && !cmd_.embedding_field.empty()) {
-        absl::StatusOr<v1::Embedding> read =
-            EmbeddingOf(record.file, record.bytes);
+        absl::StatusOr<v1::Embedding> read = EmbeddingOf(record.bytes);
         if (read.ok()) {
           embedding = *std::move(read);
         } else {
@@ -138,15 +144,14 @@ class DocumentSource final : public UpsertSource {
   }
 
   // --embedding-field of a JSONL record: an array of numbers (or an object
-  // with "values" and "model_id"), tagged with --embedding-model.
-  absl::StatusOr<v1::Embedding> EmbeddingOf(uint32_t file,
-                                            std::string_view bytes) const {
-    if (reader_.file(file).format != dataset::Format::kJsonl) {
-      return absl::InvalidArgumentError(
-          "--embedding-field reads JSONL records only");
-    }
+  // with "values" and "model_id"), tagged with --embedding-model. (The
+  // record is parsed again for it: vectors are not text fields.)
+  absl::StatusOr<v1::Embedding> EmbeddingOf(std::string_view bytes) const {
     const nlohmann::json json = nlohmann::json::parse(bytes, nullptr, false);
-    if (!json.is_object() || !json.contains(cmd_.embedding_field)) {
+    if (!json.is_object()) {
+      return absl::InvalidArgumentError("the record is not a JSON object");
+    }
+    if (!json.contains(cmd_.embedding_field)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "no field '", cmd_.embedding_field, "' (--embedding-field)"));
     }
@@ -300,6 +305,10 @@ class PendingIds {
 absl::Status RunIngest(const ServerCommands& cmd,
                        const client::ClientOptions& options,
                        std::ostream& out) {
+  if (!cmd.embedding_model.empty() && cmd.embedding_field.empty()) {
+    return absl::InvalidArgumentError(
+        "--embedding-model names the vectors of --embedding-field; give both");
+  }
   const dataset::DatasetOptions& input = cmd.input_files;
   ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files,
                    dataset::ListInputFiles(input));

@@ -151,7 +151,19 @@ absl::StatusOr<v1::Embedding> ParseEmbeddingFlag(std::string_view flag,
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos ||
       (text[first] != '{' && text[first] != '[')) {
-    text = absl::StrCat("[", text, "]");  // a bare comma-separated list
+    // A bare list, as numpy.savetxt writes or a shell passes: numbers
+    // separated by commas, spaces or line breaks.
+    nlohmann::json values = nlohmann::json::array();
+    for (absl::string_view part :
+         absl::StrSplit(text, absl::ByAnyChar(", \t\r\n"), absl::SkipEmpty())) {
+      double value = 0;
+      if (!absl::SimpleAtod(part, &value)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--embedding: \"", part, "\" is not a number"));
+      }
+      values.push_back(value);
+    }
+    return EmbeddingFromJson(values, model, "--embedding");
   }
   const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
   if (json.is_discarded()) {

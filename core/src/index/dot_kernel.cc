@@ -1,6 +1,8 @@
 #include "neardup/core/internal/dot_kernel.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cmath>
 
@@ -32,6 +34,18 @@ void DotManyPortable(const float* query, const float* rows, size_t n,
     out[r] = Reduce16(lanes);
   }
 }
+
+void Int8DotManyPortable(const int8_t* query, const int8_t* rows, size_t n,
+                         size_t stride, int32_t* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const int8_t* row = rows + r * stride;
+    int32_t sum = 0;
+    for (size_t i = 0; i < stride; ++i) sum += int32_t{query[i]} * row[i];
+    out[r] = sum;
+  }
+}
+
+#if defined(__x86_64__)
 
 __attribute__((target("avx2,fma"))) void DotManyAvx2(const float* query,
                                                      const float* rows,
@@ -68,16 +82,6 @@ __attribute__((target("avx512f"))) void DotManyAvx512(const float* query,
     alignas(64) float lanes[kDotLanes];
     _mm512_store_ps(lanes, sum);
     out[r] = Reduce16(lanes);
-  }
-}
-
-void Int8DotManyPortable(const int8_t* query, const int8_t* rows, size_t n,
-                         size_t stride, int32_t* out) {
-  for (size_t r = 0; r < n; ++r) {
-    const int8_t* row = rows + r * stride;
-    int32_t sum = 0;
-    for (size_t i = 0; i < stride; ++i) sum += int32_t{query[i]} * row[i];
-    out[r] = sum;
   }
 }
 
@@ -139,16 +143,6 @@ bool CpuHasAvx512Bw() {
   return has;
 }
 
-void Int8DotMany(const int8_t* query, const int8_t* rows, size_t n,
-                 size_t stride, int32_t* out) {
-  using Kernel =
-      void (*)(const int8_t*, const int8_t*, size_t, size_t, int32_t*);
-  static const Kernel kernel = CpuHasAvx512Bw() ? Int8DotManyAvx512
-                               : CpuHasAvx2()   ? Int8DotManyAvx2
-                                                : Int8DotManyPortable;
-  kernel(query, rows, n, stride, out);
-}
-
 bool CpuHasAvx2Fma() {
   static const bool has =
       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -158,6 +152,40 @@ bool CpuHasAvx2Fma() {
 bool CpuHasAvx512() {
   static const bool has = __builtin_cpu_supports("avx512f");
   return has;
+}
+
+#else  // no x86 SIMD: the portable kernels stand in
+
+bool CpuHasAvx512Bw() { return false; }
+bool CpuHasAvx2Fma() { return false; }
+bool CpuHasAvx512() { return false; }
+void DotManyAvx2(const float* query, const float* rows, size_t n, size_t stride,
+                 float* out) {
+  DotManyPortable(query, rows, n, stride, out);
+}
+void DotManyAvx512(const float* query, const float* rows, size_t n,
+                   size_t stride, float* out) {
+  DotManyPortable(query, rows, n, stride, out);
+}
+void Int8DotManyAvx2(const int8_t* query, const int8_t* rows, size_t n,
+                     size_t stride, int32_t* out) {
+  Int8DotManyPortable(query, rows, n, stride, out);
+}
+void Int8DotManyAvx512(const int8_t* query, const int8_t* rows, size_t n,
+                       size_t stride, int32_t* out) {
+  Int8DotManyPortable(query, rows, n, stride, out);
+}
+
+#endif
+
+void Int8DotMany(const int8_t* query, const int8_t* rows, size_t n,
+                 size_t stride, int32_t* out) {
+  using Kernel =
+      void (*)(const int8_t*, const int8_t*, size_t, size_t, int32_t*);
+  static const Kernel kernel = CpuHasAvx512Bw() ? Int8DotManyAvx512
+                               : CpuHasAvx2()   ? Int8DotManyAvx2
+                                                : Int8DotManyPortable;
+  kernel(query, rows, n, stride, out);
 }
 
 std::string_view DotKernelName() {

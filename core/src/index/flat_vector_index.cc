@@ -93,13 +93,21 @@ absl::Status FlatVectorIndex::Upsert(uint32_t id, std::span<const float> unit) {
 }
 
 absl::Status FlatVectorIndex::Reserve(size_t additional) {
-  WriterLock lock(&mu_);
-  const size_t needed = ids_.size() + additional;
-  if (needed <= ids_.capacity() && needed * stride_ <= rows_.capacity() &&
-      needed * code_stride_ <= codes_.capacity() &&
-      needed <= quantized_.capacity()) {
-    return absl::OkStatus();
+  // Writes call this per batch: most find room under the shared lock and
+  // never wait for searches to end.
+  auto has_room = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    const size_t needed = ids_.size() + additional;
+    return needed <= ids_.capacity() && needed * stride_ <= rows_.capacity() &&
+           needed * code_stride_ <= codes_.capacity() &&
+           needed <= quantized_.capacity();
+  };
+  {
+    ReaderLock lock(&mu_);
+    if (has_room()) return absl::OkStatus();
   }
+  WriterLock lock(&mu_);
+  if (has_room()) return absl::OkStatus();
+  const size_t needed = ids_.size() + additional;
   try {
     // Doubling, as push_back would, so that reserving per batch stays
     // amortized O(1) per vector.
@@ -159,8 +167,7 @@ absl::StatusOr<std::vector<IdCosine>> FlatVectorIndex::Search(
   // bound = scale_q * scale_r * (l1_q / 2 + l1_r / 2 + dim / 4) (each code
   // is off by at most half a step) + slack. Every row of the answer has an
   // upper bound at least the k-th best lower bound, and at least the floor.
-  thread_local std::vector<float> upper;
-  upper.resize(n);
+  std::vector<float> upper(n);        // per call: no buffer outlives the query
   std::vector<float> lowest_of_best;  // min-heap of the k best lower bounds
   lowest_of_best.reserve(k + 1);
   int32_t dots[kBlockRows];

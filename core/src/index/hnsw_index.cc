@@ -103,14 +103,23 @@ absl::Status HnswIndex::Upsert(uint32_t id, std::span<const float> unit) {
     }
     // An existing label (live or deleted) is updated in place and undeleted.
     graph.addPoint(unit.data(), id);
+    impl_->live.insert(id);
   } catch (const std::exception& e) {
+    // A point added but not live is never returned (searches check live).
     return absl::ResourceExhaustedError(absl::StrCat("HNSW index: ", e.what()));
   }
-  impl_->live.insert(id);
   return absl::OkStatus();
 }
 
 absl::Status HnswIndex::Reserve(size_t additional) {
+  {
+    // Most calls find room without waiting for searches to end.
+    ReaderLock lock(&impl_->mu);
+    if (impl_->graph.cur_element_count + additional <=
+        impl_->graph.max_elements_) {
+      return absl::OkStatus();
+    }
+  }
   WriterLock lock(&impl_->mu);
   hnswlib::HierarchicalNSW<float>& graph = impl_->graph;
   const size_t needed = graph.cur_element_count + additional;
