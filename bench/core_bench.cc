@@ -170,6 +170,20 @@ void BM_KernelAvx2(benchmark::State& state) {
 }
 BENCHMARK(BM_KernelAvx2);
 
+void BM_KernelAvx512(benchmark::State& state) {
+  if (!internal::CpuHasAvx512Dq()) {
+    state.SkipWithError("CPU has no AVX-512 F+DQ");
+    return;
+  }
+  const auto hashes = RandomHashes(500);
+  uint64_t slots[128];
+  for (auto _ : state) {
+    internal::MinHashSlotsAvx512(hashes.data(), hashes.size(), 128, slots);
+    benchmark::DoNotOptimize(slots);
+  }
+}
+BENCHMARK(BM_KernelAvx512);
+
 void BM_EstimateJaccard128(benchmark::State& state) {
   const auto a = RandomHashes(64);
   const auto b = RandomHashes(64);

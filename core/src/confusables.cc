@@ -19,7 +19,9 @@ namespace neardup::internal {
 struct ConfusableSkeleton::Tables {
   // ASCII: the prototype of each byte ("m" -> "rn", "0" -> "O", "1" -> "l").
   std::array<std::string, 128> ascii;
-  std::array<bool, 128> ascii_identity{};
+  // Indexed by any byte: false from 0x80 on, so one lookup ends a run.
+  std::array<bool, 256> ascii_identity{};
+  std::array<bool, 128> ascii_prototype_is_ascii{};
   // Every other code point whose skeleton is not itself.
   absl::flat_hash_map<char32_t, std::string> other;
   const icu::Normalizer2* nfd = nullptr;
@@ -85,6 +87,7 @@ ConfusableSkeleton::ConfusableSkeleton() {
     if (cp < 0x80) {
       tables->ascii[cp] = skeleton;
       tables->ascii_identity[cp] = skeleton == utf8;
+      tables->ascii_prototype_is_ascii[cp] = IsAscii(skeleton);
     } else if (skeleton != utf8) {
       tables->other.emplace(cp, skeleton);
     }
@@ -135,14 +138,19 @@ absl::Status ConfusableSkeleton::Append(std::string_view text,
   mapped.reserve(source.size() + source.size() / 8);
   bool non_ascii = false;
   for (size_t i = 0; i < source.size();) {
+    // Most of a text is ASCII that maps to itself: copied a run at a time.
+    size_t run_end = i;
+    while (run_end < source.size() &&
+           t.ascii_identity[static_cast<unsigned char>(source[run_end])]) {
+      ++run_end;
+    }
+    mapped.append(source.data() + i, run_end - i);
+    i = run_end;
+    if (i == source.size()) break;
     const unsigned char b = static_cast<unsigned char>(source[i]);
     if (b < 0x80) {
-      if (t.ascii_identity[b]) {
-        mapped.push_back(static_cast<char>(b));
-      } else {
-        mapped.append(t.ascii[b]);
-        non_ascii = non_ascii || !IsAscii(t.ascii[b]);
-      }
+      mapped.append(t.ascii[b]);
+      non_ascii = non_ascii || !t.ascii_prototype_is_ascii[b];
       ++i;
       continue;
     }
@@ -239,12 +247,11 @@ char SmallCapitalLetter(char32_t cp) {
 void AppendFoldedSmallCapitals(std::string_view text, std::string* out) {
   out->reserve(out->size() + text.size());
   for (size_t i = 0; i < text.size();) {
-    const unsigned char b = static_cast<unsigned char>(text[i]);
-    if (b < 0x80) {
-      out->push_back(static_cast<char>(b));
-      ++i;
-      continue;
-    }
+    // Small capitals are never ASCII: ASCII runs are copied whole.
+    const size_t ascii_run = FirstNonAscii(text.substr(i));
+    out->append(text.data() + i, ascii_run);
+    i += ascii_run;
+    if (i == text.size()) break;
     char32_t cp = 0;
     int n = DecodeUtf8(text, i, &cp);
     if (n == 0) n = 1;  // callers pass valid UTF-8; never loop

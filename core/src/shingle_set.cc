@@ -70,11 +70,15 @@ double ExactJaccard64(std::span<const uint64_t> a,
 }
 
 void SortUniqueHashes(std::vector<uint64_t>* hashes) {
-  const size_t n = hashes->size();
+  hashes->resize(SortUniqueHashes(std::span<uint64_t>(*hashes)));
+}
+
+size_t SortUniqueHashes(std::span<uint64_t> hashes) {
+  const size_t n = hashes.size();
   if (n < 64) {
-    std::sort(hashes->begin(), hashes->end());
-    hashes->erase(std::unique(hashes->begin(), hashes->end()), hashes->end());
-    return;
+    std::sort(hashes.begin(), hashes.end());
+    return static_cast<size_t>(std::unique(hashes.begin(), hashes.end()) -
+                               hashes.begin());
   }
   // Hashes are close to uniform: one counting pass on the top bits leaves
   // ~1 value per bucket, and each bucket is then sorted on its own
@@ -90,11 +94,11 @@ void SortUniqueHashes(std::vector<uint64_t>* hashes) {
   internal::TrimScratch(starts, size_t{1} << bits);
   internal::TrimScratch(next, size_t{1} << bits);
   starts.assign((size_t{1} << bits) + 1, 0);
-  for (uint64_t v : *hashes) ++starts[(v >> shift) + 1];
+  for (uint64_t v : hashes) ++starts[(v >> shift) + 1];
   for (size_t b = 1; b < starts.size(); ++b) starts[b] += starts[b - 1];
   sorted.resize(n);
   next.assign(starts.begin(), starts.end() - 1);
-  for (uint64_t v : *hashes) sorted[next[v >> shift]++] = v;
+  for (uint64_t v : hashes) sorted[next[v >> shift]++] = v;
   for (size_t b = 0; b + 1 < starts.size(); ++b) {
     uint64_t* const first = sorted.data() + starts[b];
     uint64_t* const last = sorted.data() + starts[b + 1];
@@ -109,7 +113,9 @@ void SortUniqueHashes(std::vector<uint64_t>* hashes) {
       *j = value;
     }
   }
-  hashes->assign(sorted.begin(), std::unique(sorted.begin(), sorted.end()));
+  const auto last = std::unique(sorted.begin(), sorted.end());
+  std::copy(sorted.begin(), last, hashes.begin());
+  return static_cast<size_t>(last - sorted.begin());
 }
 
 std::string EncodeShingleSet(std::span<const uint64_t> sorted) {

@@ -68,5 +68,23 @@ TEST(MinHashKernel, Avx2MatchesScalarWhenAvailable) {
   }
 }
 
+TEST(MinHashKernel, Avx512MatchesScalarWhenAvailable) {
+  if (!CpuHasAvx512Dq()) {
+    EXPECT_NE(MinHashKernelName(), "avx512");
+    GTEST_SKIP() << "this CPU has no AVX-512 F+DQ";
+  }
+  // 128 takes one 16-register pass; 96, 160 and 288 add 32-slot passes.
+  for (int h : {32, 96, 128, 160, 288}) {
+    for (size_t n : {0u, 1u, 3u, 1000u}) {
+      auto hashes = RandomHashes(n, n + h);
+      if (n > 0) hashes[0] = {0xffffffffffffffffull, 0x8000000000000000ull};
+      std::vector<uint64_t> a(h), b(h);
+      MinHashSlotsAvx512(hashes.data(), n, h, a.data());
+      MinHashSlotsScalar(hashes.data(), n, h, b.data());
+      EXPECT_EQ(a, b) << h << " slots, " << n << " tokens";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace neardup::internal

@@ -102,8 +102,13 @@ TEST(ShingleSet, SortUniqueHashesMatchesStdSort) {
       std::sort(expected.begin(), expected.end());
       expected.erase(std::unique(expected.begin(), expected.end()),
                      expected.end());
+      std::vector<uint64_t> in_place = values;
       SortUniqueHashes(&values);
       EXPECT_EQ(values, expected) << n << " shape " << shape;
+      // The span form leaves the set at the front of memory it cannot resize.
+      const size_t distinct = SortUniqueHashes(std::span<uint64_t>(in_place));
+      in_place.resize(distinct);
+      EXPECT_EQ(in_place, expected) << n << " shape " << shape;
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "fingerprinter.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/worker_pool.h"
+#include "neardup/core/internal/scratch.h"
 #include "neardup/dataset/input_files.h"
 #include "neardup/dataset/progress.h"
 #include "neardup/dedup/dedup.h"
@@ -33,6 +34,8 @@ constexpr uint64_t kMaxReservedDocs = uint64_t{1} << 18;
 struct WorkItem {
   Batch batch;
   std::vector<DocFingerprint> prints;
+  // The token sets of this slot's batches; kept ones are shared onwards.
+  HashChunkWriter token_chunks;
   std::promise<void> done;
 };
 
@@ -40,6 +43,7 @@ void FingerprintBatch(const BatchReader& reader, const RecordText& record_text,
                       const Fingerprinter& fingerprinter, WorkItem* item) {
   thread_local dataset::ExtractScratch scratch;
   thread_local std::string extracted;
+  thread_local std::vector<uint64_t> token_set;
   item->prints.resize(item->batch.records.size());
   for (size_t i = 0; i < item->batch.records.size(); ++i) {
     const RecordRef& ref = item->batch.records[i];
@@ -51,7 +55,8 @@ void FingerprintBatch(const BatchReader& reader, const RecordText& record_text,
       print.error = std::string(text.status().message());
       continue;
     }
-    fingerprinter.Compute(*text, &print);
+    fingerprinter.Compute(*text, &print, &token_set, &item->token_chunks);
+    internal::TrimScratch(token_set, 0);
   }
 }
 

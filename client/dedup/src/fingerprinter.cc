@@ -39,10 +39,20 @@ absl::StatusOr<Fingerprinter> Fingerprinter::Create(
   return f;
 }
 
-void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
+void Fingerprinter::Compute(std::string_view text, DocFingerprint* out,
+                            std::vector<uint64_t>* scratch,
+                            HashChunkWriter* chunks) const {
+  scratch->clear();
+  ComputeInto(text, out, scratch);
+  out->token_set = out->kind == DocFingerprint::Kind::kOk
+                       ? chunks->Append(*scratch, &out->token_chunk)
+                       : chunks->Append({}, &out->token_chunk);
+}
+
+void Fingerprinter::ComputeInto(std::string_view text, DocFingerprint* out,
+                                std::vector<uint64_t>* token_set) const {
   out->kind = DocFingerprint::Kind::kOk;
   out->error.clear();
-  out->token_set.clear();
   if (!simdjson::validate_utf8(text.data(), text.size())) {
     out->kind = DocFingerprint::Kind::kInvalid;
     out->error = "invalid UTF-8 in the text";
@@ -59,7 +69,7 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
     }
     out->minhash = std::move(fp->minhash);
     for (const WinnowedShingle& s : fp->winnowed) {
-      out->token_set.push_back(s.hash);
+      token_set->push_back(s.hash);
     }
     return;
   }
@@ -84,7 +94,7 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
     // --verify exact: the shingle hashes come from the same hashing, and
     // are sorted only once a candidate needs them (TokenSetStore).
     absl::StatusOr<MinHashSignature> sig =
-        exact_ ? minhash_->FingerprintWithRawHashes(text, &out->token_set)
+        exact_ ? minhash_->FingerprintWithRawHashes(text, token_set)
                : minhash_->Fingerprint(text);
     if (!sig.ok()) {
       out->kind = DocFingerprint::Kind::kEmpty;
@@ -96,7 +106,7 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out) const {
   if (exact_) {
     // SimHash candidates are verified on the MinHash shingles, which SimHash
     // (over plain tokens) does not compute.
-    if (!minhash_->FingerprintWithRawHashes(text, &out->token_set).ok()) {
+    if (!minhash_->FingerprintWithRawHashes(text, token_set).ok()) {
       out->kind = DocFingerprint::Kind::kEmpty;
     }
   }

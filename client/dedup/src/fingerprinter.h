@@ -6,7 +6,9 @@
 // thread-safe, so the results do not depend on which thread ran them.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "neardup/core/shingle_set.h"
 #include "neardup/core/simhash.h"
 #include "neardup/dedup/dedup_options.h"
+#include "neardup/dedup/internal/hash_chunk.h"
 
 namespace neardup::dedup {
 
@@ -28,20 +31,27 @@ struct DocFingerprint {
   uint64_t simhash = 0;      // simhash
   // --verify exact: the low 64 bits of the token hashes, in token order
   // with repeats (SortUniqueHashes makes them the shingle set); for
-  // perceptual, the winnowed shingle hashes.
-  std::vector<uint64_t> token_set;
+  // perceptual, the winnowed shingle hashes. They lie in `token_chunk`,
+  // which the finder shares for a kept document instead of copying them.
+  std::span<uint64_t> token_set;
+  std::shared_ptr<HashChunk> token_chunk;
 };
 
 class Fingerprinter {
  public:
   static absl::StatusOr<Fingerprinter> Create(const DedupOptions& options);
 
-  // Invalid UTF-8 is kInvalid; a document without tokens is kEmpty.
-  void Compute(std::string_view text, DocFingerprint* out) const;
+  // Invalid UTF-8 is kInvalid; a document without tokens is kEmpty. The
+  // token set (--verify exact) goes through `scratch` into `chunks`.
+  void Compute(std::string_view text, DocFingerprint* out,
+               std::vector<uint64_t>* scratch, HashChunkWriter* chunks) const;
 
   const MinHasher& minhasher() const { return *minhash_; }
 
  private:
+  void ComputeInto(std::string_view text, DocFingerprint* out,
+                   std::vector<uint64_t>* token_set) const;
+
   Algorithm algorithm_ = Algorithm::kMinHashLsh;
   bool exact_ = false;
   SimHashVariant simhash_variant_ = SimHashVariant::kTxtfp;

@@ -7,7 +7,7 @@
 #include "duplicate_finder.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/index/minhash_lsh_index.h"
-#include "token_set_store.h"
+#include "neardup/dedup/internal/token_set_store.h"
 
 namespace neardup::dedup {
 
@@ -38,11 +38,16 @@ class MinHashFinder : public DuplicateFinder {
   absl::StatusOr<std::optional<Match>> FindOrKeep(
       uint32_t doc, DocFingerprint* fingerprint) override {
     std::optional<Match> match;
+    std::span<uint64_t> mine;
+    bool mine_sorted = false;
     if (verify_ == Verify::kExact) {
       ASSIGN_OR_RETURN(std::vector<uint32_t> candidates,
                        index_->Candidates(fingerprint->minhash));
-      std::vector<uint64_t>& mine = fingerprint->token_set;
-      if (!candidates.empty()) SortUniqueHashes(&mine);
+      mine = fingerprint->token_set;
+      if (!candidates.empty()) {
+        mine = mine.first(SortUniqueHashes(mine));
+        mine_sorted = true;
+      }
       for (uint32_t candidate : candidates) {  // ascending: ties to earliest
         const std::span<const uint64_t> theirs =
             token_sets_.GetSorted(candidate);
@@ -60,7 +65,9 @@ class MinHashFinder : public DuplicateFinder {
     }
     if (match) return match;
     RETURN_IF_ERROR(index_->Insert(doc, fingerprint->minhash));
-    if (verify_ == Verify::kExact) token_sets_.Add(doc, fingerprint->token_set);
+    if (verify_ == Verify::kExact) {
+      token_sets_.Add(doc, mine, mine_sorted, fingerprint->token_chunk);
+    }
     return std::nullopt;
   }
 

@@ -6,7 +6,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/index/simhash_index.h"
-#include "token_set_store.h"
+#include "neardup/dedup/internal/token_set_store.h"
 
 namespace neardup::dedup {
 namespace {
@@ -22,10 +22,15 @@ class SimHashFinder : public DuplicateFinder {
     ASSIGN_OR_RETURN(std::vector<IdDistance> hits,
                      index_->Query(fingerprint->simhash));
     std::optional<Match> match;
+    std::span<uint64_t> mine;
+    bool mine_sorted = false;
     if (verify_ == Verify::kExact) {
       // Hamming finds the candidates; the shingle sets decide.
-      std::vector<uint64_t>& mine = fingerprint->token_set;
-      if (!hits.empty()) SortUniqueHashes(&mine);
+      mine = fingerprint->token_set;
+      if (!hits.empty()) {
+        mine = mine.first(SortUniqueHashes(mine));
+        mine_sorted = true;
+      }
       for (const IdDistance& hit : hits) {
         const std::span<const uint64_t> theirs = token_sets_.GetSorted(hit.id);
         const double j = ExactJaccard64(mine, theirs);
@@ -40,7 +45,9 @@ class SimHashFinder : public DuplicateFinder {
     }
     if (match) return match;
     RETURN_IF_ERROR(index_->Insert(doc, fingerprint->simhash));
-    if (verify_ == Verify::kExact) token_sets_.Add(doc, fingerprint->token_set);
+    if (verify_ == Verify::kExact) {
+      token_sets_.Add(doc, mine, mine_sorted, fingerprint->token_chunk);
+    }
     return std::nullopt;
   }
 

@@ -33,6 +33,9 @@ absl::Status DecodeShingleSet(std::string_view bytes,
 
 // Sorts and removes duplicates in place.
 void SortUniqueHashes(std::vector<uint64_t>* hashes);
+// The same on memory the caller cannot resize: the distinct hashes end up
+// sorted at the front, and their count is returned.
+size_t SortUniqueHashes(std::span<uint64_t> hashes);
 
 }  // namespace neardup
 

@@ -21,7 +21,11 @@ void MinHashSlotsScalar(const Hash128* hashes, size_t n, int num_perm,
 void MinHashSlotsAvx2(const Hash128* hashes, size_t n, int num_perm,
                       uint64_t* slots);
 bool CpuHasAvx2();
-// Name of the kernel MinHashSlots uses: "avx2" or "scalar".
+// Requires AVX-512 F and DQ and num_perm % 32 == 0.
+void MinHashSlotsAvx512(const Hash128* hashes, size_t n, int num_perm,
+                        uint64_t* slots);
+bool CpuHasAvx512Dq();
+// Name of the kernel MinHashSlots uses: "avx512", "avx2" or "scalar".
 std::string_view MinHashKernelName();
 
 }  // namespace neardup::internal
