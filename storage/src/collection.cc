@@ -188,6 +188,8 @@ absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
     RETURN_IF_ERROR(
         CheckThreshold(*options.insert_only_below, "insert_only_below"));
     MutexLock lock(&write_mu_);
+    // Every stored document must be in the index before it is asked.
+    MutexLock index_lock(&index_mu_);
     ASSIGN_OR_RETURN(
         std::vector<MinHashMatch> matches,
         FindMinHashMatches(doc.minhash, doc.shingles ? &*doc.shingles : nullptr,
@@ -238,83 +240,92 @@ std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
     return std::all_of(mine.begin(), mine.end(),
                        [](const PendingPut& p) { return p.done; });
   };
-  bool lead = false;
-  {
-    MutexLock lock(&queue_mu_);
-    for (PendingPut& put : mine) queue_.push_back(&put);
-    while (!all_done() && leader_active_) queue_cv_.Wait(&queue_mu_);
-    if (!all_done()) leader_active_ = lead = true;
+  MutexLock lock(&queue_mu_);
+  for (PendingPut& put : mine) queue_.push_back(&put);
+  while (!all_done()) {
+    if (leader_active_ || queue_.empty()) {
+      // Another writer leads the round holding these puts (or indexes it).
+      queue_cv_.Wait(&queue_mu_);
+      continue;
+    }
+    leader_active_ = true;
+    const size_t take = std::min(queue_.size(), kMaxGroupCommit);
+    std::vector<PendingPut*> round(queue_.begin(), queue_.begin() + take);
+    queue_.erase(queue_.begin(), queue_.begin() + take);
+    queue_mu_.Unlock();
+    CommitRound(round);
+    queue_mu_.Lock();
   }
-  if (lead) LeadGroupCommit(all_done);
   std::vector<absl::StatusOr<PutResult>> results;
   results.reserve(mine.size());
   for (PendingPut& put : mine) results.push_back(std::move(put.result));
   return results;
 }
 
-void Collection::LeadGroupCommit(absl::FunctionRef<bool()> own_done) {
-  while (true) {
-    std::vector<PendingPut*> round;
-    {
-      MutexLock lock(&queue_mu_);
-      // Hand over as soon as this caller's own puts are written: a leader
-      // under a steady stream of writers would otherwise never return. The
-      // rounds it leads are bounded by the queue ahead of its puts.
-      if (queue_.empty() || own_done()) {
-        leader_active_ = false;
-        queue_cv_.SignalAll();  // a waiting writer takes over
-        return;
-      }
-      const size_t take = std::min(queue_.size(), kMaxGroupCommit);
-      round.assign(queue_.begin(), queue_.begin() + take);
-      queue_.erase(queue_.begin(), queue_.begin() + take);
+void Collection::CommitRound(std::span<PendingPut* const> round) {
+  std::vector<const DocumentWrite*> docs;
+  bool sync = false;
+  for (PendingPut* put : round) {
+    docs.push_back(put->doc);
+    sync = sync || put->sync;
+  }
+  {
+    MutexLock lock(&write_mu_);
+    // Room in the vector index first: it must not fail once the store
+    // holds the documents. Rows of earlier rounds still being indexed
+    // count too.
+    const absl::Status room =
+        semantic_index_
+            ? semantic_index_->Reserve(unindexed_.load() + docs.size())
+            : absl::OkStatus();
+    using Results = absl::StatusOr<std::vector<absl::StatusOr<PutResult>>>;
+    Results results =
+        room.ok() ? store_->PutDocuments(record_, docs, WriteOptions{sync})
+                  : Results(room);
+    for (size_t i = 0; i < round.size(); ++i) {
+      round[i]->result =
+          results.ok() ? std::move((*results)[i]) : results.status();
     }
-    std::vector<const DocumentWrite*> docs;
-    bool sync = false;
-    for (PendingPut* put : round) {
-      docs.push_back(put->doc);
-      sync = sync || put->sync;
-    }
-    {
-      MutexLock lock(&write_mu_);
-      // Room in the vector index first: it must not fail once the store
-      // holds the documents.
-      const absl::Status room = semantic_index_
-                                    ? semantic_index_->Reserve(docs.size())
-                                    : absl::OkStatus();
-      using Results = absl::StatusOr<std::vector<absl::StatusOr<PutResult>>>;
-      Results results =
-          room.ok() ? store_->PutDocuments(record_, docs, WriteOptions{sync})
-                    : Results(room);
-      for (size_t i = 0; i < round.size(); ++i) {
-        PendingPut& put = *round[i];
-        put.result = results.ok() ? std::move((*results)[i]) : results.status();
-        if (!put.result.ok()) continue;
-        // The store accepted the signatures, so the indexes will too.
-        // No exception may leave this loop: the round's writers would wait
-        // for ever on a leader that is gone.
-        try {
-          if (absl::Status indexed =
-                  IndexDocument(put.result->internal_id, *put.doc);
-              !indexed.ok()) {
-            put.result = indexed;
-          }
-        } catch (const std::exception& e) {
-          put.result = absl::ResourceExhaustedError(
-              absl::StrCat("indexing a stored document: ", e.what(),
-                           " (the index catches up at the next start)"));
-        }
-      }
-    }
+    unindexed_ += docs.size();
+    // Taken before the store lock is let go: rounds reach the indexes in
+    // the order they reached the store.
+    index_mu_.Lock();
+  }
+  {
+    // The next round may be written to the store while this one is indexed
+    // (a pipeline of two: the index inserts no longer wait for the WAL).
     MutexLock lock(&queue_mu_);
-    for (PendingPut* put : round) put->done = true;
+    leader_active_ = false;
     queue_cv_.SignalAll();
   }
+  for (PendingPut* put : round) {
+    if (!put->result.ok()) continue;
+    // The store accepted the signatures, so the indexes will too. No
+    // exception may leave this loop: the round's writers would wait for
+    // ever, and the index lock would stay taken.
+    try {
+      if (absl::Status indexed =
+              IndexDocument(put->result->internal_id, *put->doc);
+          !indexed.ok()) {
+        put->result = indexed;
+      }
+    } catch (const std::exception& e) {
+      put->result = absl::ResourceExhaustedError(
+          absl::StrCat("indexing a stored document: ", e.what(),
+                       " (the index catches up at the next start)"));
+    }
+  }
+  unindexed_ -= docs.size();
+  index_mu_.Unlock();
+  MutexLock lock(&queue_mu_);
+  for (PendingPut* put : round) put->done = true;
+  queue_cv_.SignalAll();
 }
 
 absl::Status Collection::Delete(std::string_view external_id,
                                 const WriteOptions& options) {
   MutexLock lock(&write_mu_);
+  MutexLock index_lock(&index_mu_);  // after rounds still being indexed
   ASSIGN_OR_RETURN(uint32_t internal_id,
                    store_->DeleteDocument(record_, external_id, options));
   minhash_index_->Remove(internal_id);
@@ -490,6 +501,7 @@ absl::StatusOr<std::vector<std::optional<float>>> Collection::CosineTo(
 
 absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
   MutexLock lock(&write_mu_);
+  MutexLock index_lock(&index_mu_);
   std::vector<uint32_t> ids;
   std::vector<MinHashSignature> minhashes;
   std::vector<uint64_t> simhashes;

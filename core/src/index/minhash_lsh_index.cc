@@ -46,6 +46,9 @@ struct MinHashLshIndex::Shard {
   void InsertLocked(uint32_t row, const uint32_t* tags,
                     const MinHashSignature& signature)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    for (size_t band = 0; band < tables.size(); ++band) {
+      tables[band].Prefetch(tags[band]);
+    }
     if (present.Test(row)) {
       RemoveLocked(row);
     }

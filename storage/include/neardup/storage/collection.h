@@ -6,6 +6,7 @@
 // indexes after, under the collection's write lock, so the indexes never
 // hold a document the store does not.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,7 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/base/sync.h"
@@ -140,27 +140,34 @@ class Collection {
              std::unique_ptr<MinHashLshIndex> minhash_index,
              std::unique_ptr<SimHashIndex> simhash_index,
              std::unique_ptr<SemanticIndex> semantic_index);
-  // Adds a written document to every index (under write_mu_).
-  absl::Status IndexDocument(uint32_t internal_id, const DocumentWrite& doc);
+  // Adds a written document to every index.
+  absl::Status IndexDocument(uint32_t internal_id, const DocumentWrite& doc)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(index_mu_);
 
   Store* const store_;
   const CollectionRecord record_;
   const CollectionFingerprinter fingerprinter_;
   // A put waiting to be written by the current group-commit leader.
   struct PendingPut;
-  // Writes queued puts as one RocksDB batch per round until none are left.
-  // Writes queued rounds until `own_done` (the leader's own puts are
-  // written) or the queue is empty, then hands leadership over.
-  void LeadGroupCommit(absl::FunctionRef<bool()> own_done);
+  // Writes one round of queued puts as one RocksDB batch, hands the lead
+  // to the next writer, then indexes the round.
+  void CommitRound(std::span<PendingPut* const> round)
+      ABSL_LOCKS_EXCLUDED(write_mu_, index_mu_, queue_mu_);
   absl::StatusOr<std::vector<MinHashMatch>> FindMinHashMatches(
       const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
       double threshold, size_t top_k, IndexQueryStats* stats) const;
 
-  // Serialises writes so the store and the indexes change together and
-  // dedup-on-write admits one of two racing near-duplicates.
-  Mutex write_mu_;
+  // Serialises writes to the store, so that dedup-on-write admits one of
+  // two racing near-duplicates.
+  Mutex write_mu_ ABSL_ACQUIRED_BEFORE(index_mu_);
+  // Serialises index changes. Taken while write_mu_ is held, so the indexes
+  // change in the store's order; a round's index inserts then run under
+  // this lock alone, while the next round is written.
+  Mutex index_mu_;
+  // Documents written to the store but not yet indexed.
+  std::atomic<size_t> unindexed_{0};
   // Group commit: concurrent plain upserts queue here; one of them (the
-  // leader) writes everything queued in one batch while the others wait.
+  // leader) writes a round of them in one batch while the others wait.
   Mutex queue_mu_;
   CondVar queue_cv_;
   std::vector<PendingPut*> queue_ ABSL_GUARDED_BY(queue_mu_);

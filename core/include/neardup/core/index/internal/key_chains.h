@@ -67,6 +67,16 @@ class KeyChains {
       if (!f(row)) return;
     }
   }
+  // Asks the CPU to fetch where `tag` will be looked up. Inserting one
+  // document touches a random slot in each of 20-odd tables: prefetching
+  // them all first overlaps those cache (and TLB) misses instead of taking
+  // them one after another.
+  void Prefetch(uint32_t tag) const {
+    if (heads_.empty()) return;
+    const size_t slot = Home(tag);
+    __builtin_prefetch(control_.data() + slot);
+    __builtin_prefetch(heads_.data() + slot);
+  }
   // The tag `row` was inserted with (`row` must be in the table).
   uint32_t tag(uint32_t row) const { return tags_[row]; }
   // Sizes the tables for `keys` distinct tags and rows below `rows`.
