@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "config_hashes.h"
 #include "neardup/base/absl_compat.h"
@@ -241,6 +242,7 @@ std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
                        [](const PendingPut& p) { return p.done; });
   };
   MutexLock lock(&queue_mu_);
+  queue_.reserve(queue_.size() + mine.size());
   for (PendingPut& put : mine) queue_.push_back(&put);
   while (!all_done()) {
     if (leader_active_ || queue_.empty()) {
@@ -248,12 +250,19 @@ std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
       queue_cv_.Wait(&queue_mu_);
       continue;
     }
-    leader_active_ = true;
     const size_t take = std::min(queue_.size(), kMaxGroupCommit);
     std::vector<PendingPut*> round(queue_.begin(), queue_.begin() + take);
     queue_.erase(queue_.begin(), queue_.begin() + take);
+    leader_active_ = true;  // only once nothing here can throw
     queue_mu_.Unlock();
-    CommitRound(round);
+    // CommitRound hands the lead back and finishes the round whatever
+    // happens; an exception still needs the lock back for `lock` to free.
+    try {
+      CommitRound(round);
+    } catch (...) {
+      queue_mu_.Lock();
+      throw;
+    }
     queue_mu_.Lock();
   }
   std::vector<absl::StatusOr<PutResult>> results;
@@ -263,46 +272,70 @@ std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
 }
 
 void Collection::CommitRound(std::span<PendingPut* const> round) {
-  std::vector<const DocumentWrite*> docs;
-  bool sync = false;
-  for (PendingPut* put : round) {
-    docs.push_back(put->doc);
-    sync = sync || put->sync;
-  }
-  {
-    MutexLock lock(&write_mu_);
-    // Room in the vector index first: it must not fail once the store
-    // holds the documents. Rows of earlier rounds still being indexed
-    // count too.
-    const absl::Status room =
-        semantic_index_
-            ? semantic_index_->Reserve(unindexed_.load() + docs.size())
-            : absl::OkStatus();
-    using Results = absl::StatusOr<std::vector<absl::StatusOr<PutResult>>>;
-    Results results =
-        room.ok() ? store_->PutDocuments(record_, docs, WriteOptions{sync})
-                  : Results(room);
-    for (size_t i = 0; i < round.size(); ++i) {
-      round[i]->result =
-          results.ok() ? std::move((*results)[i]) : results.status();
-    }
-    unindexed_ += docs.size();
-    // Taken before the store lock is let go: rounds reach the indexes in
-    // the order they reached the store.
-    index_mu_.Lock();
-  }
-  {
-    // The next round may be written to the store while this one is indexed
-    // (a pipeline of two: the index inserts no longer wait for the WAL).
+  // However this ends (exceptions included), the lead passes on, the index
+  // lock is let go and the round's writers wake: none may wait for ever.
+  bool leading = true;
+  auto hand_over_lead = [&] {
+    if (!leading) return;
+    leading = false;
     MutexLock lock(&queue_mu_);
     leader_active_ = false;
     queue_cv_.SignalAll();
+  };
+  bool indexing = false;
+  const absl::Cleanup finish = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (indexing) {
+      unindexed_ -= round.size();
+      index_mu_.Unlock();
+    }
+    hand_over_lead();
+    MutexLock lock(&queue_mu_);
+    for (PendingPut* put : round) put->done = true;
+    queue_cv_.SignalAll();
+  };
+  {
+    MutexLock lock(&write_mu_);
+    try {
+      std::vector<const DocumentWrite*> docs;
+      docs.reserve(round.size());
+      bool sync = false;
+      for (PendingPut* put : round) {
+        docs.push_back(put->doc);
+        sync = sync || put->sync;
+      }
+      // Room in the vector index first: it must not fail once the store
+      // holds the documents. Rows of a round still being indexed count too.
+      const absl::Status room =
+          semantic_index_
+              ? semantic_index_->Reserve(unindexed_.load() + docs.size())
+              : absl::OkStatus();
+      using Results = absl::StatusOr<std::vector<absl::StatusOr<PutResult>>>;
+      Results results =
+          room.ok() ? store_->PutDocuments(record_, docs, WriteOptions{sync})
+                    : Results(room);
+      for (size_t i = 0; i < round.size(); ++i) {
+        round[i]->result =
+            results.ok() ? std::move((*results)[i]) : results.status();
+      }
+    } catch (const std::exception& e) {
+      // Out of memory before or while building the batch: RocksDB applies
+      // a batch whole or not at all, so the round failed as a whole.
+      for (PendingPut* put : round) {
+        put->result = absl::ResourceExhaustedError(e.what());
+      }
+    }
+    unindexed_ += round.size();
+    // Taken before the store lock is let go: rounds reach the indexes in
+    // the order they reached the store.
+    index_mu_.Lock();
+    indexing = true;
   }
+  // The next round may be written to the store while this one is indexed
+  // (a pipeline of two: index inserts no longer wait for the WAL).
+  hand_over_lead();
   for (PendingPut* put : round) {
     if (!put->result.ok()) continue;
-    // The store accepted the signatures, so the indexes will too. No
-    // exception may leave this loop: the round's writers would wait for
-    // ever, and the index lock would stay taken.
+    // The store accepted the signatures, so the indexes will too.
     try {
       if (absl::Status indexed =
               IndexDocument(put->result->internal_id, *put->doc);
@@ -315,11 +348,6 @@ void Collection::CommitRound(std::span<PendingPut* const> round) {
                        " (the index catches up at the next start)"));
     }
   }
-  unindexed_ -= docs.size();
-  index_mu_.Unlock();
-  MutexLock lock(&queue_mu_);
-  for (PendingPut* put : round) put->done = true;
-  queue_cv_.SignalAll();
 }
 
 absl::Status Collection::Delete(std::string_view external_id,

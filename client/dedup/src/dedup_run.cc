@@ -53,6 +53,8 @@ void FingerprintBatch(const BatchReader& reader, const RecordText& record_text,
     if (!text.ok()) {
       print.kind = DocFingerprint::Kind::kInvalid;
       print.error = std::string(text.status().message());
+      print.token_set = {};
+      print.token_chunk.reset();  // not the slot's previous batch's chunk
       continue;
     }
     fingerprinter.Compute(*text, &print, &token_set, &item->token_chunks);

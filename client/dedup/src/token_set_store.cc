@@ -8,13 +8,21 @@ namespace neardup::dedup {
 
 void TokenSetStore::Add(uint32_t doc, std::span<uint64_t> set, bool sorted,
                         const std::shared_ptr<HashChunk>& chunk) {
-  spans_[doc] = {set.data(), set.size(), sorted};
-  kept_bytes_ += set.size_bytes();
-  if (set.empty() || chunk->held_by_store) return;
-  chunk->held_by_store = true;
-  held_.push_back(chunk);
-  held_bytes_ += chunk->capacity_bytes();
-  if (held_bytes_ > 2 * kept_bytes_ + compact_slack_bytes_) Compact();
+  if (set.empty()) {
+    spans_[doc] = {nullptr, 0, nullptr, true};
+    return;
+  }
+  HashChunk* const owner = chunk.get();
+  spans_[doc] = {set.data(), set.size(), owner, sorted};
+  const bool adopted = owner->store_slot < 0;
+  if (adopted) {
+    owner->store_slot = static_cast<int>(held_.size());
+    held_.push_back({chunk, 0});
+    held_bytes_ += owner->capacity_bytes();
+  }
+  held_[owner->store_slot].kept_bytes += set.size_bytes();
+  // Checked once per chunk: a chunk is many documents.
+  if (adopted) CompactIfWorthIt();
 }
 
 std::span<const uint64_t> TokenSetStore::GetSorted(uint32_t doc) {
@@ -23,7 +31,8 @@ std::span<const uint64_t> TokenSetStore::GetSorted(uint32_t doc) {
   Span& span = it->second;
   if (!span.sorted) {
     const size_t distinct = SortUniqueHashes(std::span(span.data, span.size));
-    kept_bytes_ -= (span.size - distinct) * sizeof(uint64_t);
+    held_[span.chunk->store_slot].kept_bytes -=
+        (span.size - distinct) * sizeof(uint64_t);
     span.size = distinct;
     span.sorted = true;
   }
@@ -33,23 +42,54 @@ std::span<const uint64_t> TokenSetStore::GetSorted(uint32_t doc) {
 size_t TokenSetStore::MemoryBytes() const {
   return held_bytes_ +
          spans_.capacity() * (sizeof(uint32_t) + sizeof(Span) + 1) +
-         held_.capacity() * sizeof(held_[0]);
+         held_.capacity() * sizeof(Held);
 }
 
-void TokenSetStore::Compact() {
-  auto fresh = std::make_shared<HashChunk>(kept_bytes_ / sizeof(uint64_t));
+bool TokenSetStore::Wasteful(const Held& held) {
+  // 1: only the store refers to it. No other thread can add a reference
+  // then, since there is none left to copy from.
+  return held.chunk.use_count() == 1 &&
+         held.chunk->capacity_bytes() > 2 * held.kept_bytes;
+}
+
+void TokenSetStore::CompactIfWorthIt() {
+  size_t waste = 0;
+  size_t to_copy = 0;
+  for (const Held& held : held_) {
+    if (!Wasteful(held)) continue;
+    waste += held.chunk->capacity_bytes() - held.kept_bytes;
+    to_copy += held.kept_bytes;
+  }
+  if (waste <= compact_slack_bytes_) return;
+  ++compactions_;
+  bytes_copied_ += to_copy;
+  // Marks the chunks to empty with a slot no chunk has.
+  constexpr int kEmptying = -2;
+  for (Held& held : held_) {
+    if (Wasteful(held)) held.chunk->store_slot = kEmptying;
+  }
+  auto fresh = std::make_shared<HashChunk>(to_copy / sizeof(uint64_t));
   for (auto& [doc, span] : spans_) {
+    if (span.chunk == nullptr || span.chunk->store_slot != kEmptying) continue;
     span.data = fresh->Append({span.data, span.size}).data();
+    span.chunk = fresh.get();
   }
-  // The writers may still fill the old chunks; their documents kept later
-  // bring them back.
-  for (const std::shared_ptr<HashChunk>& old : held_) {
-    old->held_by_store = false;
+  std::vector<Held> kept;
+  kept.reserve(held_.size() + 1);
+  held_bytes_ = 0;
+  for (Held& held : held_) {
+    if (held.chunk->store_slot == kEmptying) {
+      held.chunk->store_slot = -1;  // freed as `held_` goes
+      continue;
+    }
+    held.chunk->store_slot = static_cast<int>(kept.size());
+    held_bytes_ += held.chunk->capacity_bytes();
+    kept.push_back(std::move(held));
   }
-  held_.clear();
-  fresh->held_by_store = true;
-  held_.push_back(std::move(fresh));
-  held_bytes_ = held_.back()->capacity_bytes();
+  fresh->store_slot = static_cast<int>(kept.size());
+  held_bytes_ += fresh->capacity_bytes();
+  kept.push_back({std::move(fresh), to_copy});
+  held_ = std::move(kept);
 }
 
 }  // namespace neardup::dedup

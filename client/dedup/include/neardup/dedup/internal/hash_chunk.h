@@ -35,8 +35,9 @@ class HashChunk {
   // another meanwhile (different memory).
   std::span<uint64_t> Append(std::span<const uint64_t> hashes);
 
-  // Set and read by the in-order stage only: the store already holds it.
-  bool held_by_store = false;
+  // Set and read by the in-order stage only: where the TokenSetStore keeps
+  // this chunk among those it holds, or -1.
+  int store_slot = -1;
 
  private:
   struct Free {

@@ -4,9 +4,13 @@
 // Shingle-hash sets of the kept documents, for --verify exact. The hashes
 // stay where the workers wrote them (HashChunk): the store shares those
 // chunks and keeps a span per document. Only kept documents are looked up:
-// a duplicate is never compared against again, and when duplicates' hashes
-// make up most of the chunks held, the kept sets are compacted into fresh
-// memory so that memory stays within about twice the kept sets.
+// a duplicate is never compared against again. Duplicates' hashes share the
+// chunks, though: a chunk that is more than half duplicates is wasteful, and
+// once the wasteful chunks that only the store still holds waste more than
+// the slack, their kept sets are copied into one fresh chunk and they are
+// freed. Memory stays within about twice the kept sets, plus the slack, plus
+// the chunks the workers are still filling; each compaction copies fewer
+// bytes than it frees.
 
 #include <cstddef>
 #include <cstdint>
@@ -42,20 +46,30 @@ class TokenSetStore {
   // Chunks held plus the per-document spans.
   size_t MemoryBytes() const;
   size_t chunks_held() const { return held_.size(); }
+  int compactions() const { return compactions_; }
+  size_t bytes_copied() const { return bytes_copied_; }
 
  private:
   struct Span {
     uint64_t* data;
     size_t size;
+    HashChunk* chunk;  // null for an empty set
     bool sorted;
   };
-  // Copies every kept set into one new chunk and lets go of the others.
-  void Compact();
+  struct Held {
+    std::shared_ptr<HashChunk> chunk;
+    size_t kept_bytes = 0;  // of the kept sets in it
+  };
+  // More than half duplicates, and no worker or batch refers to it any more
+  // (so copying its kept sets out frees it).
+  static bool Wasteful(const Held& held);
+  void CompactIfWorthIt();
 
   size_t compact_slack_bytes_;
-  std::vector<std::shared_ptr<HashChunk>> held_;
+  std::vector<Held> held_;
   size_t held_bytes_ = 0;
-  size_t kept_bytes_ = 0;
+  int compactions_ = 0;
+  size_t bytes_copied_ = 0;
   absl::flat_hash_map<uint32_t, Span> spans_;
 };
 

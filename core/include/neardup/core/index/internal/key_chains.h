@@ -77,6 +77,16 @@ class KeyChains {
     __builtin_prefetch(control_.data() + slot);
     __builtin_prefetch(heads_.data() + slot);
   }
+  // After Prefetch: when `tag` seems to be at its home slot, fetches the
+  // chain head's tag and link too, which confirming it reads next.
+  void PrefetchHead(uint32_t tag) const {
+    if (heads_.empty()) return;
+    const size_t slot = Home(tag);
+    if (control_[slot] != Fragment(tag)) return;
+    const uint32_t head = heads_[slot];
+    __builtin_prefetch(tags_.data() + head);
+    __builtin_prefetch(next_.data() + head);
+  }
   // The tag `row` was inserted with (`row` must be in the table).
   uint32_t tag(uint32_t row) const { return tags_[row]; }
   // Sizes the tables for `keys` distinct tags and rows below `rows`.
