@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "neardup/core/config_hash.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/shingle_set.h"
+#include "neardup/storage/internal/record_codec.h"
 
 namespace neardup::storage {
 namespace {
@@ -173,6 +175,8 @@ absl::StatusOr<DocumentWrite> Collection::PrepareWrite(
 
 struct Collection::PendingPut {
   const DocumentWrite* doc;
+  // The evidence as stored, encoded before the write lock (empty: none).
+  std::string encoded_evidence;
   bool sync;
   absl::StatusOr<PutResult> result = absl::UnknownError("not written");
   bool done = false;
@@ -229,9 +233,16 @@ absl::StatusOr<UpsertOutcome> Collection::Upsert(const DocumentWrite& doc,
 std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
     std::span<const DocumentWrite* const> docs, const WriteOptions& options) {
   std::vector<PendingPut> mine(docs.size());
+  const bool exact = record_.config.verification == Verification::kExact;
   for (size_t i = 0; i < docs.size(); ++i) {
     mine[i].doc = docs[i];
     mine[i].sync = options.sync;
+    // Here, in parallel, rather than in the store under the write lock.
+    // A document the store refuses (say, of another config) wastes it.
+    if (exact && docs[i]->shingles) {
+      mine[i].encoded_evidence =
+          EncodeEvidenceValue(record_.minhash_config_hash, *docs[i]->shingles);
+    }
   }
   // Queued together, in order: rounds take the queue's front, so these
   // are written in this order (and with no other put between two of them
@@ -297,10 +308,13 @@ void Collection::CommitRound(std::span<PendingPut* const> round) {
     MutexLock lock(&write_mu_);
     try {
       std::vector<const DocumentWrite*> docs;
+      std::vector<std::string> encoded_evidence;
       docs.reserve(round.size());
+      encoded_evidence.reserve(round.size());
       bool sync = false;
       for (PendingPut* put : round) {
         docs.push_back(put->doc);
+        encoded_evidence.push_back(std::move(put->encoded_evidence));
         sync = sync || put->sync;
       }
       // Room in the vector index first: it must not fail once the store
@@ -311,7 +325,8 @@ void Collection::CommitRound(std::span<PendingPut* const> round) {
               : absl::OkStatus();
       using Results = absl::StatusOr<std::vector<absl::StatusOr<PutResult>>>;
       Results results =
-          room.ok() ? store_->PutDocuments(record_, docs, WriteOptions{sync})
+          room.ok() ? store_->PutDocuments(record_, docs, WriteOptions{sync},
+                                           encoded_evidence)
                     : Results(room);
       for (size_t i = 0; i < round.size(); ++i) {
         round[i]->result =

@@ -198,7 +198,13 @@ absl::StatusOr<PutResult> Store::PutDocument(const CollectionRecord& collection,
 
 absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     const CollectionRecord& collection,
-    std::span<const DocumentWrite* const> docs, const WriteOptions& options) {
+    std::span<const DocumentWrite* const> docs, const WriteOptions& options,
+    std::span<const std::string> encoded_evidence) {
+  if (!encoded_evidence.empty() && encoded_evidence.size() != docs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(encoded_evidence.size(), " encoded evidence values for ",
+                     docs.size(), " documents"));
+  }
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
   // Check against the stored record, not the caller's copy of it.
@@ -298,8 +304,12 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
       batch.Delete(handle(ColumnFamily::kText), doc_key);
     }
     if (doc.shingles && stored.config.verification == Verification::kExact) {
-      batch.Put(handle(ColumnFamily::kEvidence), doc_key,
-                EncodeEvidenceValue(stored.minhash_config_hash, *doc.shingles));
+      // Validated above: the document's config hash is the stored one.
+      batch.Put(
+          handle(ColumnFamily::kEvidence), doc_key,
+          encoded_evidence.empty() || encoded_evidence[i].empty()
+              ? EncodeEvidenceValue(stored.minhash_config_hash, *doc.shingles)
+              : encoded_evidence[i]);
     } else if (result.replaced) {
       // The old text's evidence must not outlive it.
       batch.Delete(handle(ColumnFamily::kEvidence), doc_key);

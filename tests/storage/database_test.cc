@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/storage/internal/record_codec.h"
 #include "storage/store_test_util.h"
 
 namespace neardup::storage {
@@ -440,6 +441,38 @@ TEST_F(DatabaseTest, PutDocumentsGivesEachDocumentItsOwnResult) {
   ASSERT_OK_AND_ASSIGN(uint32_t bound,
                        db->store().InternalIdBound(docs->record()));
   EXPECT_EQ(bound, 2u);
+}
+
+// Collections encode evidence before taking the write lock and hand it to
+// PutDocuments; what gets stored is the same as the store's own encoding.
+TEST_F(DatabaseTest, PutDocumentsTakesEvidenceEncodedByTheCaller) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  ASSERT_OK_AND_ASSIGN(auto a, docs->PrepareWrite("a", Text(1), {}));
+  ASSERT_OK_AND_ASSIGN(auto b, docs->PrepareWrite("b", Text(2), {}));
+  ASSERT_TRUE(a.shingles && b.shingles);
+  const DocumentWrite* batch[] = {&a, &b};
+  const std::string one_value[] = {"x"};
+  EXPECT_EQ(db->store()
+                .PutDocuments(docs->record(), batch, WriteOptions{}, one_value)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  // b's is left to the store (empty).
+  const std::string values[] = {
+      EncodeEvidenceValue(docs->record().minhash_config_hash, *a.shingles), ""};
+  ASSERT_OK_AND_ASSIGN(
+      auto results,
+      db->store().PutDocuments(docs->record(), batch, WriteOptions{}, values));
+  ASSERT_OK(results[0]);
+  ASSERT_OK(results[1]);
+  const uint32_t ids[] = {results[0]->internal_id, results[1]->internal_id};
+  ASSERT_OK_AND_ASSIGN(auto sets,
+                       db->store().GetShingleSets(docs->record(), ids));
+  ASSERT_THAT(sets, SizeIs(2));
+  ASSERT_TRUE(sets[0].has_value() && sets[1].has_value());
+  EXPECT_EQ(*sets[0], *a.shingles);
+  EXPECT_EQ(*sets[1], *b.shingles);
 }
 
 TEST_F(DatabaseTest, CheckpointRestoresIntoAWorkingDatabase) {

@@ -149,11 +149,15 @@ class Store {
   // PutDocument for many documents in one atomic batch (one WAL write).
   // Each document gets its own result (a later put of the same id in the
   // batch wins); the outer status fails only when the batch could not be
-  // written, and then nothing was.
+  // written, and then nothing was. `encoded_evidence`, when given, holds
+  // EncodeEvidenceValue(collection.minhash_config_hash, *doc.shingles) for
+  // each document (empty for those without evidence), made by the caller
+  // outside its write lock.
   absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> PutDocuments(
       const CollectionRecord& collection,
       std::span<const DocumentWrite* const> docs,
-      const WriteOptions& options = {});
+      const WriteOptions& options = {},
+      std::span<const std::string> encoded_evidence = {});
   // NOT_FOUND when absent; INVALID_ARGUMENT for an empty or over-long id.
   // Reads one consistent snapshot.
   absl::StatusOr<StoredDocument> GetDocument(
