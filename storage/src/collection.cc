@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -255,26 +256,41 @@ std::vector<absl::StatusOr<PutResult>> Collection::UpsertMany(
   MutexLock lock(&queue_mu_);
   queue_.reserve(queue_.size() + mine.size());
   for (PendingPut& put : mine) queue_.push_back(&put);
-  while (!all_done()) {
-    if (leader_active_ || queue_.empty()) {
-      // Another writer leads the round holding these puts (or indexes it).
-      queue_cv_.Wait(&queue_mu_);
-      continue;
-    }
-    const size_t take = std::min(queue_.size(), kMaxGroupCommit);
-    std::vector<PendingPut*> round(queue_.begin(), queue_.begin() + take);
-    queue_.erase(queue_.begin(), queue_.begin() + take);
-    leader_active_ = true;  // only once nothing here can throw
-    queue_mu_.Unlock();
-    // CommitRound hands the lead back and finishes the round whatever
-    // happens; an exception still needs the lock back for `lock` to free.
-    try {
-      CommitRound(round);
-    } catch (...) {
+  try {
+    while (!all_done()) {
+      if (leader_active_ || queue_.empty()) {
+        // Another writer leads the round holding these puts (or indexes it).
+        queue_cv_.Wait(&queue_mu_);
+        continue;
+      }
+      const size_t take = std::min(queue_.size(), kMaxGroupCommit);
+      std::vector<PendingPut*> round(queue_.begin(), queue_.begin() + take);
+      queue_.erase(queue_.begin(), queue_.begin() + take);
+      leader_active_ = true;  // only once nothing here can throw
+      queue_mu_.Unlock();
+      // CommitRound hands the lead back and finishes the round whatever
+      // happens; an exception still needs the lock back for `lock` to free.
+      try {
+        CommitRound(round);
+      } catch (...) {
+        queue_mu_.Lock();
+        throw;
+      }
       queue_mu_.Lock();
-      throw;
     }
-    queue_mu_.Lock();
+  } catch (...) {
+    // Out of memory, most likely. `mine` must not be freed while a queue
+    // or a round still points into it: queued puts are taken out (never
+    // written), and rounds other writers lead are waited for.
+    const std::less<const PendingPut*> before;
+    std::erase_if(queue_, [&](PendingPut* put) {
+      const bool ours =
+          !before(put, mine.data()) && before(put, mine.data() + mine.size());
+      if (ours) put->done = true;
+      return ours;
+    });
+    while (!all_done()) queue_cv_.Wait(&queue_mu_);
+    throw;
   }
   std::vector<absl::StatusOr<PutResult>> results;
   results.reserve(mine.size());

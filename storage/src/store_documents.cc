@@ -328,7 +328,7 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     }
     results[i] = result;
   }
-  auto give_back = [&] {
+  auto give_back = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state->mu) {
     state->free_ids.insert(state->free_ids.end(), reused.rbegin(),
                            reused.rend());
   };

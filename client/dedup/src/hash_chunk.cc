@@ -27,6 +27,8 @@ HashChunk::HashChunk(size_t capacity) {
 }
 
 std::span<uint64_t> HashChunk::Append(std::span<const uint64_t> hashes) {
+  // Callers size chunks first; past the end would corrupt the heap.
+  if (hashes.size() > room()) std::abort();
   uint64_t* const at = data_.get() + size_;
   if (!hashes.empty()) {
     std::memcpy(at, hashes.data(), hashes.size_bytes());

@@ -1,6 +1,7 @@
 #include "neardup/dedup/internal/token_set_store.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "neardup/core/shingle_set.h"
 
@@ -53,29 +54,32 @@ bool TokenSetStore::Wasteful(const Held& held) {
 }
 
 void TokenSetStore::CompactIfWorthIt() {
+  // Decided once: a worker may let go of a chunk meanwhile, which would make
+  // it wasteful halfway through (and its sets uncounted in `to_copy`).
+  std::vector<size_t> emptied;
   size_t waste = 0;
   size_t to_copy = 0;
-  for (const Held& held : held_) {
-    if (!Wasteful(held)) continue;
-    waste += held.chunk->capacity_bytes() - held.kept_bytes;
-    to_copy += held.kept_bytes;
+  for (size_t i = 0; i < held_.size(); ++i) {
+    if (!Wasteful(held_[i])) continue;
+    emptied.push_back(i);
+    waste += held_[i].chunk->capacity_bytes() - held_[i].kept_bytes;
+    to_copy += held_[i].kept_bytes;
   }
   if (waste <= compact_slack_bytes_) return;
+  // Everything that can fail to allocate, before anything changes.
+  auto fresh = std::make_shared<HashChunk>(to_copy / sizeof(uint64_t));
+  std::vector<Held> kept;
+  kept.reserve(held_.size() - emptied.size() + 1);
   ++compactions_;
   bytes_copied_ += to_copy;
   // Marks the chunks to empty with a slot no chunk has.
   constexpr int kEmptying = -2;
-  for (Held& held : held_) {
-    if (Wasteful(held)) held.chunk->store_slot = kEmptying;
-  }
-  auto fresh = std::make_shared<HashChunk>(to_copy / sizeof(uint64_t));
+  for (size_t i : emptied) held_[i].chunk->store_slot = kEmptying;
   for (auto& [doc, span] : spans_) {
     if (span.chunk == nullptr || span.chunk->store_slot != kEmptying) continue;
     span.data = fresh->Append({span.data, span.size}).data();
     span.chunk = fresh.get();
   }
-  std::vector<Held> kept;
-  kept.reserve(held_.size() + 1);
   held_bytes_ = 0;
   for (Held& held : held_) {
     if (held.chunk->store_slot == kEmptying) {

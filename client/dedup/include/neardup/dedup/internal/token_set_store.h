@@ -10,7 +10,8 @@
 // the slack, their kept sets are copied into one fresh chunk and they are
 // freed. Memory stays within about twice the kept sets, plus the slack, plus
 // the chunks the workers are still filling; each compaction copies fewer
-// bytes than it frees.
+// bytes than it frees. (Chunks still referenced by a worker or by a batch
+// slot waiting for reuse, up to two per slot, are left alone until then.)
 
 #include <cstddef>
 #include <cstdint>
