@@ -44,7 +44,8 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out,
                             HashChunkWriter* chunks) const {
   scratch->clear();
   ComputeInto(text, out, scratch);
-  out->token_set = out->kind == DocFingerprint::Kind::kOk
+  // Only --verify exact reads the sets (perceptual makes one regardless).
+  out->token_set = exact_ && out->kind == DocFingerprint::Kind::kOk
                        ? chunks->Append(*scratch, &out->token_chunk)
                        : chunks->Append({}, &out->token_chunk);
 }
