@@ -774,7 +774,9 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
     }
   }
   const storage::StoreStats store = db_->store().Stats();
-  response->set_store_live_bytes(store.live_sst_bytes);
+  response->set_store_live_bytes(store.live_sst_bytes + store.live_blob_bytes);
+  response->set_store_blob_garbage_bytes(store.blob_garbage_bytes);
+  response->set_store_blob_gc_on(store.blob_gc_on);
   response->set_store_pending_compaction_bytes(
       store.estimated_pending_compaction_bytes);
   response->set_store_memtable_bytes(store.memtable_bytes);

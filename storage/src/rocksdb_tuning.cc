@@ -93,9 +93,10 @@ rocksdb::ColumnFamilyOptions FamilyOptions(
     cf.enable_blob_files = true;
     cf.min_blob_size = 256;
     cf.blob_file_size = 256 << 20;
-    // Deleted and replaced documents' sets are reclaimed when compaction
-    // reaches the oldest blob files.
-    cf.enable_blob_garbage_collection = true;
+    // Deleted and replaced documents' sets are reclaimed by blob garbage
+    // collection, which BlobGcSwitch turns on only while there is enough
+    // garbage to collect.
+    cf.enable_blob_garbage_collection = false;
     // Candidates' sets are read again and again: cached like blocks, in the
     // same budget (without a cache every read is a file read).
     cf.blob_cache = cache;
@@ -149,6 +150,8 @@ RocksDbTuning MakeRocksDbTuning(const StoreOptions& options) {
   db.bytes_per_sync = kMiB;
   db.keep_log_file_num = 4;
   db.max_log_file_size = 16 * kMiB;
+  tuning.evidence_blob_gc = std::make_shared<BlobGcSwitch>();
+  db.listeners.push_back(tuning.evidence_blob_gc);
 
   const Compressions compressions = PickCompressions();
   for (size_t i = 0; i < kNumColumnFamilies; ++i) {

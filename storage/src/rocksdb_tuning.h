@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "neardup/storage/internal/blob_gc_switch.h"
 #include "neardup/storage/store_options.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
@@ -24,6 +25,9 @@ struct RocksDbTuning {
   // For a column family this build does not know (added by a newer build):
   // RocksDB must open every family of a database.
   rocksdb::ColumnFamilyOptions unknown_family_options;
+  // Registered as a listener in db_options; the Store attaches it to the
+  // evidence family once the database is open.
+  std::shared_ptr<BlobGcSwitch> evidence_blob_gc;
 };
 
 // INVALID_ARGUMENT names the offending field.

@@ -21,6 +21,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/storage/column_families.h"
+#include "neardup/storage/internal/blob_gc_switch.h"
 #include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
 #include "neardup/storage/internal/validation.h"
@@ -121,6 +122,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(
   std::unique_ptr<Store> store(
       new Store(dir, std::unique_ptr<rocksdb::DB>(db), std::move(handles),
                 std::move(tuning.block_cache), options.min_free_disk_bytes));
+  store->evidence_blob_gc_ = std::move(tuning.evidence_blob_gc);
+  store->evidence_blob_gc_->Attach(store->db_.get(),
+                                   store->handle(ColumnFamily::kEvidence));
   RETURN_IF_ERROR(store->InitializeOrCheckFormat(fresh));
   RETURN_IF_ERROR(store->LoadCollections());
   return store;
@@ -149,6 +153,8 @@ absl::Status Store::WriteGuarded(rocksdb::WriteBatch& batch, bool sync,
 }
 
 Store::~Store() {
+  // Before the handles go: a compaction may still finish while closing.
+  if (evidence_blob_gc_) evidence_blob_gc_->Detach();
   for (rocksdb::ColumnFamilyHandle* family : handles_) {
     db_->DestroyColumnFamilyHandle(family);
   }
@@ -583,6 +589,10 @@ StoreStats Store::Stats() const {
   DiskSpaceGuard::State guard = disk_guard_.Current();
   return {
       .live_sst_bytes = property(rocksdb::DB::Properties::kLiveSstFilesSize),
+      .live_blob_bytes = property(rocksdb::DB::Properties::kLiveBlobFileSize),
+      .blob_garbage_bytes =
+          property(rocksdb::DB::Properties::kLiveBlobFileGarbageSize),
+      .blob_gc_on = evidence_blob_gc_ && evidence_blob_gc_->enabled(),
       .total_sst_bytes = property(rocksdb::DB::Properties::kTotalSstFilesSize),
       .estimated_pending_compaction_bytes =
           property(rocksdb::DB::Properties::kEstimatePendingCompactionBytes),

@@ -711,6 +711,8 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   EXPECT_GT(samples["neardup_index_memory_bytes{collection=\"m\"}"], 0);
   EXPECT_GE(samples["neardup_query_candidates_count"], 1);
   EXPECT_TRUE(samples.count("neardup_store_live_sst_bytes"));
+  EXPECT_TRUE(samples.count("neardup_store_live_blob_bytes"));
+  EXPECT_TRUE(samples.count("neardup_store_blob_garbage_bytes"));
   EXPECT_TRUE(samples.count("neardup_store_pending_compaction_bytes"));
   EXPECT_GT(samples["neardup_data_dir_available_bytes"], 0);
   EXPECT_GT(samples["neardup_data_dir_capacity_bytes"], 0);

@@ -326,11 +326,27 @@ TEST_F(StorePersistenceTest, StatsReportMemoryAndFiles) {
   EXPECT_GT(stats.memtable_bytes, 0u);
   // Memtables are charged to the block cache.
   EXPECT_GT(stats.block_cache_usage_bytes, 0u);
-  // A checkpoint flushes the memtables into SST files.
+  // A long text's evidence (over 256 bytes) goes to a blob file.
+  ASSERT_OK_AND_ASSIGN(CollectionRecord long_texts,
+                       store->CreateCollection("long", CollectionConfig{}));
+  std::string text;
+  for (int w = 0; w < 200; ++w) absl::StrAppend(&text, "word", w, " ");
+  DocumentWrite long_doc = DocumentMaker(long_texts).Make("long-0", text);
+  std::vector<uint64_t> shingles;
+  for (uint64_t i = 1; i <= 200; ++i)
+    shingles.push_back(i * 0x9E3779B97F4A7C15);
+  std::sort(shingles.begin(), shingles.end());
+  long_doc.shingles = std::move(shingles);
+  ASSERT_OK(store->PutDocument(long_texts, long_doc).status());
+  // A checkpoint flushes the memtables into SST and blob files.
   ASSERT_OK(store->Checkpoint(temp_.path() + "/checkpoint"));
   stats = store->Stats();
   EXPECT_GT(stats.live_sst_bytes, 0u);
   EXPECT_GE(stats.total_sst_bytes, stats.live_sst_bytes);
+  EXPECT_GT(stats.live_blob_bytes, 0u);
+  // Nothing replaced or deleted has reached a blob file.
+  EXPECT_EQ(stats.blob_garbage_bytes, 0u);
+  EXPECT_FALSE(stats.blob_gc_on);
 }
 
 }  // namespace

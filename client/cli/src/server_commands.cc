@@ -310,7 +310,10 @@ absl::Status RunStats(const ServerCommands& cmd, std::ostream& out) {
   for (const v1::QuarantinedCollection& q : stats.quarantined()) {
     out << q.name() << ": QUARANTINED (not served): " << q.reason() << "\n";
   }
-  out << "store: " << stats.store_live_bytes() << " bytes live, "
+  out << "store: " << stats.store_live_bytes() << " bytes live ("
+      << stats.store_blob_garbage_bytes()
+      << " of them blob garbage, collection "
+      << (stats.store_blob_gc_on() ? "on" : "off") << "), "
       << stats.store_pending_compaction_bytes() << " bytes pending compaction, "
       << stats.store_memtable_bytes() << " bytes in memtables\n";
   out << "disk: " << stats.disk_available_bytes() << " of "

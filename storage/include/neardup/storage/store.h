@@ -39,8 +39,15 @@ struct ReadOptions;
 
 namespace neardup::storage {
 
+class BlobGcSwitch;
+
 struct StoreStats {
-  uint64_t live_sst_bytes = 0;   // SST files of the current version
+  uint64_t live_sst_bytes = 0;  // SST files of the current version
+  // Blob files of the current version (the evidence family's values), and
+  // how much of them is garbage not yet collected.
+  uint64_t live_blob_bytes = 0;
+  uint64_t blob_garbage_bytes = 0;
+  bool blob_gc_on = false;       // see BlobGcSwitch
   uint64_t total_sst_bytes = 0;  // all SST files, incl. obsolete ones
   uint64_t estimated_pending_compaction_bytes = 0;
   uint64_t memtable_bytes = 0;  // active, unflushed and pinned memtables
@@ -266,6 +273,7 @@ class Store {
   const std::shared_ptr<rocksdb::Cache> block_cache_;
   // Mutable: Stats() probes the filesystem.
   mutable DiskSpaceGuard disk_guard_;
+  std::shared_ptr<BlobGcSwitch> evidence_blob_gc_;
 
   // Serializes creating and dropping collections. Their synced writes run
   // under this lock only, so lookups of other collections never wait on
