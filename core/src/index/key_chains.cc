@@ -126,8 +126,8 @@ void KeyChains::EraseSlot(size_t hole) {
 }
 
 void KeyChains::Rehash(size_t capacity) {
-  std::vector<uint8_t> old_control = std::move(control_);
-  std::vector<uint32_t> old_heads = std::move(heads_);
+  PodVector<uint8_t> old_control = std::move(control_);
+  PodVector<uint32_t> old_heads = std::move(heads_);
   control_.assign(capacity, kEmpty);
   heads_.assign(capacity, kNoRow);
   for (size_t i = 0; i < old_heads.size(); ++i) {

@@ -24,7 +24,7 @@ int CountEqualSlots(const T* a, const T* b, int n) {
 // and exactly: doubling would strand up to half of the biggest array in the
 // index.
 template <typename T>
-void GrowTo(std::vector<T>& v, size_t size) {
+void GrowTo(PodVector<T>& v, size_t size) {
   if (size <= v.size()) return;
   if (size > v.capacity()) {
     v.reserve(std::max(size, v.capacity() + v.capacity() / 4));
@@ -33,7 +33,7 @@ void GrowTo(std::vector<T>& v, size_t size) {
 }
 
 template <typename T>
-void SetRow(std::vector<T>& v, size_t offset, std::span<const uint64_t> slots) {
+void SetRow(PodVector<T>& v, size_t offset, std::span<const uint64_t> slots) {
   GrowTo(v, offset + slots.size());
   for (size_t i = 0; i < slots.size(); ++i) {
     v[offset + i] = static_cast<T>(slots[i]);
@@ -41,7 +41,7 @@ void SetRow(std::vector<T>& v, size_t offset, std::span<const uint64_t> slots) {
 }
 
 template <typename T>
-std::vector<uint64_t> GetRow(const std::vector<T>& v, size_t offset, int n) {
+std::vector<uint64_t> GetRow(const PodVector<T>& v, size_t offset, int n) {
   return std::vector<uint64_t>(v.begin() + offset, v.begin() + offset + n);
 }
 
@@ -107,7 +107,7 @@ namespace {
 // Exact the first time (one bulk load); by half at least afterwards, so that
 // batch-by-batch reservations do not copy the array every time.
 template <typename T>
-void ReserveGrowing(std::vector<T>& v, size_t size) {
+void ReserveGrowing(PodVector<T>& v, size_t size) {
   if (size > v.capacity()) {
     v.reserve(std::max(size, v.capacity() + v.capacity() / 2));
   }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "neardup/core/index/internal/pod_vector.h"
 
 namespace neardup::index_internal {
 
@@ -118,10 +119,10 @@ class KeyChains {
   // Gives every row of the chain in `slot` its back-link.
   void AddBackLinks(size_t slot);
 
-  std::vector<uint8_t> control_;  // per slot: kEmpty or Fragment(tag)
-  std::vector<uint32_t> heads_;   // per slot: first row of the chain
-  std::vector<uint32_t> tags_;    // per row
-  std::vector<uint32_t> next_;    // per row: next row of its chain
+  PodVector<uint8_t> control_;  // per slot: kEmpty or Fragment(tag)
+  PodVector<uint32_t> heads_;   // per slot: first row of the chain
+  PodVector<uint32_t> tags_;    // per row
+  PodVector<uint32_t> next_;    // per row: next row of its chain
   // Per row of a long chain: the previous row (kNoRow for its head).
   absl::flat_hash_map<uint32_t, uint32_t> previous_;
   size_t num_keys_ = 0;

@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "neardup/core/index/internal/pod_vector.h"
+
 namespace neardup::index_internal {
 
 // A query signature cut to the store's width once, then compared to rows.
@@ -37,9 +39,9 @@ class SlotStore {
  private:
   int num_perm_;
   int bits_;
-  std::vector<uint16_t> s16_;
-  std::vector<uint32_t> s32_;
-  std::vector<uint64_t> s64_;
+  PodVector<uint16_t> s16_;
+  PodVector<uint32_t> s32_;
+  PodVector<uint64_t> s64_;
 };
 
 }  // namespace neardup::index_internal
