@@ -25,11 +25,11 @@ TEST(PodVectorTest, EmptyHasNoStorage) {
   EXPECT_EQ(v.data(), nullptr);
 }
 
-TEST(PodVectorTest, GrowsLikeStdVectorFromSmallToMappedToHuge) {
+TEST(PodVectorTest, GrowsLikeStdVectorFromSmallToMapped) {
   PodVector<uint32_t> pod;
   std::vector<uint32_t> expected;
   // Steps of an eighth, as the index grows: malloc below 64 KiB, a mapping
-  // above, huge-page advice past 2 MiB (1M uint32 = 4 MiB).
+  // (grown by mremap) above, up to 4 MiB.
   size_t size = 16;
   uint32_t value = 1;
   while (size < (size_t{1} << 20)) {

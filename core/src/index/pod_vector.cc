@@ -14,17 +14,10 @@ size_t RoundUpToPages(size_t bytes) {
   return (bytes + page - 1) / page * page;
 }
 
-void AdviseHugePages(void* data, size_t bytes) {
-  if (bytes >= PodStorage::kHugePageBytes) {
-    madvise(data, bytes, MADV_HUGEPAGE);  // advice only: errors are fine
-  }
-}
-
 void* Map(size_t bytes) {
   void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (data == MAP_FAILED) throw std::bad_alloc();
-  AdviseHugePages(data, bytes);
   return data;
 }
 
@@ -41,7 +34,6 @@ void PodStorage::Reallocate(size_t bytes, size_t keep) {
     // The kernel moves the pages; nothing is copied.
     void* moved = mremap(data_, bytes_, bytes, MREMAP_MAYMOVE);
     if (moved == MAP_FAILED) throw std::bad_alloc();
-    AdviseHugePages(moved, bytes);
     data_ = moved;
     bytes_ = bytes;
     return;

@@ -6,9 +6,9 @@
 // capacity and gets fresh 4 KiB pages each time; an index of 1M documents
 // growing by an eighth at a time spent ~7 % of ingest in those copies.
 // Here arrays of 64 KiB and more live in their own memory mapping, which
-// grows by moving page tables (mremap) instead of bytes, and arrays of 2 MiB
-// and more ask for transparent huge pages (fewer page faults while growing,
-// fewer TLB misses on random lookups). Smaller arrays use malloc/realloc.
+// grows by moving page tables (mremap) instead of bytes; smaller arrays use
+// malloc/realloc. No transparent huge pages: on this project's test VM they
+// cut queries at 1M documents from ~10K to ~8K QPS (bench/README.md).
 
 #include <algorithm>
 #include <cstddef>
@@ -24,7 +24,6 @@ class PodStorage {
   // Mapped from this size up (below it a mapping's page rounding costs too
   // much per small table).
   static constexpr size_t kMapBytes = size_t{64} << 10;
-  static constexpr size_t kHugePageBytes = size_t{2} << 20;
 
   PodStorage() = default;
   ~PodStorage() { Release(); }
