@@ -1,85 +1,143 @@
 #include "neardup/storage/internal/blob_gc_switch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "rocksdb/db.h"
-#include "rocksdb_status.h"
 
 namespace neardup::storage {
 
-double CollectableGarbageRatio(std::span<const rocksdb::BlobMetaData> files,
-                               double age_cutoff) {
-  std::vector<const rocksdb::BlobMetaData*> by_age;
-  by_age.reserve(files.size());
-  for (const rocksdb::BlobMetaData& file : files) by_age.push_back(&file);
-  std::sort(by_age.begin(), by_age.end(), [](const auto* a, const auto* b) {
-    return a->blob_file_number < b->blob_file_number;
-  });
-  // RocksDB's cut: files before index floor(cutoff * count) are rewritten.
-  const size_t eligible =
-      std::min(by_age.size(), static_cast<size_t>(age_cutoff * by_age.size()));
+double BlobGarbageRatio(std::span<const rocksdb::BlobMetaData> files) {
   uint64_t total = 0;
   uint64_t garbage = 0;
-  for (size_t i = 0; i < eligible; ++i) {
-    total += by_age[i]->total_blob_bytes;
-    garbage += by_age[i]->garbage_blob_bytes;
+  for (const rocksdb::BlobMetaData& file : files) {
+    total += file.total_blob_bytes;
+    garbage += file.garbage_blob_bytes;
   }
   return total == 0 ? 0.0 : static_cast<double>(garbage) / total;
 }
 
-bool WantsBlobGc(const BlobGcPolicy& policy, double ratio, bool enabled) {
-  return enabled ? ratio >= policy.disable_below : ratio >= policy.enable_at;
+BlobGcSetting DecideBlobGc(const BlobGcPolicy& policy,
+                           std::span<const rocksdb::BlobMetaData> files,
+                           bool enabled_now) {
+  const double ratio = BlobGarbageRatio(files);
+  const bool on =
+      enabled_now ? ratio >= policy.disable_below : ratio >= policy.enable_at;
+  if (!on) return {.enabled = false, .age_cutoff = policy.min_age_cutoff};
+
+  std::vector<const rocksdb::BlobMetaData*> by_age;
+  by_age.reserve(files.size());
+  uint64_t garbage = 0;
+  for (const rocksdb::BlobMetaData& file : files) {
+    by_age.push_back(&file);
+    garbage += file.garbage_blob_bytes;
+  }
+  std::sort(by_age.begin(), by_age.end(), [](const auto* a, const auto* b) {
+    return a->blob_file_number < b->blob_file_number;
+  });
+  // The oldest files that hold half the garbage.
+  size_t oldest = 0;
+  uint64_t reached = 0;
+  while (oldest < by_age.size() && 2 * reached < garbage) {
+    reached += by_age[oldest++]->garbage_blob_bytes;
+  }
+  // Half a file more, so floor(cutoff * count) is `oldest` despite rounding.
+  const double cutoff =
+      (static_cast<double>(oldest) + 0.5) / static_cast<double>(by_age.size());
+  return {.enabled = true,
+          .age_cutoff = std::clamp(cutoff, policy.min_age_cutoff, 1.0)};
 }
 
 void BlobGcSwitch::Attach(rocksdb::DB* db,
                           rocksdb::ColumnFamilyHandle* family) {
-  MutexLock lock(&mu_);
-  db_ = db;
-  family_ = family;
-  family_id_ = family->GetID();
-  enabled_ = false;
-  Update().IgnoreError();
+  {
+    MutexLock lock(&mu_);
+    db_ = db;
+    family_ = family;
+    family_id_ = family->GetID();
+    pending_ = true;
+    stop_ = false;
+  }
+  thread_ = std::thread([this] { Run(); });
 }
 
 void BlobGcSwitch::Detach() {
+  {
+    MutexLock lock(&mu_);
+    stop_ = true;
+    cv_.SignalAll();
+  }
+  if (thread_.joinable()) thread_.join();
   MutexLock lock(&mu_);
   db_ = nullptr;
   family_ = nullptr;
 }
 
-bool BlobGcSwitch::enabled() const {
+void BlobGcSwitch::WaitIdle() {
   MutexLock lock(&mu_);
-  return enabled_;
+  while ((pending_ || busy_) && !stop_) cv_.Wait(&mu_);
 }
 
 void BlobGcSwitch::OnCompactionCompleted(
     rocksdb::DB* /*db*/, const rocksdb::CompactionJobInfo& info) {
   MutexLock lock(&mu_);
-  if (db_ == nullptr || info.cf_id != family_id_) return;
-  // A failure leaves collection as it was; the next compaction retries.
-  Update().IgnoreError();
+  if (db_ == nullptr || stop_ || info.cf_id != family_id_) return;
+  pending_ = true;
+  cv_.SignalAll();
 }
 
-absl::Status BlobGcSwitch::Update() {
-  if (db_ == nullptr) return absl::OkStatus();
+void BlobGcSwitch::Run() {
+  while (true) {
+    rocksdb::DB* db = nullptr;
+    rocksdb::ColumnFamilyHandle* family = nullptr;
+    {
+      MutexLock lock(&mu_);
+      while (!pending_ && !stop_) cv_.Wait(&mu_);
+      if (stop_) return;
+      pending_ = false;
+      busy_ = true;
+      db = db_;
+      family = family_;
+    }
+    // Detach joins this thread before `db` and `family` go. An allocation
+    // failure here only leaves collection as it was.
+    try {
+      Update(db, family);
+    } catch (...) {
+    }
+    MutexLock lock(&mu_);
+    busy_ = false;
+    cv_.SignalAll();
+  }
+}
+
+void BlobGcSwitch::Update(rocksdb::DB* db,
+                          rocksdb::ColumnFamilyHandle* family) {
   rocksdb::ColumnFamilyMetaData meta;
-  db_->GetColumnFamilyMetaData(family_, &meta);
-  const double ratio =
-      CollectableGarbageRatio(meta.blob_files, policy_.age_cutoff);
-  const bool want = WantsBlobGc(policy_, ratio, enabled_);
-  if (want == enabled_) return absl::OkStatus();
-  const rocksdb::Status set = db_->SetOptions(
-      family_, {{"enable_blob_garbage_collection", want ? "true" : "false"},
-                {"blob_garbage_collection_age_cutoff",
-                 std::to_string(policy_.age_cutoff)},
-                {"blob_garbage_collection_force_threshold",
-                 std::to_string(policy_.force_threshold)}});
-  if (set.ok()) enabled_ = want;
-  return FromRocksDb(set, absl::StrCat("switch blob garbage collection ",
-                                       want ? "on" : "off"));
+  db->GetColumnFamilyMetaData(family, &meta);
+  BlobGcSetting wanted =
+      DecideBlobGc(policy_, meta.blob_files, applied_.enabled);
+  // Small moves of the cutoff are not worth rewriting the OPTIONS file.
+  if (wanted.enabled && applied_.enabled &&
+      std::abs(wanted.age_cutoff - applied_.age_cutoff) < 0.05) {
+    wanted.age_cutoff = applied_.age_cutoff;
+  }
+  if (wanted == applied_) return;
+  const rocksdb::Status set = db->SetOptions(
+      family,
+      {{"enable_blob_garbage_collection", wanted.enabled ? "true" : "false"},
+       {"blob_garbage_collection_age_cutoff",
+        std::to_string(wanted.age_cutoff)},
+       {"blob_garbage_collection_force_threshold",
+        std::to_string(policy_.force_threshold)}});
+  if (!set.ok()) return;  // the next compaction retries
+  if (wanted.enabled && !applied_.enabled) {
+    starts_.fetch_add(1, std::memory_order_relaxed);
+  }
+  applied_ = wanted;
+  enabled_.store(wanted.enabled, std::memory_order_relaxed);
 }
 
 }  // namespace neardup::storage

@@ -129,6 +129,14 @@ absl::Status ValidateStoreOptions(const StoreOptions& options) {
   if (options.background_jobs < 1) {
     return absl::InvalidArgumentError("background_jobs must be at least 1");
   }
+  if (!(options.blob_gc_stop_ratio > 0 &&
+        options.blob_gc_stop_ratio <= options.blob_gc_start_ratio &&
+        options.blob_gc_start_ratio <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("blob garbage collection ratios must satisfy 0 < stop (",
+                     options.blob_gc_stop_ratio, ") <= start (",
+                     options.blob_gc_start_ratio, ") <= 1"));
+  }
   return absl::OkStatus();
 }
 
@@ -150,7 +158,9 @@ RocksDbTuning MakeRocksDbTuning(const StoreOptions& options) {
   db.bytes_per_sync = kMiB;
   db.keep_log_file_num = 4;
   db.max_log_file_size = 16 * kMiB;
-  tuning.evidence_blob_gc = std::make_shared<BlobGcSwitch>();
+  tuning.evidence_blob_gc = std::make_shared<BlobGcSwitch>(
+      BlobGcPolicy{.enable_at = options.blob_gc_start_ratio,
+                   .disable_below = options.blob_gc_stop_ratio});
   db.listeners.push_back(tuning.evidence_blob_gc);
 
   const Compressions compressions = PickCompressions();

@@ -593,6 +593,7 @@ StoreStats Store::Stats() const {
       .blob_garbage_bytes =
           property(rocksdb::DB::Properties::kLiveBlobFileGarbageSize),
       .blob_gc_on = evidence_blob_gc_ && evidence_blob_gc_->enabled(),
+      .blob_gc_starts = evidence_blob_gc_ ? evidence_blob_gc_->starts() : 0,
       .total_sst_bytes = property(rocksdb::DB::Properties::kTotalSstFilesSize),
       .estimated_pending_compaction_bytes =
           property(rocksdb::DB::Properties::kEstimatePendingCompactionBytes),

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -252,6 +254,15 @@ TEST_F(StorePersistenceTest, BadOptionsAreInvalidArgument) {
   options.background_jobs = 0;
   EXPECT_EQ(OpenStore(options).status().code(),
             absl::StatusCode::kInvalidArgument);
+  for (const auto& [start, stop] : std::vector<std::pair<double, double>>{
+           {0.25, 0.0}, {0.1, 0.2}, {1.5, 0.5}, {0.25, -1.0}}) {
+    options = SmallOptions();
+    options.blob_gc_start_ratio = start;
+    options.blob_gc_stop_ratio = stop;
+    const absl::Status status = OpenStore(options).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(), HasSubstr("blob garbage collection"));
+  }
 }
 
 TEST_F(StorePersistenceTest, SecondOpenOfALiveStoreFails) {
@@ -347,6 +358,62 @@ TEST_F(StorePersistenceTest, StatsReportMemoryAndFiles) {
   // Nothing replaced or deleted has reached a blob file.
   EXPECT_EQ(stats.blob_garbage_bytes, 0u);
   EXPECT_FALSE(stats.blob_gc_on);
+}
+
+// The store's blob garbage switch watches the evidence family: replacing
+// most documents' shingle sets makes the old blob files mostly garbage, and
+// collection comes on.
+TEST_F(StorePersistenceTest, ReplacedEvidenceTurnsBlobCollectionOn) {
+  // How much RocksDB's own compactions merge old and new values by the end
+  // varies from run to run (9-17 % of the blob bytes garbage in three runs);
+  // a low start ratio makes the test about the switch, not the merge.
+  StoreOptions options = SmallOptions();
+  options.blob_gc_start_ratio = 0.04;
+  options.blob_gc_stop_ratio = 0.02;
+  ASSERT_OK_AND_ASSIGN(auto store, OpenStore(options));
+  ASSERT_OK_AND_ASSIGN(CollectionRecord collection,
+                       store->CreateCollection("long", CollectionConfig{}));
+  DocumentMaker maker(collection);
+  auto put = [&](int doc, uint64_t salt) {
+    DocumentWrite write = maker.Make(absl::StrCat("doc-", doc), "some text");
+    std::vector<uint64_t> shingles;
+    for (uint64_t i = 1; i <= 200; ++i) {
+      shingles.push_back((i + salt * 1000) * 0x9E3779B97F4A7C15);
+    }
+    std::sort(shingles.begin(), shingles.end());
+    write.shingles = std::move(shingles);
+    ASSERT_OK(store->PutDocument(collection, write).status());
+  };
+  int checkpoints = 0;
+  auto flush = [&] {  // a checkpoint flushes: one blob file per round
+    ASSERT_OK(store->Checkpoint(
+        absl::StrCat(temp_.path(), "/checkpoint-", checkpoints++)));
+  };
+  constexpr int kRounds = 6;
+  constexpr int kPerRound = 40;
+  for (int round = 0; round < kRounds; ++round) {
+    for (int i = 0; i < kPerRound; ++i) put(round * kPerRound + i, 0);
+    flush();
+  }
+  ASSERT_GT(store->Stats().live_blob_bytes, 0u);
+  EXPECT_EQ(store->Stats().blob_gc_starts, 0u);
+  // Three documents in four get a new shingle set, twice, over as many
+  // flushes, so that RocksDB's own L0 compactions meet old and new values.
+  for (uint64_t salt = 1; salt <= 2; ++salt) {
+    for (int round = 0; round < kRounds; ++round) {
+      for (int i = 0; i < kPerRound; ++i) {
+        if (i % 4 != 0) put(round * kPerRound + i, salt);
+      }
+      flush();
+    }
+  }
+  // Compaction runs in the background: wait for it (30 s at most).
+  for (int wait = 0; wait < 300 && store->Stats().blob_gc_starts == 0; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GT(store->Stats().blob_gc_starts, 0u)
+      << "garbage " << store->Stats().blob_garbage_bytes << " of "
+      << store->Stats().live_blob_bytes;
 }
 
 }  // namespace

@@ -48,6 +48,7 @@ struct StoreStats {
   uint64_t live_blob_bytes = 0;
   uint64_t blob_garbage_bytes = 0;
   bool blob_gc_on = false;       // see BlobGcSwitch
+  uint64_t blob_gc_starts = 0;   // times it was switched on since Open
   uint64_t total_sst_bytes = 0;  // all SST files, incl. obsolete ones
   uint64_t estimated_pending_compaction_bytes = 0;
   uint64_t memtable_bytes = 0;  // active, unflushed and pinned memtables

@@ -27,6 +27,12 @@ struct StoreOptions {
   // Create the directory and a fresh store when there is none; otherwise
   // Open fails with NOT_FOUND. Default true.
   bool create_if_missing = true;
+  // Blob garbage collection of stored evidence runs while at least this
+  // fraction of the blob bytes is garbage, and stops below the second
+  // (0 < blob_gc_stop_ratio <= blob_gc_start_ratio <= 1). Defaults 0.25 and
+  // 0.125.
+  double blob_gc_start_ratio = 0.25;
+  double blob_gc_stop_ratio = 0.125;
 };
 
 // Per-write durability. Every write goes through the write-ahead log and

@@ -7,8 +7,9 @@
 // growing by an eighth at a time spent ~7 % of ingest in those copies.
 // Here arrays of 64 KiB and more live in their own memory mapping, which
 // grows by moving page tables (mremap) instead of bytes; smaller arrays use
-// malloc/realloc. No transparent huge pages: on this project's test VM they
-// cut queries at 1M documents from ~10K to ~8K QPS (bench/README.md).
+// malloc/realloc. It does not ask for transparent huge pages: on this
+// project's test VM they cut queries at 1M documents from ~10K to ~8K QPS
+// (bench/README.md). Hosts with THP "always" still give them.
 
 #include <algorithm>
 #include <cstddef>
