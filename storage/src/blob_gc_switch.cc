@@ -52,6 +52,7 @@ BlobGcSetting DecideBlobGc(const BlobGcPolicy& policy,
 
 void BlobGcSwitch::Attach(rocksdb::DB* db,
                           rocksdb::ColumnFamilyHandle* family) {
+  Detach();  // a second Attach replaces the first
   {
     MutexLock lock(&mu_);
     db_ = db;

@@ -140,6 +140,18 @@ class BlobGcSwitchDbTest : public ::testing::Test {
     for (const auto& blob : BlobFiles()) garbage += blob.garbage_blob_bytes;
     return garbage;
   }
+  // Deletes the keys `deleted(file, i)` names, then flushes.
+  template <typename Deleted>
+  void DeleteKeys(Deleted deleted) {
+    for (int f = 0; f < kFiles; ++f) {
+      for (int i = 0; i < kKeysPerFile; ++i) {
+        if (deleted(f, i)) {
+          ASSERT_TRUE(db_->Delete({}, Key(f, i)).ok());
+        }
+      }
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+  }
   // Keys that `deleted(file, i)` names are gone; every other one reads its
   // value.
   template <typename Deleted>
@@ -186,14 +198,7 @@ TEST_F(BlobGcSwitchDbTest, CollectsHalfGarbageFilesThenSwitchesOff) {
   // Every other key of every file deleted: each blob file half garbage once
   // a compaction drops the keys.
   auto deleted = [](int /*file*/, int i) { return i % 2 == 0; };
-  for (int f = 0; f < kFiles; ++f) {
-    for (int i = 0; i < kKeysPerFile; ++i) {
-      if (deleted(f, i)) {
-        ASSERT_TRUE(db_->Delete({}, Key(f, i)).ok());
-      }
-    }
-  }
-  ASSERT_TRUE(db_->Flush({}).ok());
+  DeleteKeys(deleted);
   CompactAll();
   EXPECT_TRUE(switch_->enabled());
   EXPECT_TRUE(GcOptionOn());
@@ -221,14 +226,7 @@ TEST_F(BlobGcSwitchDbTest, ReachesGarbageInTheNewestFiles) {
   auto deleted = [](int file, int i) {
     return file >= kFiles - 3 && i % 10 != 0;
   };
-  for (int f = 0; f < kFiles; ++f) {
-    for (int i = 0; i < kKeysPerFile; ++i) {
-      if (deleted(f, i)) {
-        ASSERT_TRUE(db_->Delete({}, Key(f, i)).ok());
-      }
-    }
-  }
-  ASSERT_TRUE(db_->Flush({}).ok());
+  DeleteKeys(deleted);
   CompactAll();
   ASSERT_TRUE(switch_->enabled());
   EXPECT_GT(db_->GetOptions().blob_garbage_collection_age_cutoff, 0.5);
@@ -245,14 +243,20 @@ TEST_F(BlobGcSwitchDbTest, DetachedSwitchIgnoresCompactions) {
   WriteFiles();
   Attach();
   switch_->Detach();
-  for (int f = 0; f < kFiles; ++f) {
-    for (int i = 0; i < kKeysPerFile; i += 2) {
-      ASSERT_TRUE(db_->Delete({}, Key(f, i)).ok());
-    }
-  }
+  DeleteKeys([](int /*file*/, int i) { return i % 2 == 0; });
   CompactAll();
   EXPECT_FALSE(switch_->enabled());
   EXPECT_FALSE(GcOptionOn());
+}
+
+TEST_F(BlobGcSwitchDbTest, AttachingAgainKeepsOneWorkingSwitch) {
+  WriteFiles();
+  Attach();
+  Attach();
+  DeleteKeys([](int /*file*/, int i) { return i % 2 == 0; });
+  CompactAll();
+  EXPECT_TRUE(switch_->enabled());
+  EXPECT_EQ(switch_->starts(), 1u);
 }
 
 }  // namespace

@@ -75,7 +75,8 @@ class BlobGcSwitch final : public rocksdb::EventListener {
   // Starts the switch's thread and a first decision. The family's options
   // must not enable collection themselves. `db` and `family` must stay valid
   // until Detach(). A failure to switch is not an error of the store's:
-  // collection stays as it was and the next compaction retries.
+  // collection stays as it was and the next compaction retries. Attaching
+  // again detaches first.
   void Attach(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* family);
   // Stops the thread; after this nothing touches the database. Call before
   // closing it.
