@@ -33,6 +33,14 @@ int Shards() {
   return env ? std::atoi(env) : MinHashIndexOptions{}.shards;
 }
 
+// NEARDUP_BANDS / NEARDUP_ROWS override the banding; the default is what a
+// collection with the default threshold (0.8, floor 0.7) gets.
+LshParams Banding() {
+  const char* bands = std::getenv("NEARDUP_BANDS");
+  const char* rows = std::getenv("NEARDUP_ROWS");
+  return {bands ? std::atoi(bands) : 20, rows ? std::atoi(rows) : 4};
+}
+
 double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -88,8 +96,9 @@ void RunMinHash(size_t n, int threads) {
   std::vector<uint32_t> ids(n);
   for (uint32_t i = 0; i < n; ++i) ids[i] = i;
   const size_t rss_before = ResidentBytes();
+  const LshParams lsh = Banding();
   auto index = *MinHashLshIndex::Create(
-      {.num_perm = 128, .lsh = {16, 8}, .verify_bits = 16, .shards = Shards()});
+      {.num_perm = 128, .lsh = lsh, .verify_bits = 16, .shards = Shards()});
   auto start = Clock::now();
   if (!index->BulkInsert(ids, sigs, threads).ok()) std::abort();
   const double insert_seconds = Seconds(start);
@@ -108,10 +117,12 @@ void RunMinHash(size_t n, int threads) {
     hits += found->empty() ? 0 : 1;  // racy count: informational only
   });
   std::printf(
-      "minhash-lsh 16x8 bits=16 docs=%zu threads=%d  insert %.0f docs/s  "
-      "query p50 %.1f us p99 %.1f us  index %.0f B/doc  rss %.0f B/doc\n",
-      n, threads, n / insert_seconds, latency.p50_us, latency.p99_us,
-      double(index->MemoryBytes()) / n, double(rss_after - rss_before) / n);
+      "minhash-lsh %dx%d bits=16 shards=%d docs=%zu threads=%d  insert %.0f "
+      "docs/s  query p50 %.1f us p99 %.1f us  index %.0f B/doc  rss %.0f "
+      "B/doc\n",
+      lsh.bands, lsh.rows, Shards(), n, threads, n / insert_seconds,
+      latency.p50_us, latency.p99_us, double(index->MemoryBytes()) / n,
+      double(rss_after - rss_before) / n);
   std::fflush(stdout);
 }
 

@@ -21,6 +21,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/client/client.h"
 #include "support/corpus.h"
 
@@ -97,6 +98,7 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
 }  // namespace
 
 int main(int argc, char** argv) {
+  neardup::SkipAbslLockOrderChecks();  // as every neardup client does
   std::string server = "127.0.0.1:50051";
   std::string collection = "loadgen";
   int docs = 100000;

@@ -6,6 +6,7 @@
 #include <thread>
 #include <variant>
 
+#include "neardup/base/absl_compat.h"
 #include "neardup/base/version.h"
 #include "neardup/extract/pdf.h"
 #include "neardup/server/server.h"
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   if (int code = 0; neardup::extract::MaybeRunPdfChild(argc, argv, &code)) {
     return code;
   }
+  neardup::SkipAbslLockOrderChecks();
   using namespace neardup::server;
   ParsedCommandLine parsed = ParseCommandLine(argc, argv);
   if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;

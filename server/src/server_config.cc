@@ -41,7 +41,10 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("data-dir", c.data_dir, "RocksDB data directory (created if missing)");
   visit("metrics-listen", c.metrics_address,
         "Prometheus /metrics address (host:port); off disables");
-  visit("shards", c.shards, "in-memory index shards per collection");
+  visit("shards", c.shards,
+        "in-memory index shards per collection: each one speeds up index "
+        "rebuilds on a core of its own and costs every query a probe of "
+        "every band table");
   visit("workers", c.worker_threads,
         "worker threads for requests; 0 = one per hardware thread");
   visit("max-queued-requests", c.max_queued_requests,

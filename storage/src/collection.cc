@@ -22,7 +22,10 @@
 namespace neardup::storage {
 namespace {
 
-// Shards of a semantic index, whatever --shards says.
+// Shards of a semantic index. They do not follow --shards below 4: HNSW
+// inserts are dear enough that writes and rebuilds need the parallelism,
+// while MinHash and SimHash queries are cheapest with one shard.
+constexpr int kMinSemanticShards = 4;
 constexpr int kMaxSemanticShards = 8;
 
 // Signatures handed to the indexes per bulk insert while loading.
@@ -122,12 +125,13 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
     // MB): a few shards give the write and rebuild parallelism.
     ASSIGN_OR_RETURN(
         semantic_index,
-        SemanticIndex::Create({.dim = space.dim,
-                               .m = space.hnsw_m,
-                               .ef_construction = space.ef_construction,
-                               .ef_search = space.ef_search},
-                              std::min(index_shards, kMaxSemanticShards),
-                              /*exact=*/!space.hnsw));
+        SemanticIndex::Create(
+            {.dim = space.dim,
+             .m = space.hnsw_m,
+             .ef_construction = space.ef_construction,
+             .ef_search = space.ef_search},
+            std::clamp(index_shards, kMinSemanticShards, kMaxSemanticShards),
+            /*exact=*/!space.hnsw));
   }
   return std::unique_ptr<Collection>(
       new Collection(store, std::move(record), std::move(fingerprinter),

@@ -46,11 +46,15 @@ std::string NearCopy(std::string_view text) {
 
 class DatabaseTest : public StoreTest {
  protected:
+  // Tests whose answers must not depend on sharding (or whose threads
+  // should meet on several shards) ask for more than the default one.
   absl::StatusOr<std::unique_ptr<Database>> OpenDatabase(
-      RebuildListener listener = nullptr) {
+      RebuildListener listener = nullptr,
+      int index_shards = DatabaseOptions{}.index_shards) {
     DatabaseOptions options;
     options.store = SmallOptions();
     options.rebuild_threads = 2;
+    options.index_shards = index_shards;
     return Database::Open(StoreDir(), options, std::move(listener));
   }
 };
@@ -61,7 +65,7 @@ TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
   std::vector<MinHashSignature> probes;
   std::vector<uint64_t> simhash_probes;
   {
-    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(nullptr, /*index_shards=*/3));
     CollectionConfig config;
     config.simhash_enabled = true;
     config.min_threshold = 0.3;
@@ -90,6 +94,7 @@ TEST_F(DatabaseTest, PersistReopenGivesIdenticalAnswers) {
     EXPECT_EQ(docs->num_documents(), 299u);
   }
   std::vector<RebuildReport> reports;
+  // Rebuilt into one shard: the same answers.
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase([&](const RebuildReport& r) {
                          reports.push_back(r);
                        }));
@@ -138,7 +143,9 @@ TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
   ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection("docs"));
   ASSERT_OK_AND_ASSIGN(auto reference, db->GetCollection("ref"));
   EXPECT_EQ(docs->num_documents(), 20u);
-  EXPECT_EQ(docs->index_bytes(), reference->index_bytes());
+  // Sized for the live ids (the bound may be one above the reference's:
+  // ~5 % of 20 rows), not for the 3,020 ever used.
+  EXPECT_LE(docs->index_bytes(), reference->index_bytes() * 21 / 20);
   EXPECT_LE(docs->index_bytes(), index_bytes_live_only * 2);
   // Every live document is still found, by its own text.
   for (int i = 0; i < 20; ++i) {
@@ -308,7 +315,7 @@ TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
 // Replaces, deletes and dedup-on-write racing with it must leave the index
 // holding exactly the stored documents, each under its current signature.
 TEST_F(DatabaseTest, PipelinedRoundsLeaveIndexAndStoreInStep) {
-  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(nullptr, /*index_shards=*/3));
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
   // Few ids and small batches: many rounds replace what the round before
   // wrote, so a round indexed out of order leaves a stale signature.

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "neardup/base/absl_compat.h"
 #include "neardup/base/version.h"
 #include "neardup/cli/commands.h"
 #include "neardup/cli/server_commands.h"
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   if (int code = 0; neardup::extract::MaybeRunPdfChild(argc, argv, &code)) {
     return code;
   }
+  neardup::SkipAbslLockOrderChecks();
   using namespace neardup::cli;
   CLI::App app{
       "neardup: near-duplicate text detection. Offline: canonicalize, "

@@ -20,7 +20,7 @@ struct ServerConfig {
   // Prometheus /metrics endpoint; empty (or "off" on the command line)
   // disables it.
   std::string metrics_address = "127.0.0.1:9464";
-  int shards = 4;          // index shards per collection
+  int shards = 1;  // index shards per collection (see MinHashIndexOptions)
   int worker_threads = 0;  // 0: one per hardware thread
   int max_queued_requests = 1024;
   size_t max_message_bytes = size_t{64} << 20;

@@ -30,10 +30,11 @@ struct MinHashIndexOptions {
   int num_perm = 128;       // slots of every signature the index holds
   LshParams lsh = {16, 8};  // must cover exactly num_perm slots
   int verify_bits = 16;     // 16, 32 or 64
-  // Shards by id. A query probes every shard's tables, so more shards cost
-  // query time; 4 keeps queries fast while inserts and rebuilds still run
-  // in parallel.
-  int shards = 4;
+  // Shards by id. Only bulk inserts (index rebuilds) run shards in
+  // parallel, while every query probes every shard's band tables: at 1M
+  // documents a query costs ~3.5 us with 1 shard, ~7 with 2, ~13 with 4
+  // (bench/index_scale). So one, unless rebuilds on many cores matter more.
+  int shards = 1;
   // Documents whose signatures are equal (every band key and kept slot bit)
   // are twins: they share one entry in the band tables, so deleting from
   // and querying a flood of N identical documents costs O(1), not O(N).
