@@ -5,7 +5,7 @@
 // an ordinary collection (random signatures), which the flood handling must
 // not grow. Run by hand:
 //   build/release/bench/flood_bench [--flood 100000] [--ordinary 1000000]
-// The default collection's banding (20 x 4, 16-bit verify slots, 4 shards).
+// The default collection's banding (20 x 4, 16-bit verify slots) and shards.
 
 #include <algorithm>
 #include <chrono>
@@ -27,7 +27,6 @@ neardup::MinHashIndexOptions DefaultOptions() {
   options.num_perm = 128;
   options.lsh = {20, 4};
   options.verify_bits = 16;
-  options.shards = 4;
   return options;
 }
 

@@ -98,7 +98,7 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
 }  // namespace
 
 int main(int argc, char** argv) {
-  neardup::SkipAbslLockOrderChecks();  // as every neardup client does
+  neardup::SkipAbslLockOrderChecks();  // as the neardup CLI does
   std::string server = "127.0.0.1:50051";
   std::string collection = "loadgen";
   int docs = 100000;

@@ -24,6 +24,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/client/client.h"
 #include "support/corpus.h"
 
@@ -92,6 +93,7 @@ double MillisSince(Clock::time_point start) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  neardup::SkipAbslLockOrderChecks();  // as the neardup CLI does
   CLI::App app("neardup soak: mixed load for a fixed time");
   neardup::client::ClientOptions options;
   options.target = "127.0.0.1:50051";

@@ -42,9 +42,10 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("metrics-listen", c.metrics_address,
         "Prometheus /metrics address (host:port); off disables");
   visit("shards", c.shards,
-        "in-memory index shards per collection: each one speeds up index "
-        "rebuilds on a core of its own and costs every query a probe of "
-        "every band table");
+        "in-memory MinHash and SimHash index shards per collection: each one "
+        "speeds up index rebuilds on a core of its own and costs every query "
+        "a probe of every band table (the semantic index uses this clamped "
+        "to 4-8 parts)");
   visit("workers", c.worker_threads,
         "worker threads for requests; 0 = one per hardware thread");
   visit("max-queued-requests", c.max_queued_requests,

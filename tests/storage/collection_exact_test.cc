@@ -213,10 +213,11 @@ TEST_F(CollectionExactTest, EvidenceSurvivesAReopen) {
 // A flood of identical texts is one index entry: queries cut to top_k list
 // its lowest ids, and documents with the same signature but other evidence
 // (or none) keep their own answers, before and after a rebuild.
+// Three shards: a flood's twins spread over several of them.
 TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
   const std::vector<std::string> words = Words(6, 300);
   const std::string text = absl::StrJoin(words, " ");
-  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(1, /*index_shards=*/3));
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
   std::vector<uint64_t> shingles;
   const MinHashSignature sig =

@@ -62,12 +62,14 @@ class StoreTest : public ::testing::Test {
   }
 
   // A Database over StoreDir() with the small budget, rebuilding indexes on
-  // `rebuild_threads` threads.
+  // `rebuild_threads` threads into `index_shards` shards.
   absl::StatusOr<std::unique_ptr<Database>> OpenDatabase(
-      int rebuild_threads = 1) const {
+      int rebuild_threads = 1,
+      int index_shards = DatabaseOptions{}.index_shards) const {
     DatabaseOptions options;
     options.store = SmallOptions();
     options.rebuild_threads = rebuild_threads;
+    options.index_shards = index_shards;
     return Database::Open(StoreDir(), options);
   }
 
