@@ -16,6 +16,7 @@
 #include "neardup/core/minhash.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/core/simhash.h"
 #include "neardup/core/tlsh.h"
 #include "sample_text.h"
@@ -195,6 +196,46 @@ void BM_EstimateJaccard128(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateJaccard128);
 
+// --- Exact evidence of one 250-word document (~246 shingle hashes).
+
+std::vector<uint64_t> RandomShingles(size_t n) {
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> values(n);
+  for (uint64_t& v : values) v = rng();
+  return values;
+}
+
+void BM_SortUniqueHashes246(benchmark::State& state) {
+  const std::vector<uint64_t> shingles = RandomShingles(246);
+  std::vector<uint64_t> work;
+  for (auto _ : state) {
+    work = shingles;
+    benchmark::DoNotOptimize(SortUniqueHashes(std::span<uint64_t>(work)));
+  }
+  state.SetItemsProcessed(state.iterations() * 246);
+}
+BENCHMARK(BM_SortUniqueHashes246);
+
+void BM_EncodeShingleSet246(benchmark::State& state) {
+  std::vector<uint64_t> shingles = RandomShingles(246);
+  SortUniqueHashes(&shingles);
+  for (auto _ : state) benchmark::DoNotOptimize(EncodeShingleSet(shingles));
+  state.SetItemsProcessed(state.iterations() * 246);
+}
+BENCHMARK(BM_EncodeShingleSet246);
+
+void BM_DecodeShingleSet246(benchmark::State& state) {
+  std::vector<uint64_t> shingles = RandomShingles(246);
+  SortUniqueHashes(&shingles);
+  const std::string encoded = EncodeShingleSet(shingles);
+  std::vector<uint64_t> out;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(DecodeShingleSet(encoded, &out));
+  }
+  state.SetItemsProcessed(state.iterations() * 246);
+}
+BENCHMARK(BM_DecodeShingleSet246);
+
 // --- Indexes: 100K stored documents, one operation per iteration.
 
 constexpr uint32_t kIndexDocs = 100000;
@@ -247,6 +288,29 @@ void BM_LshReinsert100K(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LshReinsert100K);
+
+// Filling an empty index of 1M documents: inserts plus every growth of its
+// band tables (beyond the caches, as in a server).
+void BM_LshFill1M(benchmark::State& state) {
+  std::mt19937_64 rng(6);
+  std::vector<MinHashSignature> sigs;
+  for (int i = 0; i < (1 << 12); ++i) sigs.push_back(RandomSignature(rng));
+  constexpr uint32_t kDocs = 1000000;
+  for (auto _ : state) {
+    auto index = *MinHashLshIndex::Create({});
+    for (uint32_t id = 0; id < kDocs; ++id) {
+      // Distinct signatures: vary one slot per band by the id.
+      MinHashSignature sig = sigs[id % sigs.size()];
+      for (size_t slot = 0; slot < sig.slots.size(); slot += 4) {
+        sig.slots[slot] ^= id;
+      }
+      if (!index->Insert(id, sig).ok()) std::abort();
+    }
+    benchmark::DoNotOptimize(index.get());
+  }
+  state.SetItemsProcessed(state.iterations() * kDocs);
+}
+BENCHMARK(BM_LshFill1M)->Unit(benchmark::kMillisecond);
 
 void BM_SimHashQuery100K(benchmark::State& state) {
   static SimHashIndex* index = [] {

@@ -36,17 +36,58 @@ bool GetVarint(std::string_view* in, uint64_t* value) {
   return false;
 }
 
-// `bits` in [1, 63] starting at bit `bit`; the caller keeps them in range.
+// The 8 bytes from `byte` on (zeros past the end), little-endian.
+uint64_t Load64(std::string_view data, uint64_t byte) {
+  uint64_t word = 0;
+  if (byte + 8 <= data.size()) {
+    std::memcpy(&word, data.data() + byte, 8);
+  } else if (byte < data.size()) {
+    std::memcpy(&word, data.data() + byte, data.size() - byte);
+  }
+  return word;
+}
+
+// `bits` in [1, 63] starting at bit `bit` (zeros past the end).
 uint64_t GetBits(std::string_view data, uint64_t bit, int bits) {
   const uint64_t first = bit / 8;
   const int offset = static_cast<int>(bit % 8);
-  uint64_t words[2] = {0, 0};
-  std::memcpy(words, data.data() + first,
-              std::min<uint64_t>(16, data.size() - first));
-  uint64_t value = words[0] >> offset;
-  if (offset != 0) value |= words[1] << (64 - offset);
+  uint64_t value = Load64(data, first) >> offset;
+  // One load covers 64 - offset >= 57 bits; wider fields need the next byte.
+  if (offset + bits > 64) {
+    value |= Load64(data, first + 8) << (64 - offset);
+  }
   return value & ((uint64_t{1} << bits) - 1);
 }
+
+// Writes 64-bit words one after another into zeroed memory: each word is
+// stored once, so no store waits on an overlapping one (setting bits in
+// place, word by word at 7-byte steps, stalled on exactly that).
+class WordWriter {
+ public:
+  explicit WordWriter(char* out) : out_(out) {}
+  // Appends the low `bits` (1..63) of `value`; its upper bits must be zero.
+  void Append(uint64_t value, int bits) {
+    word_ |= value << filled_;
+    filled_ += bits;
+    if (filled_ >= 64) {
+      Store(word_);
+      filled_ -= 64;
+      // filled_ was >= 1 before this value, so the shift is below 64.
+      word_ = filled_ == 0 ? 0 : value >> (bits - filled_);
+    }
+  }
+  // Stores the partly filled last word.
+  void Finish() {
+    if (filled_ > 0) Store(word_);
+  }
+
+ private:
+  void Store(uint64_t word) { std::memcpy(out_ + 8 * words_++, &word, 8); }
+  char* out_;
+  uint64_t word_ = 0;
+  int filled_ = 0;
+  size_t words_ = 0;
+};
 
 absl::Status Corrupt(std::string_view why) {
   return absl::InvalidArgumentError(
@@ -130,31 +171,33 @@ std::string EncodeShingleSet(std::span<const uint64_t> sorted) {
   const uint64_t total_bits = n * low_bits + high_max + n;
   const size_t header = out.size();
   const size_t body = (total_bits + 7) / 8;
-  out.resize(header + body + 16, '\0');  // slack for 8-byte stores
+  out.resize(header + body + 16, '\0');  // slack for whole-word stores
   char* const bits = out.data() + header;
-  auto or_word = [bits](uint64_t byte, uint64_t word) {
-    uint64_t current;
-    std::memcpy(&current, bits + byte, 8);
-    current |= word;
-    std::memcpy(bits + byte, &current, 8);
-  };
   const uint64_t low_mask = (uint64_t{1} << low_bits) - 1;
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t position = i * low_bits;
-    const int offset = static_cast<int>(position % 8);
-    const uint64_t low = sorted[i] & low_mask;
-    or_word(position / 8, low << offset);
-    // low_bits + offset may exceed 64: the rest goes to the next word.
-    if (offset != 0 && low_bits + offset > 64) {
-      or_word(position / 8 + 8, low >> (64 - offset));
-    }
-  }
+  WordWriter lows(bits);
+  for (uint64_t value : sorted) lows.Append(value & low_mask, low_bits);
+  lows.Finish();
+  // Highs set ascending bits: gather each 64-bit word's bits in a register
+  // and OR it in once (the first may share its word with the last lows).
   const uint64_t high_start = n * low_bits;
+  uint64_t word_index = high_start / 64;
+  uint64_t word = 0;
+  auto flush = [&] {
+    uint64_t current;
+    std::memcpy(&current, bits + 8 * word_index, 8);
+    current |= word;
+    std::memcpy(bits + 8 * word_index, &current, 8);
+  };
   for (uint64_t i = 0; i < n; ++i) {
     const uint64_t bit = high_start + (sorted[i] >> low_bits) + i;
-    bits[bit / 8] = static_cast<char>(static_cast<uint8_t>(bits[bit / 8]) |
-                                      (1u << (bit % 8)));
+    if (bit / 64 != word_index) {
+      flush();
+      word_index = bit / 64;
+      word = 0;
+    }
+    word |= uint64_t{1} << (bit % 64);
   }
+  flush();
   out.resize(header + body);
   return out;
 }
@@ -177,28 +220,35 @@ absl::Status DecodeShingleSet(std::string_view bytes,
   for (uint64_t i = 0; i < n; ++i) {
     (*out)[i] = GetBits(bytes, i * low_bits, low_bits);
   }
+  // The unary highs: every set bit ends one value. A window holds several
+  // (about two bits each), all taken before the next load.
   uint64_t bit = low_end, high = 0, i = 0;
   while (i < n) {
     if (bit >= total_bits) return Corrupt("truncated high parts");
     const int window =
-        static_cast<int>(std::min<uint64_t>(63, total_bits - bit));
-    const uint64_t word = GetBits(bytes, bit, window);
-    if (word == 0) {
-      high += window;
-      bit += window;
-      continue;
+        static_cast<int>(std::min<uint64_t>(56, total_bits - bit));
+    uint64_t word = GetBits(bytes, bit, window);
+    int used = 0;
+    while (word != 0 && i < n) {
+      const int zeros = std::countr_zero(word);
+      high += zeros;
+      used += zeros + 1;
+      word = (word >> zeros) >> 1;  // zeros + 1 may be 56, never 64
+      if (high > (std::numeric_limits<uint64_t>::max() >> low_bits)) {
+        return Corrupt("value out of range");
+      }
+      (*out)[i] |= high << low_bits;
+      if (i > 0 && (*out)[i] <= (*out)[i - 1]) {
+        return Corrupt("values out of order");
+      }
+      ++i;
     }
-    const int zeros = std::countr_zero(word);
-    high += zeros;
-    bit += zeros + 1;
-    if (high > (std::numeric_limits<uint64_t>::max() >> low_bits)) {
-      return Corrupt("value out of range");
+    if (i == n) {
+      bit += used;
+      break;
     }
-    (*out)[i] |= high << low_bits;
-    if (i > 0 && (*out)[i] <= (*out)[i - 1]) {
-      return Corrupt("values out of order");
-    }
-    ++i;
+    high += window - used;
+    bit += window;
   }
   if ((bit + 7) / 8 != bytes.size()) return Corrupt("trailing bytes");
   return absl::OkStatus();
