@@ -400,11 +400,13 @@ absl::Status Collection::Delete(std::string_view external_id,
 
 absl::StatusOr<StoredDocument> Collection::Get(
     std::string_view external_id) const {
+  store_->NoteActivity();
   return store_->GetDocument(record_, external_id);
 }
 
 absl::StatusOr<StoredDocument> Collection::GetByInternalId(
     uint32_t internal_id, DocumentParts parts) const {
+  store_->NoteActivity();
   return store_->GetDocumentByInternalId(record_, internal_id, parts);
 }
 
@@ -436,6 +438,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::QueryMinHash(
     const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
     double threshold, size_t top_k, IndexQueryStats* stats) const {
   RETURN_IF_ERROR(CheckThreshold(threshold, "threshold"));
+  store_->NoteActivity();
   return FindMinHashMatches(signature, shingles, threshold, top_k, stats);
 }
 
@@ -527,6 +530,7 @@ absl::StatusOr<std::vector<std::optional<TlshDigest>>> Collection::TlshOf(
 absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(
     uint64_t simhash, int max_distance, size_t top_k,
     IndexQueryStats* stats) const {
+  store_->NoteActivity();
   if (!simhash_index_) {
     return absl::FailedPreconditionError(absl::StrCat(
         "collection '", record_.name, "' was created without SimHash"));
@@ -539,6 +543,7 @@ absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(
 
 absl::StatusOr<std::vector<IdCosine>> Collection::QuerySemantic(
     std::span<const float> unit, double min_cosine, size_t top_k) const {
+  store_->NoteActivity();
   if (!semantic_index_) {
     return absl::FailedPreconditionError(
         absl::StrCat("collection '", record_.name,

@@ -137,6 +137,9 @@ absl::Status ValidateStoreOptions(const StoreOptions& options) {
                      options.blob_gc_stop_ratio, ") <= start (",
                      options.blob_gc_start_ratio, ") <= 1"));
   }
+  if (options.idle_settle_after.count() < 0) {
+    return absl::InvalidArgumentError("idle_settle_after must not be negative");
+  }
   return absl::OkStatus();
 }
 

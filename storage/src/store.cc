@@ -22,6 +22,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/internal/blob_gc_switch.h"
+#include "neardup/storage/internal/idle_settler.h"
 #include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
 #include "neardup/storage/internal/validation.h"
@@ -125,6 +126,13 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(
   store->evidence_blob_gc_ = std::move(tuning.evidence_blob_gc);
   store->evidence_blob_gc_->Attach(store->db_.get(),
                                    store->handle(ColumnFamily::kEvidence));
+  if (options.idle_settle_after.count() > 0) {
+    store->idle_settler_ = std::make_unique<IdleSettler>(
+        IdleSettlerOptions{.quiet = options.idle_settle_after,
+                           .poll = std::min(options.idle_settle_after,
+                                            std::chrono::milliseconds(1000))});
+    store->idle_settler_->Attach(store->db_.get());
+  }
   RETURN_IF_ERROR(store->InitializeOrCheckFormat(fresh));
   RETURN_IF_ERROR(store->LoadCollections());
   return store;
@@ -141,6 +149,10 @@ Store::Store(std::string dir, std::unique_ptr<rocksdb::DB> db,
       disk_guard_(db_.get(), min_free_disk_bytes,
                   DiskSpaceGuard::StatvfsProbe(dir_)) {}
 
+void Store::NoteActivity() const {
+  if (idle_settler_) idle_settler_->NoteActivity();
+}
+
 absl::Status Store::WriteGuarded(rocksdb::WriteBatch& batch, bool sync,
                                  DiskSpaceGuard::WriteKind kind,
                                  std::string_view what) {
@@ -155,6 +167,7 @@ absl::Status Store::WriteGuarded(rocksdb::WriteBatch& batch, bool sync,
 Store::~Store() {
   // Before the handles go: a compaction may still finish while closing.
   if (evidence_blob_gc_) evidence_blob_gc_->Detach();
+  if (idle_settler_) idle_settler_->Detach();
   for (rocksdb::ColumnFamilyHandle* family : handles_) {
     db_->DestroyColumnFamilyHandle(family);
   }

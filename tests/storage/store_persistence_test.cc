@@ -263,6 +263,10 @@ TEST_F(StorePersistenceTest, BadOptionsAreInvalidArgument) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(status.message(), HasSubstr("blob garbage collection"));
   }
+  options = SmallOptions();
+  options.idle_settle_after = std::chrono::milliseconds(-1);
+  EXPECT_THAT(OpenStore(options).status().message(),
+              HasSubstr("idle_settle_after"));
 }
 
 TEST_F(StorePersistenceTest, SecondOpenOfALiveStoreFails) {

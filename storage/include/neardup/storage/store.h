@@ -40,6 +40,7 @@ struct ReadOptions;
 namespace neardup::storage {
 
 class BlobGcSwitch;
+class IdleSettler;
 
 struct StoreStats {
   uint64_t live_sst_bytes = 0;  // SST files of the current version
@@ -226,6 +227,10 @@ class Store {
 
   StoreStats Stats() const;
 
+  // A read happened (queries, gets): the store is not idle. Writes count by
+  // themselves. See IdleSettler.
+  void NoteActivity() const;
+
  private:
   struct CollectionState;
   friend class StoreDocumentCursor;
@@ -275,6 +280,7 @@ class Store {
   // Mutable: Stats() probes the filesystem.
   mutable DiskSpaceGuard disk_guard_;
   std::shared_ptr<BlobGcSwitch> evidence_blob_gc_;
+  std::unique_ptr<IdleSettler> idle_settler_;
 
   // Serializes creating and dropping collections. Their synced writes run
   // under this lock only, so lookups of other collections never wait on

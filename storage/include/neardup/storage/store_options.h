@@ -3,6 +3,7 @@
 
 // Options of a Store. All are fixed when the store is opened.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -33,6 +34,10 @@ struct StoreOptions {
   // 0.125.
   double blob_gc_start_ratio = 0.25;
   double blob_gc_stop_ratio = 0.125;
+  // After this long without writes or reads, the store lets RocksDB rewrite
+  // bulk-loaded bottom files once (see IdleSettler), so that work does not
+  // land on the next start's first queries. 0 turns it off. Default 5 s.
+  std::chrono::milliseconds idle_settle_after{5000};
 };
 
 // Per-write durability. Every write goes through the write-ahead log and

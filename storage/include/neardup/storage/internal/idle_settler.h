@@ -1,0 +1,67 @@
+#ifndef NEARDUP_STORAGE_INTERNAL_IDLE_SETTLER_H_
+#define NEARDUP_STORAGE_INTERNAL_IDLE_SETTLER_H_
+
+// Lets RocksDB tidy freshly written files while the store is idle.
+//
+// A bulk load leaves most files at the bottom level by trivial moves, which
+// keep their sequence numbers. The first time a snapshot is released after
+// that, RocksDB rewrites all of them once (compaction reason
+// "BottommostFiles") to zero those numbers: about 1 GB and seconds of CPU
+// for a million documents. Left alone, that first release is the index
+// rebuild's at the next start, and the rewrite competes with the first
+// minutes of queries. So once neither writes nor reads have happened for a
+// while, this releases a snapshot itself: the rewrite runs while nothing
+// else does.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include "neardup/base/sync.h"
+
+namespace rocksdb {
+class DB;
+}
+
+namespace neardup::storage {
+
+struct IdleSettlerOptions {
+  // No write and no noted read for this long counts as idle.
+  std::chrono::milliseconds quiet{5000};
+  // How often the thread looks.
+  std::chrono::milliseconds poll{1000};
+};
+
+class IdleSettler {
+ public:
+  explicit IdleSettler(IdleSettlerOptions options = {}) : options_(options) {}
+  ~IdleSettler() { Detach(); }
+  IdleSettler(const IdleSettler&) = delete;
+  IdleSettler& operator=(const IdleSettler&) = delete;
+
+  // Starts watching `db`, which must stay open until Detach().
+  void Attach(rocksdb::DB* db);
+  // Stops the thread; after this nothing touches the database.
+  void Detach();
+
+  // Reads do not move the sequence number: callers note them here.
+  void NoteActivity() { activity_.fetch_add(1, std::memory_order_relaxed); }
+  // Snapshots released so far (once per idle spell after new writes).
+  uint64_t settles() const { return settles_.load(std::memory_order_relaxed); }
+
+ private:
+  void Run(rocksdb::DB* db);
+
+  const IdleSettlerOptions options_;
+  std::atomic<uint64_t> activity_{0};
+  std::atomic<uint64_t> settles_{0};
+  Mutex mu_;
+  CondVar cv_;  // stop_ changed
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace neardup::storage
+
+#endif  // NEARDUP_STORAGE_INTERNAL_IDLE_SETTLER_H_
