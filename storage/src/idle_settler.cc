@@ -3,6 +3,19 @@
 #include "rocksdb/db.h"
 
 namespace neardup::storage {
+namespace {
+
+// Flushes and compactions (trivial moves included) still change what lies
+// at the bottom: wait for them before releasing.
+bool BackgroundWorkRunning(rocksdb::DB& db) {
+  uint64_t compactions = 0, flushes = 0;
+  db.GetIntProperty(rocksdb::DB::Properties::kNumRunningCompactions,
+                    &compactions);
+  db.GetIntProperty(rocksdb::DB::Properties::kNumRunningFlushes, &flushes);
+  return compactions + flushes > 0;
+}
+
+}  // namespace
 
 void IdleSettler::Attach(rocksdb::DB* db) {
   Detach();
@@ -22,22 +35,29 @@ void IdleSettler::Detach() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool IdleSettler::WaitOrStop() {
+  MutexLock lock(&mu_);
+  if (!stop_) {
+    cv_.WaitUntil(&mu_, std::chrono::steady_clock::now() + options_.poll);
+  }
+  return !stop_;
+}
+
 void IdleSettler::Run(rocksdb::DB* db) {
   using Clock = std::chrono::steady_clock;
-  // What the database looked like at the last look, since when it has
-  // looked like that, and the write the last settle covered.
+  // What the store looked like at the last look, since when it has looked
+  // like that, and the write the last release covered. RocksDB is called
+  // without mu_ held, so Detach never waits behind it for long.
   uint64_t sequence = db->GetLatestSequenceNumber();
   uint64_t activity = activity_.load(std::memory_order_relaxed);
   Clock::time_point unchanged_since = Clock::now();
   uint64_t settled_sequence = 0;
-  MutexLock lock(&mu_);
-  while (!stop_) {
-    cv_.WaitUntil(&mu_, Clock::now() + options_.poll);
-    if (stop_) break;
+  while (WaitOrStop()) {
     const uint64_t now_sequence = db->GetLatestSequenceNumber();
     const uint64_t now_activity = activity_.load(std::memory_order_relaxed);
     const Clock::time_point now = Clock::now();
-    if (now_sequence != sequence || now_activity != activity) {
+    if (now_sequence != sequence || now_activity != activity ||
+        BackgroundWorkRunning(*db)) {
       sequence = now_sequence;
       activity = now_activity;
       unchanged_since = now;

@@ -187,22 +187,28 @@ absl::StatusOr<std::string> GetRequired(
 
 // About what PutDocuments writes for `docs`: reserved up front, so the batch
 // (kilobytes per document) is not copied again at every doubling.
-size_t WriteBatchBytes(std::span<const DocumentWrite* const> docs,
-                       std::span<const std::string> encoded_evidence,
-                       bool store_text) {
+size_t WriteBatchBytes(const CollectionConfig& config,
+                       std::span<const DocumentWrite* const> docs,
+                       std::span<const std::string> encoded_evidence) {
   constexpr size_t kKeysAndRecord = 256;  // keys, headers, document record
   size_t bytes = 64;
   for (size_t i = 0; i < docs.size(); ++i) {
     const DocumentWrite& doc = *docs[i];
     bytes += kKeysAndRecord + doc.external_id.size() +
              doc.minhash.slots.size() * sizeof(uint64_t);
-    if (i < encoded_evidence.size()) {
-      bytes += encoded_evidence[i].size();
-    } else if (doc.shingles) {
-      bytes += doc.shingles->size() * sizeof(uint64_t);
+    for (const auto& [key, value] : doc.metadata) {
+      bytes += key.size() + value.size() + 4;
     }
-    if (store_text && doc.text) bytes += doc.text->size();
-    if (doc.embedding) bytes += doc.embedding->size() * sizeof(float);
+    if (doc.shingles && config.verification == Verification::kExact) {
+      const bool encoded =
+          i < encoded_evidence.size() && !encoded_evidence[i].empty();
+      bytes += encoded ? encoded_evidence[i].size()
+                       : doc.shingles->size() * sizeof(uint64_t);
+    }
+    if (config.store_text && doc.text) bytes += doc.text->size();
+    if (config.embedding.enabled() && doc.embedding) {
+      bytes += doc.embedding->size() * sizeof(float);
+    }
   }
   return bytes;
 }
@@ -242,7 +248,7 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
         absl::StrCat("collection \"", stored.name, "\" was dropped"));
   }
   rocksdb::WriteBatch batch(
-      WriteBatchBytes(docs, encoded_evidence, stored.config.store_text));
+      WriteBatchBytes(stored.config, docs, encoded_evidence));
   const uint32_t first_new_id = state->next_doc_id;
   uint32_t next_id = first_new_id;
   // Freed ids this batch reuses: given back if the batch is not written.
@@ -608,7 +614,10 @@ absl::Status Store::ForEachSignature(
     }
     return it.value().ToStringView();
   };
+  uint64_t rows = 0;
   for (minhash->Seek(begin); minhash->Valid(); minhash->Next()) {
+    // A long scan (an index rebuild) keeps the store from counting as idle.
+    if (++rows % 4096 == 0) NoteActivity();
     const std::optional<uint32_t> internal_id =
         keys::ParseDocKey(minhash->key().ToStringView(), stored.id);
     if (!internal_id.has_value()) {
@@ -683,6 +692,7 @@ class StoreDocumentCursor final : public DocumentCursor {
 
   absl::StatusOr<std::vector<StoredDocument>> Next(size_t max_docs,
                                                    size_t max_bytes) override {
+    store_->NoteActivity();  // exports read on
     std::vector<StoredDocument> out;
     size_t bytes = 0;
     for (; docs_->Valid() && out.size() < max_docs && bytes < max_bytes;

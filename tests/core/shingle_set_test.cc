@@ -98,6 +98,16 @@ TEST(ShingleSet, CorruptEncodingsAreErrorsNotCrashes) {
   // A count far beyond the bytes is refused before allocating.
   EXPECT_THAT(DecodeShingleSet("\xff\xff\xff\xff\x0f", &out).message(),
               HasSubstr("count"));
+  // Values out of order: the encoder does not check, so feed it {7, 5}
+  // (both high parts 0, low parts 7 then 5).
+  const std::vector<uint64_t> unsorted = {7, 5};
+  EXPECT_THAT(DecodeShingleSet(EncodeShingleSet(unsorted), &out).message(),
+              HasSubstr("out of order"));
+  // One value (63 low bits) whose unary high part is 2: past 2^64.
+  const std::string too_high =
+      std::string("\x01", 1) + std::string(8, '\0') + std::string("\x02", 1);
+  EXPECT_THAT(DecodeShingleSet(too_high, &out).message(),
+              HasSubstr("out of range"));
   // Random bytes never crash (and mostly fail).
   std::mt19937 rng(1);
   for (int i = 0; i < 2000; ++i) {

@@ -90,18 +90,20 @@ TEST_F(IdleSettlerTest, SettlesOnceAfterEachSpellOfWrites) {
 }
 
 TEST_F(IdleSettlerTest, WritesAndNotedReadsPostponeIt) {
-  settler_.Attach(db_.get());
-  // Writes every 20 ms, then reads every 20 ms: never 100 ms of quiet.
-  for (int i = 0; i < 20; ++i) {
+  // A change every 20 ms against 1 s of quiet: only a stall of this thread
+  // for most of a second could let it settle early.
+  IdleSettler settler({.quiet = milliseconds(1000), .poll = milliseconds(10)});
+  settler.Attach(db_.get());
+  for (int i = 0; i < 60; ++i) {
     Put("key" + std::to_string(i));
     std::this_thread::sleep_for(milliseconds(20));
   }
-  for (int i = 0; i < 20; ++i) {
-    settler_.NoteActivity();
+  for (int i = 0; i < 60; ++i) {
+    settler.NoteActivity();
     std::this_thread::sleep_for(milliseconds(20));
   }
-  EXPECT_EQ(settler_.settles(), 0u);
-  ASSERT_TRUE(Eventually([&] { return settler_.settles() == 1; }));
+  EXPECT_EQ(settler.settles(), 0u);
+  ASSERT_TRUE(Eventually([&] { return settler.settles() == 1; }));
 }
 
 TEST_F(IdleSettlerTest, ItsReleaseRewritesTriviallyMovedBottomFiles) {

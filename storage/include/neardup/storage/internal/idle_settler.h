@@ -9,9 +9,9 @@
 // "BottommostFiles") to zero those numbers: about 1 GB and seconds of CPU
 // for a million documents. Left alone, that first release is the index
 // rebuild's at the next start, and the rewrite competes with the first
-// minutes of queries. So once neither writes nor reads have happened for a
-// while, this releases a snapshot itself: the rewrite runs while nothing
-// else does.
+// seconds of queries. So once neither writes, reads nor flushes and
+// compactions have happened for a while, this releases a snapshot itself:
+// the rewrite starts while nothing else runs.
 
 #include <atomic>
 #include <chrono>
@@ -27,7 +27,8 @@ class DB;
 namespace neardup::storage {
 
 struct IdleSettlerOptions {
-  // No write and no noted read for this long counts as idle.
+  // No write, no noted read and no flush or compaction for this long
+  // counts as idle.
   std::chrono::milliseconds quiet{5000};
   // How often the thread looks.
   std::chrono::milliseconds poll{1000};
@@ -40,7 +41,8 @@ class IdleSettler {
   IdleSettler(const IdleSettler&) = delete;
   IdleSettler& operator=(const IdleSettler&) = delete;
 
-  // Starts watching `db`, which must stay open until Detach().
+  // Starts watching `db`, which must stay open until Detach(). Attach and
+  // Detach are called from one thread (the owner's).
   void Attach(rocksdb::DB* db);
   // Stops the thread; after this nothing touches the database.
   void Detach();
@@ -52,6 +54,8 @@ class IdleSettler {
 
  private:
   void Run(rocksdb::DB* db);
+  // Waits one poll interval; false once Detach was asked for.
+  bool WaitOrStop();
 
   const IdleSettlerOptions options_;
   std::atomic<uint64_t> activity_{0};
