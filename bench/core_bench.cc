@@ -73,6 +73,26 @@ void BM_WordsGeneralRules3K(benchmark::State& state) {
 }
 BENCHMARK(BM_WordsGeneralRules3K);
 
+// The 3K document with one non-ASCII sign per ~500 bytes (as the robust
+// profile's skeleton makes of '%'): the rule engine runs only around them.
+void BM_WordsMixed3K(benchmark::State& state) {
+  static const std::string doc = [] {
+    std::string d = Doc3K();
+    for (size_t at = 250; at + 8 < d.size(); at += 500) {
+      const size_t space = d.find(' ', at);
+      if (space != std::string::npos) d.insert(space, "\u00BA/\u2080");
+    }
+    return d;
+  }();
+  for (auto _ : state) {
+    size_t n = 0;
+    internal::ForEachWord(doc, [&](std::string_view) { ++n; });
+    benchmark::DoNotOptimize(n);
+  }
+  SetBytes(state, doc.size());
+}
+BENCHMARK(BM_WordsMixed3K);
+
 // The headline figure: MinHash H=128, 5-word shingles, 3 KB English.
 void BM_MinHash3K(benchmark::State& state) {
   MinHashConfig config;

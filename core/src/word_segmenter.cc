@@ -180,11 +180,49 @@ void ForEachWordAscii(std::string_view text, TokenSink sink) {
   ForEachAsciiWord(text, sink);
 }
 
+namespace {
+
+// Can the text be cut before `p` and both sides segmented alone? Yes right
+// after an ASCII space when an ASCII byte other than a space follows: UAX
+// #29 always breaks there, and no rule looks across it. The space
+// (WSegSpace) takes part in no rule but WB3d, and as the look-behind or
+// look-ahead of the rules that have one (WB6, WB7, WB7b/c, WB11, WB12) it
+// acts like the start or end of text; the byte after it is not Extend,
+// Format or ZWJ, so WB4 attaches nothing across. ASCII bytes always decode
+// as themselves, even next to invalid UTF-8.
+bool CutBefore(std::string_view text, size_t p) {
+  const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
+  return p > 0 && p < text.size() && byte(p - 1) == ' ' && byte(p) < 0x80 &&
+         byte(p) != ' ';
+}
+
+}  // namespace
+
+void ForEachWordMixed(std::string_view text, TokenSink sink) {
+  size_t done = 0;  // text before this is segmented
+  while (done < text.size()) {
+    const size_t first_non_ascii = done + FirstNonAscii(text.substr(done));
+    if (first_non_ascii == text.size()) {
+      ForEachWordAscii(text.substr(done), sink);
+      return;
+    }
+    // The rule engine takes the stretch between the cuts around the
+    // non-ASCII byte (and any further ones before the next cut).
+    size_t start = first_non_ascii;
+    while (start > done && !CutBefore(text, start)) --start;
+    size_t end = first_non_ascii + 1;
+    while (end < text.size() && !CutBefore(text, end)) ++end;
+    if (start > done) ForEachWordAscii(text.substr(done, start - done), sink);
+    ForEachWordGeneral(text.substr(start, end - start), sink);
+    done = end;
+  }
+}
+
 void ForEachWord(std::string_view text, TokenSink sink) {
   if (IsAscii(text)) {
     ForEachWordAscii(text, sink);
   } else {
-    ForEachWordGeneral(text, sink);
+    ForEachWordMixed(text, sink);
   }
 }
 

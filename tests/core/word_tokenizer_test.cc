@@ -263,5 +263,76 @@ TEST(WordSegmenter, AsciiEqualsGeneralOnAllAsciiBytes) {
   }
 }
 
+// Mixed text: the rule engine only around non-ASCII code points, cut at
+// "space, then ASCII". Random strings of ASCII (spaces weighted up, so cuts
+// are common) and code points that take part in the rules next to a cut:
+// Extend, Format, ZWJ, letters, Hebrew, Katakana, regional indicators,
+// emoji, other spaces, digits of other scripts, and invalid bytes.
+TEST(WordSegmenter, MixedEqualsGeneralRandomized) {
+  const std::vector<std::string> pieces = {
+      "a",
+      "b",
+      "1",
+      "_",
+      ".",
+      "'",
+      ",",
+      ":",
+      ";",
+      "\"",
+      "-",
+      "\n",
+      "\r",
+      "\t",
+      " ",
+      " ",
+      " ",
+      " ",
+      "\u00E9",        // e acute (ALetter)
+      "\u0301",        // combining acute (Extend)
+      "\u00AD",        // soft hyphen (Format)
+      "\u200D",        // ZWJ
+      "\u200B",        // zero-width space
+      "\u05D0",        // Hebrew alef
+      "\u30A2",        // Katakana a
+      "\U0001F1E6",    // regional indicator A
+      "\U0001F600",    // emoji
+      "\u00A0",        // no-break space
+      "\u3000",        // ideographic space
+      "\u0663",        // Arabic-Indic three
+      "\u4E2D",        // Han
+      "\u00BA\u2080",  // what the skeleton makes of '%'
+      "\xFF",          // invalid
+      "\xE2\x82",      // truncated
+  };
+  std::mt19937 rng(2026);
+  for (int iter = 0; iter < 50000; ++iter) {
+    std::string s;
+    const int n = std::uniform_int_distribution<int>(0, 16)(rng);
+    for (int i = 0; i < n; ++i) {
+      s += pieces[std::uniform_int_distribution<size_t>(
+          0, pieces.size() - 1)(rng)];
+    }
+    Tokens mixed;
+    internal::ForEachWordMixed(
+        s, [&](std::string_view t) { mixed.emplace_back(t); });
+    ASSERT_EQ(mixed, General(s)) << '"' << s << '"';
+  }
+}
+
+TEST(WordSegmenter, MixedCutsMostlyAsciiText) {
+  const std::string text =
+      "Shares rose 5\u00BA/\u2080 on Tuesday, caf\u00E9 owners said; "
+      "na\u00EFve \u00FCber-analysts' 3.14 forecasts didn't hold.";
+  Tokens mixed;
+  internal::ForEachWordMixed(
+      text, [&](std::string_view t) { mixed.emplace_back(t); });
+  EXPECT_EQ(mixed, General(text));
+  EXPECT_EQ(mixed,
+            (Tokens{"Shares", "rose", "5\u00BA", "\u2080", "on", "Tuesday",
+                    "caf\u00E9", "owners", "said", "na\u00EFve", "\u00FCber",
+                    "analysts", "3.14", "forecasts", "didn't", "hold"}));
+}
+
 }  // namespace
 }  // namespace neardup

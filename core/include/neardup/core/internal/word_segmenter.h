@@ -12,7 +12,12 @@ namespace neardup::internal {
 void ForEachWordGeneral(std::string_view text, TokenSink sink);
 // Hand-written equivalent for pure-ASCII text (the caller checks).
 void ForEachWordAscii(std::string_view text, TokenSink sink);
-// Picks one of the above.
+// Mostly-ASCII text: the general engine only around non-ASCII bytes (from
+// the last cut before to the first cut after, where a cut is a place UAX
+// #29 always breaks and no rule looks across), the ASCII one elsewhere.
+// Same words as ForEachWordGeneral on any input.
+void ForEachWordMixed(std::string_view text, TokenSink sink);
+// Picks ForEachWordAscii or ForEachWordMixed.
 void ForEachWord(std::string_view text, TokenSink sink);
 
 }  // namespace neardup::internal
