@@ -304,6 +304,16 @@ TEST(WordSegmenter, MixedEqualsGeneralRandomized) {
       "\u00BA\u2080",  // what the skeleton makes of '%'
       "\xFF",          // invalid
       "\xE2\x82",      // truncated
+      "\x80",          // lone continuation byte
+      "\xF0\x9F",      // truncated 4-byte lead
+      "\xED\xA0\x80",  // surrogate
+      "\v",
+      "\f",      // ASCII newlines
+      "\u0085",  // next line
+      "\u2028",  // line separator
+      "\u2019",  // right single quotation mark (MidNumLet)
+      "\u00B7",  // middle dot (MidLetter)
+      "abcdefghijklmnopqrstuvwxyz0123456789 abcdefghijklmnopqrstuvwxyz",
   };
   std::mt19937 rng(2026);
   for (int iter = 0; iter < 50000; ++iter) {
