@@ -21,6 +21,8 @@ if(NOT NEARDUP_CORE_ONLY)
   pkg_check_modules(GUMBO REQUIRED IMPORTED_TARGET gumbo)
   pkg_check_modules(CMARK_GFM REQUIRED IMPORTED_TARGET libcmark-gfm)
   pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
+  # the sandbox of the extraction children (client/extract/src/sandbox.cc)
+  pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
   # client/embed/: local embeddings from fastText model files.
   pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
 endif()

@@ -57,8 +57,16 @@ class FieldText {
     if (!type.ok()) return Prefixed("content_type", type.status());
     FieldText out(bytes);
     if (*type == extract::ContentType::kPlainText) return out;
+    if (*type == extract::ContentType::kPdf &&
+        bytes.size() > limits.max_pdf_bytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(AbslView(field), ": PDF is ", bytes.size(),
+                       " bytes, over the limit of ", limits.max_pdf_bytes,
+                       " (--pdf-max-bytes)"));
+    }
     absl::StatusOr<std::string> text =
-        extract::ExtractText(bytes, *type, limits.extract);
+        limits.extractor != nullptr ? limits.extractor->Extract(bytes, *type)
+                                    : extract::ExtractText(bytes, *type);
     RETURN_IF_ERROR(AboutField(field, text.status()));
     out.extracted_ = *std::move(text);
     return out;
@@ -454,7 +462,8 @@ absl::Status ExplainMatch(const std::string* probe_text,
 
 absl::Status Handlers::Query(const v1::QueryRequest& request,
                              v1::QueryResponse* response,
-                             IndexQueryStats* stats) {
+                             IndexQueryStats* stats,
+                             size_t max_response_bytes) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   const CollectionConfig& config = collection->record().config;
   const v1::Algorithm algorithm = request.algorithm();
@@ -650,9 +659,14 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     ASSIGN_OR_RETURN(hit_tlsh, collection->TlshOf(ids));
   }
 
-  // Matches stop before the answer would outgrow the message limit.
-  const size_t budget = limits_.max_response_bytes > kResponseSlackBytes
-                            ? limits_.max_response_bytes - kResponseSlackBytes
+  // Matches stop before the answer would outgrow the message limit (or
+  // the caller's smaller one).
+  const size_t response_limit =
+      max_response_bytes > 0
+          ? std::min(max_response_bytes, limits_.max_response_bytes)
+          : limits_.max_response_bytes;
+  const size_t budget = response_limit > kResponseSlackBytes
+                            ? response_limit - kResponseSlackBytes
                             : 0;
   size_t answer_bytes = 0;
   for (size_t h = 0; h < hits.size(); ++h) {

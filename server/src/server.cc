@@ -1,6 +1,7 @@
 #include "neardup/server/server.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,8 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/files.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/extract/extract_pool.h"
+#include "neardup/server/internal/resource_limits.h"
 #include "prometheus/exposer.h"
 #include "spdlog/spdlog.h"
 
@@ -72,9 +75,35 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
     const ServerConfig& config) {
   std::unique_ptr<NeardupServer> server(new NeardupServer(config));
   server->metrics_ = std::make_unique<ServerMetrics>();
-  const int workers = config.worker_threads > 0
-                          ? config.worker_threads
-                          : std::max(2u, std::thread::hardware_concurrency());
+  // Extraction: sandboxed children sized to the container, not the node.
+  const ResourceLimits limits = DetectResourceLimits();
+  const ExtractSizing sizing = SizeExtraction(limits, config.extract_workers,
+                                              config.extract_memory_bytes);
+  extract::ExtractPoolOptions extract;
+  extract.workers = sizing.workers;
+  extract.memory_bytes_per_worker =
+      sizing.memory_bytes / static_cast<size_t>(sizing.workers);
+  extract.timeout = absl::Seconds(config.extract_timeout_seconds);
+  extract.max_input_bytes = config.max_document_bytes;
+  // Extracted text is a document like any other.
+  extract.max_text_bytes = config.max_document_bytes;
+  server->extractor_ = std::make_unique<extract::ExtractPool>(extract);
+  spdlog::info(
+      "extraction: {} sandboxed workers, {} MiB each, {} s per parse ({} "
+      "cores{}, {} MiB memory{})",
+      sizing.workers, extract.memory_bytes_per_worker >> 20,
+      config.extract_timeout_seconds, limits.cpus,
+      limits.cpus_from_cgroup ? " by the cgroup" : "",
+      limits.memory_bytes >> 20,
+      limits.memory_from_cgroup ? " by the cgroup" : "");
+  // Requests waiting on an extraction child hold a worker thread without
+  // using its core: one thread more for each, so that they cannot hold
+  // back everything else.
+  const int workers =
+      (config.worker_threads > 0
+           ? config.worker_threads
+           : std::max(2, static_cast<int>(std::ceil(limits.cpus)))) +
+      sizing.workers;
   server->pool_ = std::make_unique<WorkerPool>(
       workers, static_cast<size_t>(config.max_queued_requests));
   ServiceOptions options;
@@ -95,12 +124,11 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.max_streams_per_client = config.max_streams_per_client;
   options.stream_idle_seconds = config.stream_idle_seconds;
   options.limits.max_document_bytes = config.max_document_bytes;
-  options.limits.extract.pdf.timeout =
-      absl::Seconds(config.pdf_timeout_seconds);
-  options.limits.extract.pdf.max_pdf_bytes = config.pdf_max_bytes;
-  options.limits.extract.pdf.memory_bytes = config.pdf_memory_bytes;
-  // A PDF's text is a document like any other.
-  options.limits.extract.pdf.max_text_bytes = config.max_document_bytes;
+  options.limits.extractor = server->extractor_.get();
+  options.limits.max_pdf_bytes = config.pdf_max_bytes;
+  options.max_extractions_per_client = config.max_extractions_per_client > 0
+                                           ? config.max_extractions_per_client
+                                           : std::max(1, sizing.workers / 2);
   options.limits.max_metadata_keys = config.max_metadata_keys;
   options.limits.max_metadata_bytes = config.max_metadata_bytes;
   options.limits.max_response_bytes = config.max_message_bytes;

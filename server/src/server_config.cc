@@ -1,5 +1,6 @@
 #include "neardup/server/server_config.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -75,13 +76,26 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("models-dir", c.models_dir,
         "directory of fastText model files (.bin) that collections may name "
         "to embed texts themselves; empty: local embeddings are off");
-  visit("pdf-timeout", c.pdf_timeout_seconds,
-        "seconds a PDF may take to parse (in a child process) before it is "
-        "stopped and refused");
+  visit("extract-workers", c.extract_workers,
+        "sandboxed processes that turn HTML, Markdown and PDF into text, "
+        "parses at once (more are refused with RESOURCE_EXHAUSTED); 0 = one "
+        "per core of the container's CPU limit, at most 8");
+  visit("extract-memory-bytes", c.extract_memory_bytes,
+        "memory all extraction processes may hold together, split evenly "
+        "among them; 0 = a quarter of the container's memory limit, 256 MiB "
+        "to 2 GiB");
+  visit("extract-timeout", c.extract_timeout_seconds,
+        "seconds one HTML, Markdown or PDF parse may take before its process "
+        "is killed and the request refused");
+  visit("max-extractions-per-client", c.max_extractions_per_client,
+        "parses one client (token, or connection) may run at once; 0 = half "
+        "of --extract-workers, at least 1");
   visit("pdf-max-bytes", c.pdf_max_bytes,
         "largest PDF accepted (also bounded by --max-document-bytes)");
+  visit("pdf-timeout", c.pdf_timeout_seconds,
+        "deprecated: use --extract-timeout");
   visit("pdf-memory-bytes", c.pdf_memory_bytes,
-        "address-space limit of the PDF parsing child");
+        "deprecated and ignored: use --extract-memory-bytes");
   visit("log-level", c.log_level, "trace|debug|info|warn|error|off");
   visit("tls-cert", c.tls_cert, "PEM server certificate (chain) for TLS");
   visit("tls-key", c.tls_key, "PEM private key of --tls-cert");
@@ -206,11 +220,26 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
     return absl::InvalidArgumentError(
         "--keepalive and --max-connection-age must be >= 1 second");
   }
-  if (!(c.pdf_timeout_seconds > 0 && c.pdf_timeout_seconds <= 3600) ||
-      c.pdf_max_bytes < 1 || c.pdf_memory_bytes < (size_t{64} << 20)) {
+  if (!(c.extract_timeout_seconds > 0 && c.extract_timeout_seconds <= 3600) ||
+      !(c.pdf_timeout_seconds >= 0 && c.pdf_timeout_seconds <= 3600) ||
+      c.pdf_max_bytes < 1) {
     return absl::InvalidArgumentError(
-        "--pdf-timeout must be in (0, 3600], --pdf-max-bytes >= 1 and "
-        "--pdf-memory-bytes >= 64 MiB");
+        "--extract-timeout (and the deprecated --pdf-timeout) must be in (0, "
+        "3600] and --pdf-max-bytes >= 1");
+  }
+  if (c.extract_workers < 0 || c.extract_workers > 256 ||
+      c.max_extractions_per_client < 0) {
+    return absl::InvalidArgumentError(
+        "--extract-workers must be in [0, 256] and "
+        "--max-extractions-per-client >= 0");
+  }
+  if (c.extract_memory_bytes != 0 &&
+      c.extract_memory_bytes <
+          (size_t{64} << 20) *
+              static_cast<size_t>(std::max(1, c.extract_workers))) {
+    return absl::InvalidArgumentError(
+        "--extract-memory-bytes must give each extraction worker at least "
+        "64 MiB (or be 0 for the default)");
   }
   if (!(c.default_deadline_seconds > 0)) {
     return absl::InvalidArgumentError("--default-deadline must be > 0");
@@ -293,6 +322,19 @@ ParsedCommandLine ParseCommandLine(int argc, char** argv) {
   }
   if (config.metrics_address == "off" || config.metrics_address == "none") {
     config.metrics_address.clear();
+  }
+  if (config.pdf_timeout_seconds > 0) {
+    std::fprintf(stderr,
+                 "neardupd: --pdf-timeout is deprecated; use "
+                 "--extract-timeout (it now applies to HTML and Markdown "
+                 "too)\n");
+    config.extract_timeout_seconds = config.pdf_timeout_seconds;
+  }
+  if (config.pdf_memory_bytes > 0) {
+    std::fprintf(stderr,
+                 "neardupd: --pdf-memory-bytes is deprecated and ignored; "
+                 "--extract-memory-bytes sets the memory of all extraction "
+                 "workers\n");
   }
   if (absl::Status s = ValidateServerConfig(config); !s.ok()) {
     std::fprintf(stderr, "neardupd: %s\n", std::string(s.message()).c_str());

@@ -2,8 +2,10 @@
 
 #include <chrono>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/extract/content_type.h"
 #include "neardup/server/internal/export_reactor.h"
 #include "neardup/server/internal/grpc_status.h"
 #include "neardup/server/internal/ordered_stream_reactor.h"
@@ -71,31 +73,66 @@ absl::StatusOr<const TokenEntry*> NearDupService::Authenticate(
 
 namespace {
 
-// Requests up to this size may run on gRPC's callback thread (see
-// IsQuickRead); larger ones always go to the worker pool.
+// Requests up to this size may run on gRPC's callback thread when they are
+// cheap (see below); larger ones always go to the worker pool.
 constexpr size_t kInlineRequestBytes = 16 << 10;
+// Matches a cheap query may ask for: each one costs a record read.
+constexpr uint32_t kInlineTopK = 100;
 
-// Reads that touch memory and at most a few RocksDB point lookups.
-bool IsQuickRead(Method method) {
-  switch (method) {
-    case Method::kGetCollection:
-    case Method::kListCollections:
-    case Method::kGet:
-    case Method::kQuery:
-    case Method::kStats:
-      return true;
-    default:
-      return false;
+bool IsPlainText(const std::string& content_type) {
+  if (content_type.empty()) return true;
+  absl::StatusOr<extract::ContentType> type =
+      extract::ParseContentType(content_type);
+  return type.ok() && *type == extract::ContentType::kPlainText;
+}
+
+// A query that only touches memory and a few RocksDB point lookups: a small
+// plain-text or signature probe, MinHash or SimHash, no explain, few
+// matches. Everything else (extraction, embedding, explain) runs on the
+// pool, so gRPC's threads stay free for every other call.
+bool IsCheapQuery(const v1::QueryRequest& request) {
+  const v1::Algorithm algorithm = request.algorithm();
+  return request.ByteSizeLong() <= kInlineRequestBytes &&
+         IsPlainText(request.content_type()) && !request.explain() &&
+         request.top_k() <= kInlineTopK &&
+         (algorithm == v1::ALGORITHM_UNSPECIFIED ||
+          algorithm == v1::ALGORITHM_MINHASH ||
+          algorithm == v1::ALGORITHM_SIMHASH);
+}
+
+template <typename Request>
+CallCost CheapIfSmall(const Request& request) {
+  return request.ByteSizeLong() <= kInlineRequestBytes ? CallCost::kCheap
+                                                       : CallCost::kPooled;
+}
+
+// A token that may extract: any read or write scope (extraction is work on
+// untrusted formats, not for every valid token).
+absl::Status MayExtract(const TokenEntry& token) {
+  if (TokenAuthenticator::AuthorizeSome(token, Access::kRead).ok() ||
+      TokenAuthenticator::AuthorizeSome(token, Access::kWrite).ok()) {
+    return absl::OkStatus();
   }
+  return absl::PermissionDeniedError(
+      "turning HTML, Markdown or PDF into text (content_type) needs a token "
+      "with a read or write scope");
 }
 
 }  // namespace
 
+grpc::Status NearDupService::TooManyExtractions() const {
+  return grpc::Status(
+      grpc::StatusCode::RESOURCE_EXHAUSTED,
+      absl::StrCat("this client already runs ",
+                   options_.max_extractions_per_client,
+                   " HTML/Markdown/PDF extractions (--max-extractions-per-"
+                   "client); wait for them before sending more"));
+}
+
 template <typename Work>
 grpc::ServerUnaryReactor* NearDupService::Dispatch(
     Method method, grpc::CallbackServerContext* context, bool needs_db,
-    Access access, std::string_view collection, size_t request_bytes,
-    Work work) {
+    Access access, std::string_view collection, CallCost cost, Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const Clock::time_point start = Clock::now();
   auto refuse = [&](const grpc::Status& status) {
@@ -117,12 +154,23 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
   // connection.
   std::string peer = *token != nullptr ? absl::StrCat("token:", (*token)->name)
                                        : context->peer();
+  if (cost == CallCost::kExtracts && *token != nullptr) {
+    if (absl::Status may = MayExtract(**token); !may.ok()) {
+      return refuse(ToGrpcStatus(may));
+    }
+  }
   if (!client_slots_.TryAcquire(peer, options_.max_calls_per_client)) {
     return refuse(grpc::Status(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
         absl::StrCat("this client already has ", options_.max_calls_per_client,
                      " calls in flight; wait for answers before sending "
                      "more")));
+  }
+  const bool extracts = cost == CallCost::kExtracts;
+  if (extracts && !extraction_slots_.TryAcquire(
+                      peer, options_.max_extractions_per_client)) {
+    client_slots_.Release(peer);
+    return refuse(TooManyExtractions());
   }
   // The caller's deadline, or the server's default for calls without one.
   const auto client_deadline = context->deadline();
@@ -131,7 +179,8 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
       std::chrono::duration_cast<std::chrono::system_clock::duration>(
           std::chrono::duration<double>(options_.default_deadline_seconds));
   const auto deadline = std::min(client_deadline, default_deadline);
-  auto task = [this, method, context, reactor, start, deadline, work, peer] {
+  auto task = [this, method, context, reactor, start, deadline, work, peer,
+               extracts] {
     grpc::Status status;
     if (context->IsCancelled()) {
       status = grpc::Status(grpc::StatusCode::CANCELLED, "call cancelled");
@@ -144,15 +193,16 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
       status = ToGrpcStatus(work(handlers));
     }
     metrics_->RecordRpc(method, status.error_code(), SecondsSince(start));
+    if (extracts) extraction_slots_.Release(peer);
     client_slots_.Release(peer);
     reactor->Finish(status);
   };
-  if (IsQuickRead(method) && context->client_metadata().size() < 64 &&
-      request_bytes <= kInlineRequestBytes) {
+  if (cost == CallCost::kCheap && context->client_metadata().size() < 64) {
     // Small reads finish in tens of microseconds: running them here saves
     // two thread hand-offs, which cost more than the work itself.
     task();
   } else if (!pool_->TrySubmit(std::move(task))) {
+    if (extracts) extraction_slots_.Release(peer);
     client_slots_.Release(peer);
     const grpc::Status busy(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -169,7 +219,7 @@ grpc::ServerUnaryReactor* NearDupService::CreateCollection(
     grpc::CallbackServerContext* context,
     const v1::CreateCollectionRequest* request, v1::Collection* response) {
   return Dispatch(Method::kCreateCollection, context, true, Access::kAdmin,
-                  request->name(), request->ByteSizeLong(),
+                  request->name(), CallCost::kPooled,
                   [request, response](Handlers* h) {
                     return h->CreateCollection(*request, response);
                   });
@@ -179,7 +229,7 @@ grpc::ServerUnaryReactor* NearDupService::GetCollection(
     grpc::CallbackServerContext* context,
     const v1::GetCollectionRequest* request, v1::Collection* response) {
   return Dispatch(Method::kGetCollection, context, true, Access::kRead,
-                  request->name(), request->ByteSizeLong(),
+                  request->name(), CheapIfSmall(*request),
                   [request, response](Handlers* h) {
                     return h->GetCollection(*request, response);
                   });
@@ -190,7 +240,7 @@ grpc::ServerUnaryReactor* NearDupService::ListCollections(
     const v1::ListCollectionsRequest* request,
     v1::ListCollectionsResponse* response) {
   return Dispatch(Method::kListCollections, context, true, Access::kRead, "*",
-                  request->ByteSizeLong(), [request, response](Handlers* h) {
+                  CheapIfSmall(*request), [request, response](Handlers* h) {
                     return h->ListCollections(*request, response);
                   });
 }
@@ -200,7 +250,7 @@ grpc::ServerUnaryReactor* NearDupService::DropCollection(
     const v1::DropCollectionRequest* request,
     v1::DropCollectionResponse* response) {
   return Dispatch(Method::kDropCollection, context, true, Access::kAdmin,
-                  request->name(), request->ByteSizeLong(),
+                  request->name(), CallCost::kPooled,
                   [request, response](Handlers* h) {
                     return h->DropCollection(*request, response);
                   });
@@ -212,7 +262,9 @@ grpc::ServerUnaryReactor* NearDupService::Upsert(
   // Which documents blocked a dedup-on-write insert is read access.
   const bool may_read = MayRead(context, request->collection());
   return Dispatch(Method::kUpsert, context, true, Access::kWrite,
-                  request->collection(), request->ByteSizeLong(),
+                  request->collection(),
+                  IsPlainText(request->content_type()) ? CallCost::kPooled
+                                                       : CallCost::kExtracts,
                   [request, response, may_read](Handlers* h) {
                     RETURN_IF_ERROR(h->Upsert(*request, response));
                     if (!may_read) response->clear_blocking();
@@ -225,7 +277,7 @@ grpc::ServerUnaryReactor* NearDupService::Get(
     v1::Document* response) {
   return Dispatch(
       Method::kGet, context, true, Access::kRead, request->collection(),
-      request->ByteSizeLong(),
+      CheapIfSmall(*request),
       [request, response](Handlers* h) { return h->Get(*request, response); });
 }
 
@@ -233,7 +285,7 @@ grpc::ServerUnaryReactor* NearDupService::Delete(
     grpc::CallbackServerContext* context, const v1::DeleteRequest* request,
     v1::DeleteResponse* response) {
   return Dispatch(Method::kDelete, context, true, Access::kWrite,
-                  request->collection(), request->ByteSizeLong(),
+                  request->collection(), CallCost::kPooled,
                   [request, response](Handlers* h) {
                     return h->Delete(*request, response);
                   });
@@ -242,8 +294,12 @@ grpc::ServerUnaryReactor* NearDupService::Delete(
 grpc::ServerUnaryReactor* NearDupService::Query(
     grpc::CallbackServerContext* context, const v1::QueryRequest* request,
     v1::QueryResponse* response) {
+  const CallCost cost = IsCheapQuery(*request) ? CallCost::kCheap
+                        : IsPlainText(request->content_type())
+                            ? CallCost::kPooled
+                            : CallCost::kExtracts;
   return Dispatch(Method::kQuery, context, true, Access::kRead,
-                  request->collection(), request->ByteSizeLong(),
+                  request->collection(), cost,
                   [this, request, response](Handlers* h) {
                     IndexQueryStats stats;
                     absl::Status status = h->Query(*request, response, &stats);
@@ -255,21 +311,25 @@ grpc::ServerUnaryReactor* NearDupService::Query(
 grpc::ServerUnaryReactor* NearDupService::Fingerprint(
     grpc::CallbackServerContext* context, const v1::FingerprintRequest* request,
     v1::FingerprintResponse* response) {
-  return Dispatch(
-      Method::kFingerprint, context, false, Access::kAny, "",
-      request->ByteSizeLong(), [this, request, response](Handlers*) {
-        return Handlers::Fingerprint(*request, response, options_.limits);
-      });
+  return Dispatch(Method::kFingerprint, context, false, Access::kAny, "",
+                  IsPlainText(request->content_type()) ? CallCost::kPooled
+                                                       : CallCost::kExtracts,
+                  [this, request, response](Handlers*) {
+                    return Handlers::Fingerprint(*request, response,
+                                                 options_.limits);
+                  });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Compare(
     grpc::CallbackServerContext* context, const v1::CompareRequest* request,
     v1::CompareResponse* response) {
-  return Dispatch(
-      Method::kCompare, context, false, Access::kAny, "",
-      request->ByteSizeLong(), [this, request, response](Handlers*) {
-        return Handlers::Compare(*request, response, options_.limits);
-      });
+  return Dispatch(Method::kCompare, context, false, Access::kAny, "",
+                  IsPlainText(request->content_type()) ? CallCost::kPooled
+                                                       : CallCost::kExtracts,
+                  [this, request, response](Handlers*) {
+                    return Handlers::Compare(*request, response,
+                                             options_.limits);
+                  });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Stats(
@@ -278,7 +338,7 @@ grpc::ServerUnaryReactor* NearDupService::Stats(
   return Dispatch(Method::kStats, context, true, Access::kRead,
                   request->collection().empty() ? std::string_view("*")
                                                 : request->collection(),
-                  request->ByteSizeLong(), [request, response](Handlers* h) {
+                  CheapIfSmall(*request), [request, response](Handlers* h) {
                     return h->Stats(*request, response);
                   });
 }
@@ -289,15 +349,14 @@ grpc::ServerUnaryReactor* NearDupService::CreateBackup(
     v1::CreateBackupResponse* response) {
   // The whole store: admin only. On the pool: a checkpoint flushes
   // memtables and links every file.
-  return Dispatch(
-      Method::kCreateBackup, context, true, Access::kAdmin, "*",
-      request->ByteSizeLong(), [this, request, response](Handlers* h) {
-        absl::Status status =
-            h->CreateBackup(*request, options_.backup_root, response);
-        metrics_->RecordBackup(status.ok(), response->seconds(),
-                               response->bytes());
-        return status;
-      });
+  return Dispatch(Method::kCreateBackup, context, true, Access::kAdmin, "*",
+                  CallCost::kPooled, [this, request, response](Handlers* h) {
+                    absl::Status status = h->CreateBackup(
+                        *request, options_.backup_root, response);
+                    metrics_->RecordBackup(status.ok(), response->seconds(),
+                                           response->bytes());
+                    return status;
+                  });
 }
 
 namespace {
@@ -436,12 +495,19 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
   // Each item's error goes in its result; the stream itself goes on.
   return new OrderedStreamReactor<Request, Response>(
       pool_, options_.bulk_window,
-      [this, handlers, token](uint64_t first_item, const Request& request,
-                              Response* response) {
+      [this, handlers, token, peer](uint64_t first_item, const Request& request,
+                                    Response* response) {
         const size_t n = static_cast<size_t>(request.items_size());
         if (first_item + n > options_.max_stream_items) {
           return TooManyItems(options_.max_stream_items);
         }
+        // Items that need extraction share one of the client's extraction
+        // slots for this message (its items run one after the other);
+        // without one they fail alone and the stream goes on.
+        enum { kNotAsked, kHeld, kRefused } extraction = kNotAsked;
+        const absl::Cleanup release_extraction = [&] {
+          if (extraction == kHeld) extraction_slots_.Release(peer);
+        };
         std::vector<const v1::UpsertRequest*> items(n);
         std::vector<absl::Status> statuses(n);
         std::vector<v1::UpsertResponse*> outputs(n);
@@ -457,6 +523,19 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
             statuses[i] = TokenAuthenticator::Authorize(*token, Access::kWrite,
                                                         items[i]->collection());
             if (!statuses[i].ok()) continue;
+          }
+          if (!IsPlainText(items[i]->content_type())) {
+            if (extraction == kNotAsked) {
+              extraction = extraction_slots_.TryAcquire(
+                               peer, options_.max_extractions_per_client)
+                               ? kHeld
+                               : kRefused;
+            }
+            if (extraction == kRefused) {
+              statuses[i] = absl::ResourceExhaustedError(
+                  TooManyExtractions().error_message());
+              continue;
+            }
           }
           allowed.push_back(items[i]);
           allowed_outputs.push_back(outputs[i]);
@@ -502,7 +581,8 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
       [](const Request& request) {
         return static_cast<uint64_t>(request.items_size());
       },
-      &watchdog_, IdleMessage(options_.stream_idle_seconds));
+      &watchdog_, IdleMessage(options_.stream_idle_seconds), context,
+      options_.stream_buffer_bytes);
 }
 
 grpc::ServerBidiReactor<v1::QueryRequest, v1::QueryResponse>*
@@ -519,8 +599,9 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
   // A failing probe ends the stream with its status.
   return new OrderedStreamReactor<v1::QueryRequest, v1::QueryResponse>(
       pool_, options_.stream_window,
-      [this, handlers, token](uint64_t index, const v1::QueryRequest& request,
-                              v1::QueryResponse* response) {
+      [this, handlers, token, peer](uint64_t index,
+                                    const v1::QueryRequest& request,
+                                    v1::QueryResponse* response) {
         if (index >= options_.max_stream_items) {
           return TooManyItems(options_.max_stream_items);
         }
@@ -528,9 +609,25 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
             token == nullptr ? absl::OkStatus()
                              : TokenAuthenticator::Authorize(
                                    *token, Access::kRead, request.collection());
-        IndexQueryStats stats;
-        if (status.ok()) status = handlers->Query(request, response, &stats);
-        if (status.ok()) metrics_->RecordQuery(stats);
+        const bool extracts = !IsPlainText(request.content_type());
+        if (status.ok() && extracts &&
+            !extraction_slots_.TryAcquire(
+                peer, options_.max_extractions_per_client)) {
+          status = absl::ResourceExhaustedError(
+              TooManyExtractions().error_message());
+        } else if (status.ok()) {
+          const absl::Cleanup release = [&] {
+            if (extracts) extraction_slots_.Release(peer);
+          };
+          // Answers are buffered up to the window: each is kept to its
+          // share of the stream's buffer.
+          const size_t answer_bytes = std::max<size_t>(
+              size_t{1} << 20, options_.stream_buffer_bytes /
+                                   std::max<size_t>(1, options_.stream_window));
+          IndexQueryStats stats;
+          status = handlers->Query(request, response, &stats, answer_bytes);
+          if (status.ok()) metrics_->RecordQuery(stats);
+        }
         metrics_->RecordStreamItem(
             Method::kBatchQuery, static_cast<grpc::StatusCode>(status.code()));
         return ToGrpcStatus(status);
@@ -541,10 +638,9 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
                             SecondsSince(start));
       },
       [this] { return stopping_.load(); },
-      [](const v1::QueryRequest& request) {
-        return request.ByteSizeLong() <= kInlineRequestBytes;
-      },
-      nullptr, &watchdog_, IdleMessage(options_.stream_idle_seconds));
+      [](const v1::QueryRequest& request) { return IsCheapQuery(request); },
+      nullptr, &watchdog_, IdleMessage(options_.stream_idle_seconds), context,
+      options_.stream_buffer_bytes);
 }
 
 }  // namespace neardup::server

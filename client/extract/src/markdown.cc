@@ -8,6 +8,9 @@
 #include <memory>
 #include <mutex>
 
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "budget_heap.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/extract/html.h"
 #include "text_builder.h"
@@ -15,12 +18,6 @@
 namespace neardup::extract {
 namespace {
 
-struct ParserDeleter {
-  void operator()(cmark_parser* parser) const { cmark_parser_free(parser); }
-};
-struct NodeDeleter {
-  void operator()(cmark_node* node) const { cmark_node_free(node); }
-};
 struct IterDeleter {
   void operator()(cmark_iter* iter) const { cmark_iter_free(iter); }
 };
@@ -55,6 +52,38 @@ bool IsExtension(cmark_node* node, const char* type) {
   return std::strcmp(cmark_node_get_type_string(node), type) == 0;
 }
 
+// cmark's allocator has no user data: the heap of the parse running on this
+// thread.
+thread_local internal::BudgetHeap* current_heap = nullptr;
+
+void* HeapCalloc(size_t count, size_t size) {
+  return current_heap->AllocateZeroed(count, size);
+}
+void* HeapRealloc(void* p, size_t size) {
+  return current_heap->Reallocate(p, size);
+}
+void HeapFree(void* p) { current_heap->Free(p); }
+
+cmark_mem heap_allocator = {HeapCalloc, HeapRealloc, HeapFree};
+
+// Parses `markdown` into `heap`; null when the heap's budget ran out. Only C
+// frames lie between the setjmp here and the longjmp in the heap.
+cmark_node* ParseWithin(internal::BudgetHeap* heap, std::string_view markdown) {
+  current_heap = heap;
+  if (setjmp(heap->out_of_budget()) != 0) {
+    current_heap = nullptr;
+    return nullptr;
+  }
+  cmark_parser* parser =
+      cmark_parser_new_with_mem(CMARK_OPT_VALIDATE_UTF8, &heap_allocator);
+  AttachExtensions(parser);
+  cmark_parser_feed(parser, markdown.data(), markdown.size());
+  cmark_node* document = cmark_parser_finish(parser);
+  cmark_parser_free(parser);
+  current_heap = nullptr;
+  return document;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> MarkdownToText(std::string_view markdown,
@@ -62,13 +91,27 @@ absl::StatusOr<std::string> MarkdownToText(std::string_view markdown,
   if (markdown.size() > 0xFFFFFFFFu) {
     return absl::InvalidArgumentError("Markdown over 4 GiB");
   }
-  std::unique_ptr<cmark_parser, ParserDeleter> parser(
-      cmark_parser_new(CMARK_OPT_VALIDATE_UTF8));
-  AttachExtensions(parser.get());
-  cmark_parser_feed(parser.get(), markdown.data(), markdown.size());
-  std::unique_ptr<cmark_node, NodeDeleter> document(
-      cmark_parser_finish(parser.get()));
-  std::unique_ptr<cmark_iter, IterDeleter> iter(cmark_iter_new(document.get()));
+  // The tree lives in the heap, freed with it (never walked to be freed:
+  // deep nesting would make that recursive).
+  const size_t budget =
+      kMarkdownMemoryPerByte * markdown.size() + kMarkdownMemoryBase;
+  const auto heap = std::make_unique<internal::BudgetHeap>(budget);
+  cmark_node* document = ParseWithin(heap.get(), markdown);
+  if (document == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "parsing this Markdown needs more than ", budget, " bytes of memory (",
+        kMarkdownMemoryPerByte,
+        " per input byte + 64 MiB) or more than its process may take; such "
+        "documents are refused (a GFM table holds its rows times its "
+        "header's cells)"));
+  }
+  // Walking allocates too (cmark copies a node's literal on first read),
+  // at most the input's size in all: unbounded from here, so that no
+  // longjmp can cross the C++ frames below.
+  heap->LiftBudget();
+  current_heap = heap.get();
+  const absl::Cleanup unset = [] { current_heap = nullptr; };
+  std::unique_ptr<cmark_iter, IterDeleter> iter(cmark_iter_new(document));
 
   TextBuilder text;
   cmark_event_type event;

@@ -21,7 +21,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/extract/extract_pool.h"
 #include "neardup/extract/pdf.h"
+#include "self_exec.h"
 
 extern char** environ;
 
@@ -29,9 +31,6 @@ namespace neardup::extract {
 namespace {
 
 constexpr size_t kMaxErrorBytes = 4096;
-
-// Set by MaybeRunPdfChild: this program's main knows kPdfChildFlag.
-std::atomic<bool> self_exec_ready{false};
 
 // PDF children running at once, process-wide: each may take memory_bytes,
 // and requests from many clients could otherwise start any number.
@@ -128,12 +127,25 @@ std::string Trimmed(std::string text) {
 
 }  // namespace
 
+namespace internal {
+
+// Set by MaybeRunPdfChild: this program's main knows the child flags.
+std::atomic<bool> self_exec_ready{false};
+
+bool SelfExecReady() { return self_exec_ready.load(); }
+
+}  // namespace internal
+
 bool MaybeRunPdfChild(int argc, char** argv, int* exit_code) {
   if (argc > 1 && std::strcmp(argv[1], kPdfChildFlag) == 0) {
     *exit_code = PdfChildMain(argc, argv);
     return true;
   }
-  self_exec_ready.store(true);
+  if (argc > 1 && std::strcmp(argv[1], kExtractChildFlag) == 0) {
+    *exit_code = ExtractChildMain(argc, argv);
+    return true;
+  }
+  internal::self_exec_ready.store(true);
   return false;
 }
 
@@ -161,7 +173,7 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
   const absl::Cleanup release = [] { Slots().Release(); };
   std::vector<std::string> args = options.child_argv;
   if (args.empty()) {
-    if (!self_exec_ready.load()) {
+    if (!internal::SelfExecReady()) {
       return absl::InternalError(
           "no PDF child: this program's main does not call MaybeRunPdfChild "
           "and no PdfOptions::child_argv was given");

@@ -43,6 +43,16 @@ bool WorkerPool::Submit(std::function<void()> task) {
   return true;
 }
 
+bool WorkerPool::SubmitUnbounded(std::function<void()> task) {
+  {
+    MutexLock lock(&mu_);
+    if (stopping_) return false;
+    queue_.push_back(std::move(task));
+  }
+  work_cv_.Signal();
+  return true;
+}
+
 size_t WorkerPool::queued() const {
   MutexLock lock(&mu_);
   return queue_.size();

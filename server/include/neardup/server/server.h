@@ -49,6 +49,8 @@ class NeardupServer {
 
   const ServerConfig config_;
   std::unique_ptr<ServerMetrics> metrics_;
+  // Before pool_: requests running on the pool use it until pool_ is gone.
+  std::unique_ptr<extract::ExtractPool> extractor_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<NearDupService> service_;
   std::unique_ptr<grpc::Server> grpc_server_;

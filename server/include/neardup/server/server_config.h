@@ -30,10 +30,21 @@ struct ServerConfig {
   double default_deadline_seconds = 30;          // for calls that set none
   bool sync_writes = false;                      // fsync every write
   size_t block_cache_bytes = size_t{256} << 20;
-  // PDFs (content_type application/pdf) are parsed in a child process.
-  double pdf_timeout_seconds = 30;
+  // HTML, Markdown and PDF (content_type) are parsed by sandboxed child
+  // processes: this many at once (0: one per core of the cgroup's CPU
+  // limit, at most 8), holding this much memory in all (0: a quarter of the
+  // cgroup's memory limit, 256 MiB to 2 GiB), each parse stopped after
+  // this long. A client may run at most max_extractions_per_client parses
+  // at once (0: half the workers, at least one).
+  int extract_workers = 0;
+  size_t extract_memory_bytes = 0;
+  double extract_timeout_seconds = 30;
+  int max_extractions_per_client = 0;
   size_t pdf_max_bytes = size_t{50} << 20;
-  size_t pdf_memory_bytes = size_t{2} << 30;
+  // Deprecated (one release): --pdf-timeout sets extract_timeout_seconds;
+  // --pdf-memory-bytes is ignored (see extract_memory_bytes). 0: not given.
+  double pdf_timeout_seconds = 0;
+  size_t pdf_memory_bytes = 0;
   uint64_t min_free_disk_bytes = uint64_t{256} << 20;
   // Root of CreateBackup destinations; empty: backups are off.
   std::string backup_dir;

@@ -7,6 +7,7 @@
 // link and image texts kept, entities decoded, embedded HTML reduced to its
 // text (html.h), each block on its own lines. Invalid UTF-8 becomes U+FFFD.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -20,7 +21,13 @@ struct MarkdownOptions {
   bool keep_code_blocks = true;
 };
 
-// INVALID_ARGUMENT only for inputs over 4 GiB.
+// Memory a parse may hold at once: cmark-gfm fills every cell a table row
+// leaves out, so a few KB of table can ask for gigabytes.
+inline constexpr size_t kMarkdownMemoryPerByte = 256;
+inline constexpr size_t kMarkdownMemoryBase = size_t{64} << 20;
+
+// INVALID_ARGUMENT for inputs over 4 GiB and for those whose parse needs
+// more than kMarkdownMemoryPerByte per input byte + kMarkdownMemoryBase.
 absl::StatusOr<std::string> MarkdownToText(std::string_view markdown,
                                            const MarkdownOptions& options = {});
 

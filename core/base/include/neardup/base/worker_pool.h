@@ -32,6 +32,10 @@ class WorkerPool {
   // Like TrySubmit, but waits for room instead of failing (for work whose
   // producer is already bounded, such as stream items under flow control).
   bool Submit(std::function<void()> task);
+  // Queues past the bound, never waits: for producers bounded by other
+  // means (a stream's window) that must not block. False only when the pool
+  // is stopping.
+  bool SubmitUnbounded(std::function<void()> task);
   size_t queued() const;
   int threads() const { return static_cast<int>(threads_.size()); }
 

@@ -17,6 +17,7 @@
 #include "neardup/base/sync.h"
 #include "neardup/core/index/query_stats.h"
 #include "neardup/extract/extract.h"
+#include "neardup/extract/extract_pool.h"
 #include "neardup/server/internal/embedders.h"
 #include "neardup/storage/database.h"
 #include "neardup/v1/neardup.pb.h"
@@ -31,8 +32,10 @@ struct HandlerLimits {
   // gRPC message limit) and says it was truncated.
   size_t max_response_bytes = size_t{64} << 20;
   bool sync_writes = false;  // fsync every write, whatever the request says
-  // How markup and PDFs become text (content_type).
-  extract::ExtractOptions extract;
+  // Where markup and PDFs become text (content_type): sandboxed children.
+  // Null (unit tests of trusted inputs only): in this process.
+  extract::ExtractPool* extractor = nullptr;
+  size_t max_pdf_bytes = size_t{50} << 20;
   // Root of the fastText model files collections may name; empty: off.
   std::string models_dir;
 };
@@ -66,8 +69,11 @@ class Handlers {
   absl::Status Get(const v1::GetRequest& request, v1::Document* response);
   absl::Status Delete(const v1::DeleteRequest& request,
                       v1::DeleteResponse* response);
+  // `max_response_bytes` > 0: matches stop before the answer outgrows it
+  // (streams keep their buffered answers small); 0: the message limit.
   absl::Status Query(const v1::QueryRequest& request,
-                     v1::QueryResponse* response, IndexQueryStats* stats);
+                     v1::QueryResponse* response, IndexQueryStats* stats,
+                     size_t max_response_bytes = 0);
   absl::Status Stats(const v1::StatsRequest& request,
                      v1::StatsResponse* response);
   // A checkpoint of the whole store into a new directory under

@@ -3,8 +3,10 @@
 
 // A bidirectional stream where every request gets one response, in request
 // order, while up to `window` requests are processed in parallel on the
-// worker pool. Reading pauses when the window is full, so a fast client
-// cannot make the server buffer without limit.
+// worker pool. Reading pauses when the window is full or the answers waiting
+// to be written reach `max_buffered_bytes`, so a fast client cannot make
+// the server buffer without limit; a client that stops reading answers is
+// ended once a write has waited longer than the watchdog's idle time.
 //
 // The handler's status: OK sends the response; anything else ends the
 // stream with that status after the responses before it were sent.
@@ -12,6 +14,7 @@
 // Lifetime: gRPC calls OnDone once; tasks still running on the pool keep
 // the reactor alive until the last one returns.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -39,21 +42,28 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   // once the requests already read are answered (graceful shutdown).
   using ShouldStop = std::function<bool()>;
   // True for requests cheap enough to process on gRPC's thread, which saves
-  // two thread hand-offs per item; the rest go to the worker pool.
+  // two thread hand-offs per item; the rest go to the worker pool (past its
+  // queue bound if need be: the window bounds what one stream queues, and
+  // gRPC's threads never run them).
   using RunInline = std::function<bool(const Request&)>;
   // How many items a request carries, for streams of batches.
   using ItemCount = std::function<uint64_t(const Request&)>;
 
   // Starts reading at once. With a `watchdog`, the stream ends with
   // DEADLINE_EXCEEDED once it waited longer than the watchdog's idle time
-  // for the client's next message (`idle_message` says which flag).
+  // for the client's next message (`idle_message` says which flag), or for
+  // the client to take an answer (then `context` is cancelled).
   OrderedStreamReactor(WorkerPool* pool, size_t window, Handler handler,
                        OnFinish on_finish, ShouldStop should_stop,
                        RunInline run_inline, ItemCount item_count = nullptr,
                        StreamWatchdog* watchdog = nullptr,
-                       std::string idle_message = "")
+                       std::string idle_message = "",
+                       grpc::CallbackServerContext* context = nullptr,
+                       size_t max_buffered_bytes = SIZE_MAX)
       : watchdog_(watchdog),
         idle_message_(std::move(idle_message)),
+        context_(context),
+        max_buffered_bytes_(max_buffered_bytes),
         pool_(pool),
         window_(window),
         handler_(std::move(handler)),
@@ -71,11 +81,26 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
 
   void FinishIfIdleSince(Clock::time_point since) override {
     MutexLock lock(&mu_);
-    // Idle = waiting for the client with nothing of ours in flight.
-    if (finished_ || done_ || !reading_ || in_flight_ > 0 ||
-        last_message_ >= since) {
+    if (finished_ || done_) return;
+    // Stalled = an answer the client has not taken since `since`: it stopped
+    // reading. The write can only end by cancelling the call, which gRPC may
+    // answer on the calling thread; that is done on the pool, not here
+    // under the watchdog's lock.
+    if (writing_ && write_started_ < since && context_ != nullptr &&
+        !cancel_requested_) {
+      FailNowLocked(grpc::Status(
+          grpc::StatusCode::DEADLINE_EXCEEDED,
+          "the client took no answer for longer than the stream idle time "
+          "(--stream-idle-seconds): stream ended to free its answers"));
+      cancel_requested_ = true;
+      ++running_tasks_;
+      if (!pool_->SubmitUnbounded([this] { CancelStalled(); })) {
+        --running_tasks_;
+      }
       return;
     }
+    // Idle = waiting for the client with nothing of ours in flight.
+    if (!reading_ || in_flight_ > 0 || last_message_ >= since) return;
     FailNowLocked(
         grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, idle_message_));
     MaybeFinishLocked();
@@ -102,12 +127,22 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
     auto task = [this, index, position, request] {
       Process(index, position, *request);
     };
-    if ((run_inline_ && run_inline_(*request)) || !pool_->TrySubmit(task)) {
-      // Cheap, or the pool is saturated: work on this gRPC thread, which
-      // also slows this stream's reading down (backpressure).
+    if (run_inline_ && run_inline_(*request)) {
       mu_.Unlock();
       task();
       mu_.Lock();
+    } else if (!pool_->SubmitUnbounded(task)) {
+      // The pool is stopping: this request is not processed.
+      --running_tasks_;
+      if (index < failed_index_) {
+        failed_ = true;
+        failed_index_ = index;
+        final_status_ = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                     "neardupd is shutting down; requests "
+                                     "after the last answered one were not "
+                                     "processed");
+      }
+      MaybeFinishLocked();
     }
     reading_ = false;
     if (!reads_done_ && !finished_) StartReadLocked();
@@ -116,6 +151,8 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   void OnWriteDone(bool ok) override {
     MutexLock lock(&mu_);
     writing_ = false;
+    buffered_bytes_ -= writing_bytes_;
+    writing_bytes_ = 0;
     in_flight_ -= 1;
     ++next_write_index_;
     if (!ok) {
@@ -160,6 +197,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
           final_status_ = status;
         }
       } else {
+        buffered_bytes_ += response->ByteSizeLong();
         ready_.emplace(index, std::move(response));
       }
       if (!done_) {
@@ -171,8 +209,36 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
     if (delete_now) delete this;
   }
 
+  // Ends a stalled write by cancelling the call (see FinishIfIdleSince).
+  // While it runs the stream is not finished, so gRPC keeps the context.
+  void CancelStalled() {
+    bool cancel;
+    {
+      MutexLock lock(&mu_);
+      cancel = !finished_;
+      cancelling_ = cancel;
+    }
+    if (cancel) context_->TryCancel();
+    bool delete_now;
+    {
+      MutexLock lock(&mu_);
+      cancelling_ = false;
+      --running_tasks_;
+      if (!done_) {
+        PumpWritesLocked();
+        MaybeFinishLocked();
+      }
+      delete_now = done_ && running_tasks_ == 0;
+    }
+    if (delete_now) delete this;
+  }
+
   void StartReadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (in_flight_ >= window_ || failed_) return;  // resumed on a write
+    // Resumed on a write.
+    if (in_flight_ >= window_ || failed_ ||
+        buffered_bytes_ >= max_buffered_bytes_) {
+      return;
+    }
     if (should_stop_ && should_stop_()) {
       // Answer what was read, then end: the client resends the rest to
       // another replica or after the restart.
@@ -199,13 +265,15 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
     writing_response_ = std::move(it->second);
     ready_.erase(it);
     writing_ = true;
+    writing_bytes_ = writing_response_->ByteSizeLong();
+    write_started_ = Clock::now();
     this->StartWrite(writing_response_.get());
   }
 
   // Finishes once every response is written, or, after a failure at
   // request f, once the responses before f are written.
   void MaybeFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (finished_ || writing_) return;
+    if (finished_ || writing_ || cancelling_) return;
     const bool done = failed_ ? next_write_index_ >= failed_index_
                               : reads_done_ && in_flight_ == 0;
     if (!done) return;
@@ -226,6 +294,8 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
 
   StreamWatchdog* const watchdog_;
   const std::string idle_message_;
+  grpc::CallbackServerContext* const context_;
+  const size_t max_buffered_bytes_;
   WorkerPool* const pool_;
   const size_t window_;
   const Handler handler_;
@@ -252,6 +322,13 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   size_t running_tasks_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<uint64_t, std::unique_ptr<Response>> ready_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Response> writing_response_ ABSL_GUARDED_BY(mu_);
+  // Answers processed and not yet written, in bytes (the one being written
+  // included, until its write is done).
+  size_t buffered_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t writing_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  Clock::time_point write_started_ ABSL_GUARDED_BY(mu_);
+  bool cancel_requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool cancelling_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace neardup::server

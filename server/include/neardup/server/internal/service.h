@@ -1,9 +1,11 @@
 #ifndef NEARDUP_SERVER_INTERNAL_SERVICE_H_
 #define NEARDUP_SERVER_INTERNAL_SERVICE_H_
 
-// The neardup.v1.NearDup gRPC service on the callback API. Each call is
-// handed to the worker pool, so gRPC's threads never wait on fingerprinting
-// or RocksDB; a full pool answers RESOURCE_EXHAUSTED at once.
+// The neardup.v1.NearDup gRPC service on the callback API. Cheap calls (small
+// reads and plain queries: memory and a few RocksDB point lookups) run on
+// gRPC's thread; every other call is handed to the worker pool, so gRPC's
+// threads never wait on extraction, embedding, explain or writes; a full
+// pool answers RESOURCE_EXHAUSTED at once.
 
 #include <atomic>
 #include <memory>
@@ -20,6 +22,10 @@
 #include "neardup/v1/neardup.grpc.pb.h"
 
 namespace neardup::server {
+
+// Where a unary call runs: on gRPC's thread, or on the pool (and holding
+// one of the client's extraction slots).
+enum class CallCost { kCheap, kPooled, kExtracts };
 
 struct ServiceOptions {
   HandlerLimits limits;
@@ -46,6 +52,11 @@ struct ServiceOptions {
   double stream_idle_check_seconds = 1;
   // Root of CreateBackup destinations; empty: backups are off.
   std::string backup_root;
+  // HTML/Markdown/PDF extractions one client may run at once.
+  int max_extractions_per_client = 1;
+  // Bytes of answers one stream may hold before it stops reading; each
+  // BatchQuery answer is kept to this over stream_window (at least 1 MiB).
+  size_t stream_buffer_bytes = size_t{64} << 20;
 };
 
 class NearDupService final : public v1::NearDup::CallbackService {
@@ -115,8 +126,9 @@ class NearDupService final : public v1::NearDup::CallbackService {
   grpc::ServerUnaryReactor* Dispatch(Method method,
                                      grpc::CallbackServerContext* context,
                                      bool needs_db, Access access,
-                                     std::string_view collection,
-                                     size_t request_bytes, Work work);
+                                     std::string_view collection, CallCost cost,
+                                     Work work);
+  grpc::Status TooManyExtractions() const;
   // The caller's token (null when authentication is off), or why not.
   // True when the caller may read `collection` (or auth is off).
   bool MayRead(grpc::CallbackServerContext* context,
@@ -141,6 +153,7 @@ class NearDupService final : public v1::NearDup::CallbackService {
   std::atomic<int> active_streams_{0};
   ClientSlots client_slots_;
   ClientSlots stream_slots_;
+  ClientSlots extraction_slots_;
   StreamWatchdog watchdog_;
   std::atomic<Handlers*> handlers_{nullptr};
   std::unique_ptr<Handlers> owned_handlers_;
