@@ -317,7 +317,12 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
   response->set_id(request.id());
   response->set_written(outcome.written);
   response->set_replaced(outcome.written && outcome.put.replaced);
+  // The best few are listed (each costs a read and answer bytes); the
+  // count is of all of them.
   for (const storage::MinHashMatch& match : outcome.blocking) {
+    if (static_cast<size_t>(response->blocking_size()) >= kMaxBlockingListed) {
+      break;
+    }
     auto stored = collection.GetByInternalId(
         match.id, storage::DocumentParts::kRecordOnly);
     if (!stored.ok()) continue;  // deleted meanwhile
@@ -325,8 +330,8 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
     out->set_id(stored->external_id);
     SetMinHashScores(match, out);
   }
-  response->set_blocking_count(
-      static_cast<uint32_t>(response->blocking_size()));
+  response->set_blocking_count(static_cast<uint32_t>(
+      std::min<size_t>(outcome.blocking.size(), UINT32_MAX)));
 }
 
 absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
@@ -435,9 +440,12 @@ absl::Status AddPassages(std::string_view probe, std::string_view match,
 // Fills `match` with the passages it shares with the probe, or says why it
 // cannot: the stored text and the probe's text are both needed.
 // `probe_text` is null for a probe sent as signatures.
+// Adds the text it read (as explain reads it: at most 1 MiB a side) to
+// `*explained_bytes`.
 absl::Status ExplainMatch(const std::string* probe_text,
                           const storage::Collection& collection,
-                          uint32_t internal_id, v1::Match* match) {
+                          uint32_t internal_id, v1::Match* match,
+                          size_t* explained_bytes) {
   if (probe_text == nullptr) {
     match->set_explain_unavailable("the probe came as signatures, not text");
     return absl::OkStatus();
@@ -454,16 +462,30 @@ absl::Status ExplainMatch(const std::string* probe_text,
     match->set_explain_unavailable("the document came as signatures");
     return absl::OkStatus();
   }
+  const size_t side = ExplainOptions().max_text_bytes;
+  *explained_bytes +=
+      std::min(probe_text->size(), side) + std::min(doc->text->size(), side);
   return AddPassages(*probe_text, *doc->text,
                      collection.fingerprinter().canonicalizer(), match);
 }
 
 }  // namespace
 
+absl::Status CallBudget::Check(std::string_view doing) const {
+  if (cancelled && cancelled()) {
+    return absl::CancelledError(
+        absl::StrCat("the caller went away while ", AbslView(doing)));
+  }
+  if (absl::Now() > deadline) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("the call's deadline passed while ", AbslView(doing)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Handlers::Query(const v1::QueryRequest& request,
                              v1::QueryResponse* response,
-                             IndexQueryStats* stats,
-                             size_t max_response_bytes) {
+                             IndexQueryStats* stats, const CallBudget& call) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   const CollectionConfig& config = collection->record().config;
   const v1::Algorithm algorithm = request.algorithm();
@@ -662,9 +684,10 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   // Matches stop before the answer would outgrow the message limit (or
   // the caller's smaller one).
   const size_t response_limit =
-      max_response_bytes > 0
-          ? std::min(max_response_bytes, limits_.max_response_bytes)
+      call.max_response_bytes > 0
+          ? std::min(call.max_response_bytes, limits_.max_response_bytes)
           : limits_.max_response_bytes;
+  size_t explained_matches = 0, explained_bytes = 0;
   const size_t budget = response_limit > kResponseSlackBytes
                             ? response_limit - kResponseSlackBytes
                             : 0;
@@ -688,8 +711,22 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     match->set_id(doc->external_id);
     match->set_similarity(hit.similarity);
     if (request.explain()) {
-      RETURN_IF_ERROR(ExplainMatch(probe ? &probe->text() : nullptr,
-                                   *collection, hit.internal_id, match));
+      RETURN_IF_ERROR(call.Check("explaining matches"));
+      if (explained_matches >= kExplainMatchesPerQuery ||
+          explained_bytes >= kExplainTextBytesPerQuery) {
+        match->set_explain_unavailable(absl::StrCat(
+            "this query's explain budget went to better matches (at most ",
+            kExplainMatchesPerQuery, " matches and ",
+            kExplainTextBytesPerQuery >> 20,
+            " MiB of text per query); ask with a smaller top_k"));
+      } else {
+        ++explained_matches;
+        RETURN_IF_ERROR(ExplainMatch(probe ? &probe->text() : nullptr,
+                                     *collection, hit.internal_id, match,
+                                     &explained_bytes));
+      }
+    } else if (h % 64 == 63) {
+      RETURN_IF_ERROR(call.Check("reading matches"));
     }
     if (hit.minhash) SetMinHashScores(*hit.minhash, match);
     if (hit.distance) match->set_hamming_distance(*hit.distance);

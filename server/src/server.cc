@@ -79,6 +79,14 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   const ResourceLimits limits = DetectResourceLimits();
   const ExtractSizing sizing = SizeExtraction(limits, config.extract_workers,
                                               config.extract_memory_bytes);
+  if (sizing.memory_bytes / static_cast<size_t>(sizing.workers) <
+      (size_t{64} << 20)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--extract-workers ", sizing.workers, " with ",
+        sizing.memory_bytes >> 20,
+        " MiB of extraction memory leaves each worker under 64 MiB: give "
+        "fewer workers or more --extract-memory-bytes"));
+  }
   extract::ExtractPoolOptions extract;
   extract.workers = sizing.workers;
   extract.memory_bytes_per_worker =

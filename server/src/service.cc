@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/extract/content_type.h"
+#include "neardup/extract/extract_pool.h"
 #include "neardup/server/internal/export_reactor.h"
 #include "neardup/server/internal/grpc_status.h"
 #include "neardup/server/internal/ordered_stream_reactor.h"
@@ -100,6 +101,42 @@ bool IsCheapQuery(const v1::QueryRequest& request) {
           algorithm == v1::ALGORITHM_SIMHASH);
 }
 
+// The extraction slot of one stream: taken by its first item that needs
+// extraction (such items run one at a time, see RunSerially), held until
+// the stream ends, so that a stream counts once against the client's cap.
+class StreamExtractionSlot {
+ public:
+  StreamExtractionSlot(ClientSlots* slots, std::string peer, int limit)
+      : slots_(slots), peer_(std::move(peer)), limit_(limit) {}
+  // False when the client already runs its cap of extractions elsewhere.
+  bool Acquire() {
+    MutexLock lock(&mu_);
+    if (!held_ && !finished_) held_ = slots_->TryAcquire(peer_, limit_);
+    return held_;
+  }
+  void Finish() {
+    MutexLock lock(&mu_);
+    finished_ = true;
+    if (held_) slots_->Release(peer_);
+    held_ = false;
+  }
+
+ private:
+  ClientSlots* const slots_;
+  const std::string peer_;
+  const int limit_;
+  Mutex mu_;
+  bool held_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+bool AnyExtracts(const v1::BulkUpsertRequest& request) {
+  for (const v1::UpsertRequest& item : request.items()) {
+    if (!IsPlainText(item.content_type())) return true;
+  }
+  return false;
+}
+
 template <typename Request>
 CallCost CheapIfSmall(const Request& request) {
   return request.ByteSizeLong() <= kInlineRequestBytes ? CallCost::kCheap
@@ -119,6 +156,24 @@ absl::Status MayExtract(const TokenEntry& token) {
 }
 
 }  // namespace
+
+CallBudget NearDupService::BudgetOf(grpc::CallbackServerContext* context,
+                                    bool unary) const {
+  CallBudget call;
+  const auto client_deadline = context->deadline();
+  if (client_deadline != std::chrono::system_clock::time_point::max()) {
+    call.deadline = absl::FromChrono(client_deadline);
+  }
+  // A stream lives as long as it has work; a unary call has the server's
+  // default deadline when it set none.
+  if (unary) {
+    call.deadline = std::min(
+        call.deadline,
+        absl::Now() + absl::Seconds(options_.default_deadline_seconds));
+  }
+  call.cancelled = [context] { return context->IsCancelled(); };
+  return call;
+}
 
 grpc::Status NearDupService::TooManyExtractions() const {
   return grpc::Status(
@@ -190,6 +245,7 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
                             "worker; the server is overloaded");
     } else {
       Handlers* handlers = handlers_.load(std::memory_order_acquire);
+      const extract::ExtractPool::ScopedPrincipal principal(peer);
       status = ToGrpcStatus(work(handlers));
     }
     metrics_->RecordRpc(method, status.error_code(), SecondsSince(start));
@@ -298,14 +354,15 @@ grpc::ServerUnaryReactor* NearDupService::Query(
                         : IsPlainText(request->content_type())
                             ? CallCost::kPooled
                             : CallCost::kExtracts;
-  return Dispatch(Method::kQuery, context, true, Access::kRead,
-                  request->collection(), cost,
-                  [this, request, response](Handlers* h) {
-                    IndexQueryStats stats;
-                    absl::Status status = h->Query(*request, response, &stats);
-                    if (status.ok()) metrics_->RecordQuery(stats);
-                    return status;
-                  });
+  return Dispatch(
+      Method::kQuery, context, true, Access::kRead, request->collection(), cost,
+      [this, context, request, response](Handlers* h) {
+        IndexQueryStats stats;
+        absl::Status status =
+            h->Query(*request, response, &stats, BudgetOf(context, true));
+        if (status.ok()) metrics_->RecordQuery(stats);
+        return status;
+      });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Fingerprint(
@@ -492,22 +549,17 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
     return new RefusedStream<Request, Response>(status);
   }
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
+  auto extraction = std::make_shared<StreamExtractionSlot>(
+      &extraction_slots_, peer, options_.max_extractions_per_client);
   // Each item's error goes in its result; the stream itself goes on.
   return new OrderedStreamReactor<Request, Response>(
       pool_, options_.bulk_window,
-      [this, handlers, token, peer](uint64_t first_item, const Request& request,
-                                    Response* response) {
+      [this, handlers, token, peer, extraction](
+          uint64_t first_item, const Request& request, Response* response) {
         const size_t n = static_cast<size_t>(request.items_size());
         if (first_item + n > options_.max_stream_items) {
           return TooManyItems(options_.max_stream_items);
         }
-        // Items that need extraction share one of the client's extraction
-        // slots for this message (its items run one after the other);
-        // without one they fail alone and the stream goes on.
-        enum { kNotAsked, kHeld, kRefused } extraction = kNotAsked;
-        const absl::Cleanup release_extraction = [&] {
-          if (extraction == kHeld) extraction_slots_.Release(peer);
-        };
         std::vector<const v1::UpsertRequest*> items(n);
         std::vector<absl::Status> statuses(n);
         std::vector<v1::UpsertResponse*> outputs(n);
@@ -524,24 +576,20 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
                                                         items[i]->collection());
             if (!statuses[i].ok()) continue;
           }
-          if (!IsPlainText(items[i]->content_type())) {
-            if (extraction == kNotAsked) {
-              extraction = extraction_slots_.TryAcquire(
-                               peer, options_.max_extractions_per_client)
-                               ? kHeld
-                               : kRefused;
-            }
-            if (extraction == kRefused) {
-              statuses[i] = absl::ResourceExhaustedError(
-                  TooManyExtractions().error_message());
-              continue;
-            }
+          // Without the stream's extraction slot these items fail alone
+          // and the stream goes on.
+          if (!IsPlainText(items[i]->content_type()) &&
+              !extraction->Acquire()) {
+            statuses[i] = absl::ResourceExhaustedError(
+                TooManyExtractions().error_message());
+            continue;
           }
           allowed.push_back(items[i]);
           allowed_outputs.push_back(outputs[i]);
           allowed_at.push_back(i);
         }
         std::vector<absl::Status> allowed_statuses(allowed.size());
+        const extract::ExtractPool::ScopedPrincipal principal(peer);
         handlers->UpsertBatch(allowed,
                               std::span<absl::Status>(allowed_statuses),
                               allowed_outputs);
@@ -569,7 +617,8 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
         }
         return grpc::Status::OK;
       },
-      [this, start, peer](const grpc::Status& status) {
+      [this, start, peer, extraction](const grpc::Status& status) {
+        extraction->Finish();
         ReleaseStream(peer);
         metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(),
                             SecondsSince(start));
@@ -582,7 +631,8 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
         return static_cast<uint64_t>(request.items_size());
       },
       &watchdog_, IdleMessage(options_.stream_idle_seconds), context,
-      options_.stream_buffer_bytes);
+      options_.stream_buffer_bytes,
+      [](const Request& request) { return AnyExtracts(request); });
 }
 
 grpc::ServerBidiReactor<v1::QueryRequest, v1::QueryResponse>*
@@ -596,12 +646,14 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
     return new RefusedStream<v1::QueryRequest, v1::QueryResponse>(status);
   }
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
+  auto extraction = std::make_shared<StreamExtractionSlot>(
+      &extraction_slots_, peer, options_.max_extractions_per_client);
   // A failing probe ends the stream with its status.
   return new OrderedStreamReactor<v1::QueryRequest, v1::QueryResponse>(
       pool_, options_.stream_window,
-      [this, handlers, token, peer](uint64_t index,
-                                    const v1::QueryRequest& request,
-                                    v1::QueryResponse* response) {
+      [this, handlers, token, peer, context, extraction](
+          uint64_t index, const v1::QueryRequest& request,
+          v1::QueryResponse* response) {
         if (index >= options_.max_stream_items) {
           return TooManyItems(options_.max_stream_items);
         }
@@ -609,30 +661,29 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
             token == nullptr ? absl::OkStatus()
                              : TokenAuthenticator::Authorize(
                                    *token, Access::kRead, request.collection());
-        const bool extracts = !IsPlainText(request.content_type());
-        if (status.ok() && extracts &&
-            !extraction_slots_.TryAcquire(
-                peer, options_.max_extractions_per_client)) {
+        if (status.ok() && !IsPlainText(request.content_type()) &&
+            !extraction->Acquire()) {
           status = absl::ResourceExhaustedError(
               TooManyExtractions().error_message());
         } else if (status.ok()) {
-          const absl::Cleanup release = [&] {
-            if (extracts) extraction_slots_.Release(peer);
-          };
           // Answers are buffered up to the window: each is kept to its
           // share of the stream's buffer.
           const size_t answer_bytes = std::max<size_t>(
               size_t{1} << 20, options_.stream_buffer_bytes /
                                    std::max<size_t>(1, options_.stream_window));
+          const extract::ExtractPool::ScopedPrincipal principal(peer);
+          CallBudget call = BudgetOf(context, false);
+          call.max_response_bytes = answer_bytes;
           IndexQueryStats stats;
-          status = handlers->Query(request, response, &stats, answer_bytes);
+          status = handlers->Query(request, response, &stats, call);
           if (status.ok()) metrics_->RecordQuery(stats);
         }
         metrics_->RecordStreamItem(
             Method::kBatchQuery, static_cast<grpc::StatusCode>(status.code()));
         return ToGrpcStatus(status);
       },
-      [this, start, peer](const grpc::Status& status) {
+      [this, start, peer, extraction](const grpc::Status& status) {
+        extraction->Finish();
         ReleaseStream(peer);
         metrics_->RecordRpc(Method::kBatchQuery, status.error_code(),
                             SecondsSince(start));
@@ -640,7 +691,10 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
       [this] { return stopping_.load(); },
       [](const v1::QueryRequest& request) { return IsCheapQuery(request); },
       nullptr, &watchdog_, IdleMessage(options_.stream_idle_seconds), context,
-      options_.stream_buffer_bytes);
+      options_.stream_buffer_bytes,
+      [](const v1::QueryRequest& request) {
+        return !IsPlainText(request.content_type());
+      });
 }
 
 }  // namespace neardup::server

@@ -108,6 +108,10 @@ TEST(ExtractPool, SandboxRefusesFilesSocketsProcessesAndCode) {
   EXPECT_THAT(out, HasSubstr("create=EPERM"));
   EXPECT_THAT(out, HasSubstr("fork=EPERM"));
   EXPECT_THAT(out, HasSubstr("exec_memory=EPERM"));
+  // Nothing that reaches another process: signals, descriptor owners.
+  EXPECT_THAT(out, HasSubstr("signal_parent=EPERM"));
+  EXPECT_THAT(out, HasSubstr("own_socket=EPERM"));
+  EXPECT_THAT(out, HasSubstr("stat_path=EPERM"));
   EXPECT_THAT(out, HasSubstr("memory=ok"));  // it can still work
   EXPECT_THAT(out, HasSubstr("seccomp=on"));
 }
@@ -224,6 +228,69 @@ TEST(ExtractPool, ChildIsReplacedAfterItsRequests) {
     ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
   }
   EXPECT_EQ(pool.stats().started, 3u);
+}
+
+}  // namespace
+}  // namespace neardup::extract
+
+namespace neardup::extract {
+namespace {
+
+TEST(ExtractPoolPrincipals, AChildOnlyEverParsesOneClientsInputs) {
+  ExtractPool pool(RealChildren(1));
+  pid_t first;
+  {
+    const ExtractPool::ScopedPrincipal alice("token:alice");
+    ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
+    first = pool.ChildPids().at(0);
+    ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
+    EXPECT_EQ(pool.ChildPids().at(0), first);  // reused for the same client
+  }
+  {
+    const ExtractPool::ScopedPrincipal bob("token:bob");
+    ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
+    EXPECT_NE(pool.ChildPids().at(0), first);  // never alice's child
+  }
+  EXPECT_EQ(pool.stats().started, 2u);
+}
+
+TEST(ExtractPoolPrincipals, WorkersPreferTheirClientsChild) {
+  ExtractPool pool(RealChildren(2));
+  {
+    const ExtractPool::ScopedPrincipal alice("alice");
+    ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
+  }
+  {
+    const ExtractPool::ScopedPrincipal bob("bob");
+    ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
+  }
+  for (int i = 0; i < 3; ++i) {
+    for (const char* who : {"alice", "bob"}) {
+      const ExtractPool::ScopedPrincipal principal(who);
+      ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
+    }
+  }
+  EXPECT_EQ(pool.stats().started, 2u);  // one child each, kept
+}
+
+// A child that died while idle is replaced before the next input goes to
+// it; the input is not blamed.
+TEST(ExtractPoolPrincipals, ChildThatDiedIdleIsReplacedQuietly) {
+  ExtractPool pool(RealChildren(1));
+  ASSERT_OK(pool.Extract(kHtml, ContentType::kHtml).status());
+  const pid_t child = pool.ChildPids().at(0);
+  kill(child, SIGKILL);
+  // Until the kernel has made it a zombie, its socket may look fine.
+  std::string state;
+  while (state.find(") Z") == std::string::npos) {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::getline(stat, state);
+  }
+  ASSERT_OK_AND_ASSIGN(std::string text,
+                       pool.Extract(kHtml, ContentType::kHtml));
+  EXPECT_EQ(text, *HtmlToText(kHtml));
+  EXPECT_EQ(pool.stats().crashes, 0u);
+  EXPECT_EQ(pool.stats().started, 2u);
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 // it can still do.
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +49,13 @@ int SandboxProbe(const char* readable_path) {
   void* data = mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   out += " memory=" + Outcome(data != MAP_FAILED);
+  out += " signal_parent=" + Outcome(kill(getppid(), 0) == 0);
+  out +=
+      " own_socket=" + Outcome(fcntl(STDOUT_FILENO, F_SETOWN, getppid()) == 0);
+  out += " stat_path=" + Outcome([] {
+           struct stat st;
+           return stat("/etc/passwd", &st) == 0;
+         }());
   out += report.seccomp ? " seccomp=on" : " seccomp=off";
   out += "\n";
   // write(2) is allowed: the probe's only way out.

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/newsbot_simhash.h"
@@ -580,6 +581,103 @@ TEST_F(HandlersTest, ConcurrentBatchesAndSingleUpserts) {
     v1::Document doc;
     ASSERT_OK(handlers_->Get(get, &doc));
   }
+}
+
+}  // namespace
+}  // namespace neardup::server
+
+namespace neardup::server {
+namespace {
+
+// Requests that multiply work are held to budgets: explain, the blocking
+// list of dedup-on-write, and the call's deadline and cancellation.
+class HandlerBudgetsTest : public HandlersTest {
+ protected:
+  void SetUp() override {
+    HandlersTest::SetUp();
+    v1::CreateCollectionRequest create;
+    create.set_name("texts");
+    create.mutable_config()->set_threshold(0.5);
+    create.mutable_config()->set_store_text(true);
+    v1::Collection created;
+    ASSERT_OK(handlers_->CreateCollection(create, &created));
+    base_ = GeneratedText(11, 120);
+    for (int i = 0; i < 130; ++i) {
+      v1::UpsertRequest request;
+      request.set_collection("texts");
+      request.set_id(absl::StrCat("copy", i));
+      request.set_text(absl::StrCat(base_, " ", i));
+      v1::UpsertResponse response;
+      ASSERT_OK(handlers_->Upsert(request, &response));
+    }
+  }
+  std::string base_;
+};
+
+TEST_F(HandlerBudgetsTest, ExplainStopsAtItsPerQueryBudget) {
+  v1::QueryRequest request;
+  request.set_collection("texts");
+  request.set_text(base_);
+  request.set_top_k(200);
+  request.set_explain(true);
+  v1::QueryResponse response;
+  IndexQueryStats stats;
+  ASSERT_OK(handlers_->Query(request, &response, &stats));
+  ASSERT_EQ(response.matches_size(), 130);
+  int explained = 0, over_budget = 0;
+  for (const v1::Match& match : response.matches()) {
+    if (match.passages_size() > 0) ++explained;
+    if (absl::StrContains(match.explain_unavailable(), "explain budget")) {
+      ++over_budget;
+    }
+  }
+  EXPECT_EQ(explained, static_cast<int>(kExplainMatchesPerQuery));
+  EXPECT_EQ(over_budget, 130 - static_cast<int>(kExplainMatchesPerQuery));
+  // The best matches got the explanations.
+  EXPECT_GT(response.matches(0).passages_size(), 0);
+  EXPECT_EQ(response.matches(129).passages_size(), 0);
+}
+
+TEST_F(HandlerBudgetsTest, BlockingListIsCappedButCountedExactly) {
+  v1::UpsertRequest request;
+  request.set_collection("texts");
+  request.set_id("new");
+  request.set_text(base_);
+  request.set_insert_only_below(0.5);
+  v1::UpsertResponse response;
+  ASSERT_OK(handlers_->Upsert(request, &response));
+  EXPECT_FALSE(response.written());
+  EXPECT_EQ(response.blocking_size(), static_cast<int>(kMaxBlockingListed));
+  EXPECT_EQ(response.blocking_count(), 130u);
+  // Best first.
+  EXPECT_GE(response.blocking(0).similarity(),
+            response.blocking(99).similarity());
+}
+
+TEST_F(HandlerBudgetsTest, QueryStopsWhenTheCallerLeavesOrTheDeadlinePasses) {
+  v1::QueryRequest request;
+  request.set_collection("texts");
+  request.set_text(base_);
+  request.set_top_k(200);
+  request.set_explain(true);
+  v1::QueryResponse response;
+  IndexQueryStats stats;
+  CallBudget gone;
+  gone.cancelled = [] { return true; };
+  EXPECT_EQ(handlers_->Query(request, &response, &stats, gone).code(),
+            absl::StatusCode::kCancelled);
+  CallBudget late;
+  late.deadline = absl::Now() - absl::Seconds(1);
+  response.Clear();
+  const absl::Status status =
+      handlers_->Query(request, &response, &stats, late);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(status.message(), HasSubstr("explaining matches"));
+  // Without explain the check comes every 64 matches.
+  request.set_explain(false);
+  response.Clear();
+  EXPECT_EQ(handlers_->Query(request, &response, &stats, late).code(),
+            absl::StatusCode::kDeadlineExceeded);
 }
 
 }  // namespace

@@ -219,3 +219,55 @@ TEST_F(Hardening, AttacksNeitherKillNorFreezeTheServer) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Items of one stream that need extraction run one at a time and share the
+// stream's extraction slot: a stream of them is answered whole, however many
+// the window holds at once.
+TEST_F(Hardening, StreamsOfMarkupAreAnsweredWhole) {
+  client::Client reader = As(kReaderToken);
+  int sent = 0, answered = 0;
+  const std::string base = testing::GeneratedText(1, 200);
+  ASSERT_OK(reader.BatchQuery(
+      [&](v1::QueryRequest* probe) {
+        if (sent == 40) return false;
+        probe->set_collection("docs");
+        probe->set_content_type(sent % 2 == 0 ? "text/markdown" : "text/html");
+        probe->set_text(sent % 2 == 0 ? absl::StrCat("# Title\n\n", base)
+                                      : absl::StrCat("<p>", base, "</p>"));
+        ++sent;
+        return true;
+      },
+      [&](const v1::QueryResponse& response) {
+        EXPECT_GT(response.matches_size(), 0);
+        ++answered;
+      }));
+  EXPECT_EQ(answered, 40);
+
+  client::Client admin = As(kAdminToken);
+  int items = 0, written = 0;
+  client::Client::BulkOptions bulk;
+  bulk.max_items = 3;  // many messages in flight at once
+  ASSERT_OK(admin.BulkUpsert(
+      [&](v1::UpsertRequest* item) {
+        if (items == 30) return false;
+        item->set_collection("docs");
+        item->set_id(absl::StrCat("markup", items));
+        item->set_content_type("text/html");
+        item->set_text(
+            absl::StrCat("<p>", testing::GeneratedText(items + 100), "</p>"));
+        ++items;
+        return true;
+      },
+      [&](const v1::BulkUpsertResult& result) {
+        EXPECT_EQ(result.code(), 0) << result.message();
+        if (result.code() == 0) ++written;
+      },
+      bulk));
+  EXPECT_EQ(written, 30);
+}
+
+}  // namespace
+}  // namespace neardup

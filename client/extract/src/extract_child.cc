@@ -20,6 +20,7 @@
 #include "neardup/extract/markdown.h"
 #include "neardup/extract/pdf.h"
 #include "neardup/extract/sandbox.h"
+#include "warm_up.h"
 
 namespace neardup::extract {
 namespace {
@@ -27,14 +28,6 @@ namespace {
 using internal::AnswerCode;
 using internal::AnswerHeader;
 using internal::RequestHeader;
-
-// A one-page PDF without text: parsing it loads poppler's global state
-// (its configuration files) before the sandbox closes the file system.
-constexpr char kWarmUpPdf[] =
-    "%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
-    "2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
-    "3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 10 10]>>endobj\n"
-    "trailer<</Root 1 0 R>>\n%%EOF\n";
 
 size_t memory_limit = 0;
 
@@ -116,11 +109,14 @@ int ExtractChildMain(int argc, char** argv) {
   if (getppid() == 1) return 2;
   memory_limit = memory_bytes;
 
-  (void)PdfToTextUnisolated(kWarmUpPdf);
+  (void)PdfToTextUnisolated(internal::kWarmUpPdf);
   (void)MarkdownToText("# a\n\n| a | b |\n| - | - |\n| c | d |\n~x~ www.a.b\n");
   (void)HtmlToText("<p>a</p>");
   SandboxOptions sandbox;
   sandbox.memory_bytes = memory_bytes;
+  // A backstop for an idle child that spins: the parent replaces children
+  // long before an honest one gets near it.
+  sandbox.cpu_seconds = kChildCpuSeconds;
   if (absl::Status entered = EnterSandbox(sandbox); !entered.ok()) {
     std::fprintf(stderr, "%s\n", std::string(entered.message()).c_str());
     return 2;

@@ -33,6 +33,18 @@ struct ExtractPool::Worker {
   std::atomic<pid_t> pid{-1};  // ChildPids reads it from other threads
   int fd = -1;                 // our end of the child's socket
   int requests = 0;
+  // Whose inputs the child has parsed: a child is never handed another
+  // client's input, so one compromised by a hostile file sees only that
+  // client's documents.
+  std::string principal;
+  absl::Duration busy;  // wall time in parses, a bound on its CPU time
+
+  // True when the child's socket says something unasked (it died while
+  // idle, or wrote out of turn): it must not be given a request.
+  bool Unwell() const {
+    pollfd p{fd, POLLIN, 0};
+    return poll(&p, 1, 0) != 0;
+  }
 
   // Stops the child (if any) and reaps it; its wait status, or -1.
   int Stop() {
@@ -45,6 +57,7 @@ struct ExtractPool::Worker {
     }
     pid = -1;
     requests = 0;
+    busy = absl::ZeroDuration();
     return status;
   }
   // Reaps a child that is leaving by itself (its socket closed), killing it
@@ -58,6 +71,7 @@ struct ExtractPool::Worker {
       if (done == pid) {
         pid = -1;
         requests = 0;
+        busy = absl::ZeroDuration();
         return status;
       }
       if (done < 0 && errno != EINTR) break;
@@ -69,23 +83,9 @@ struct ExtractPool::Worker {
 
 namespace {
 
-extern "C" char** environ;
-
-// The child's environment: nothing of the server's, but the settings a
-// sanitizer build needs to report.
-std::vector<std::string> ChildEnvironment() {
-  std::vector<std::string> env;
-  if (!kSanitized) return env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view var = *e;
-    for (std::string_view keep :
-         {"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", "TSAN_OPTIONS=",
-          "ASAN_SYMBOLIZER_PATH="}) {
-      if (var.starts_with(keep)) env.emplace_back(var);
-    }
-  }
-  return env;
-}
+// A child is replaced after this much parsing, well before its lifetime CPU
+// limit (kChildCpuSeconds) could stop it in the middle of a request.
+constexpr absl::Duration kMaxBusyPerChild = absl::Seconds(300);
 
 std::string_view FormatName(ContentType type) {
   switch (type) {
@@ -110,9 +110,11 @@ absl::Status Internal(std::string_view what) {
 enum class Outcome { kAnswer, kTimeout, kDied };
 
 // Sends the request and reads the answer before `deadline`.
+// `*heard` tells whether any byte of an answer arrived.
 Outcome Exchange(int fd, const RequestHeader& header, std::string_view content,
                  absl::Time deadline, AnswerHeader* answer, std::string* body,
-                 size_t max_body) {
+                 size_t max_body, bool* heard) {
+  *heard = false;
   std::string request(reinterpret_cast<const char*>(&header), sizeof(header));
   std::string_view to_send_header = request;
   std::string_view to_send = content;
@@ -159,6 +161,7 @@ Outcome Exchange(int fd, const RequestHeader& header, std::string_view content,
         return Outcome::kDied;
       }
       got_header += static_cast<size_t>(n);
+      *heard = true;
       if (!have_header && got_header == sizeof(AnswerHeader)) {
         if (answer->magic != internal::kAnswerMagic ||
             answer->length > max_body) {
@@ -186,15 +189,24 @@ ExtractPool::~ExtractPool() {
   for (auto& worker : workers_) worker->Stop();
 }
 
-int ExtractPool::Acquire() {
+int ExtractPool::Acquire(std::string_view principal) {
   MutexLock lock(&mu_);
+  // A child that already parsed this client's inputs, else one without a
+  // child, else any (its child is replaced).
+  int best = -1, best_rank = 3;
   for (size_t i = 0; i < busy_.size(); ++i) {
-    if (!busy_[i]) {
-      busy_[i] = true;
-      return static_cast<int>(i);
+    if (busy_[i]) continue;
+    const Worker& worker = *workers_[i];
+    const int rank = worker.pid > 0 && worker.principal == principal ? 0
+                     : worker.pid <= 0                               ? 1
+                                                                     : 2;
+    if (rank < best_rank) {
+      best = static_cast<int>(i);
+      best_rank = rank;
     }
   }
-  return -1;
+  if (best >= 0) busy_[static_cast<size_t>(best)] = true;
+  return best;
 }
 
 void ExtractPool::Release(int index) {
@@ -239,7 +251,7 @@ absl::Status StartChild(const ExtractPoolOptions& options, pid_t* pid,
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  std::vector<std::string> env = ChildEnvironment();
+  std::vector<std::string> env = internal::ChildEnvironment();
   std::vector<char*> envp;
   for (std::string& var : env) envp.push_back(var.data());
   envp.push_back(nullptr);
@@ -283,6 +295,18 @@ absl::Status StartChild(const ExtractPoolOptions& options, pid_t* pid,
 
 }  // namespace
 
+namespace {
+thread_local std::string_view current_principal;
+}  // namespace
+
+ExtractPool::ScopedPrincipal::ScopedPrincipal(std::string_view principal)
+    : previous_(current_principal) {
+  current_principal = principal;
+}
+ExtractPool::ScopedPrincipal::~ScopedPrincipal() {
+  current_principal = previous_;
+}
+
 absl::StatusOr<std::string> ExtractPool::Extract(
     std::string_view content, ContentType type,
     const MarkdownOptions& markdown) {
@@ -298,7 +322,8 @@ absl::StatusOr<std::string> ExtractPool::Extract(
     return absl::InvalidArgumentError(
         "not a PDF: no %PDF- header in its first 1024 bytes");
   }
-  const int index = Acquire();
+  const std::string_view principal = current_principal;
+  const int index = Acquire(principal);
   if (index < 0) {
     busy_refusals_.fetch_add(1);
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -308,15 +333,8 @@ absl::StatusOr<std::string> ExtractPool::Extract(
   }
   const absl::Cleanup release = [this, index] { Release(index); };
   Worker& worker = *workers_[static_cast<size_t>(index)];
-  if (worker.pid <= 0) {
-    pid_t pid = -1;
-    int fd = -1;
-    if (absl::Status started = StartChild(options_, &pid, &fd); !started.ok()) {
-      return started;
-    }
-    worker.pid = pid;
-    worker.fd = fd;
-    started_.fetch_add(1);
+  if (worker.pid > 0 && (worker.principal != principal || worker.Unwell())) {
+    worker.Reap();
   }
 
   RequestHeader header;
@@ -325,9 +343,32 @@ absl::StatusOr<std::string> ExtractPool::Extract(
   header.length = content.size();
   AnswerHeader answer;
   std::string body;
-  const Outcome outcome =
-      Exchange(worker.fd, header, content, absl::Now() + options_.timeout,
-               &answer, &body, std::max<size_t>(options_.max_text_bytes, 4096));
+  Outcome outcome = Outcome::kDied;
+  // A reused child that dies before saying a word may have died of
+  // something else (killed while idle): the input gets one fresh child.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const bool fresh = worker.pid <= 0;
+    if (fresh) {
+      pid_t pid = -1;
+      int fd = -1;
+      if (absl::Status started = StartChild(options_, &pid, &fd);
+          !started.ok()) {
+        return started;
+      }
+      worker.pid = pid;
+      worker.fd = fd;
+      worker.principal = std::string(principal);
+      started_.fetch_add(1);
+    }
+    bool heard = false;
+    const absl::Time start = absl::Now();
+    outcome = Exchange(worker.fd, header, content, start + options_.timeout,
+                       &answer, &body,
+                       std::max<size_t>(options_.max_text_bytes, 4096), &heard);
+    worker.busy += absl::Now() - start;
+    if (outcome != Outcome::kDied || heard || fresh) break;
+    worker.Reap();
+  }
   auto stop = [&](bool gently) {
     return gently ? worker.Reap() : worker.Stop();
   };
@@ -363,6 +404,7 @@ absl::StatusOr<std::string> ExtractPool::Extract(
   }
   parses_.fetch_add(1);
   if (++worker.requests >= options_.requests_per_worker ||
+      worker.busy >= kMaxBusyPerChild ||
       answer.code == AnswerCode::kOverMemory) {
     stop(true);  // it leaves after running out of memory anyway
   }

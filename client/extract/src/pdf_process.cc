@@ -23,6 +23,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/extract/extract_pool.h"
 #include "neardup/extract/pdf.h"
+#include "sanitizers.h"
 #include "self_exec.h"
 
 extern char** environ;
@@ -134,6 +135,20 @@ std::atomic<bool> self_exec_ready{false};
 
 bool SelfExecReady() { return self_exec_ready.load(); }
 
+std::vector<std::string> ChildEnvironment() {
+  std::vector<std::string> env;
+  if (!kSanitized) return env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view var = *e;
+    for (std::string_view keep :
+         {"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", "TSAN_OPTIONS=",
+          "ASAN_SYMBOLIZER_PATH="}) {
+      if (var.starts_with(keep)) env.emplace_back(var);
+    }
+  }
+  return env;
+}
+
 }  // namespace internal
 
 bool MaybeRunPdfChild(int argc, char** argv, int* exit_code) {
@@ -187,6 +202,12 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
+  // Nothing of this process's environment reaches the parser.
+  std::vector<std::string> env = internal::ChildEnvironment();
+  std::vector<char*> envp;
+  for (std::string& var : env) envp.push_back(var.data());
+  envp.push_back(nullptr);
+
   Pipe in, out, err;
   if (!in.Open() || !out.Open() || !err.Open()) {
     return absl::InternalError(
@@ -210,7 +231,7 @@ absl::StatusOr<std::string> PdfToText(std::string_view pdf,
                            POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
   const int spawned =
-      posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+      posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (spawned != 0) {

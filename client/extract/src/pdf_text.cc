@@ -10,10 +10,13 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/extract/pdf.h"
+#include "neardup/extract/sandbox.h"
 #include "poppler-document.h"
 #include "poppler-global.h"
 #include "poppler-page.h"
+#include "warm_up.h"
 
 namespace neardup::extract {
 namespace {
@@ -35,25 +38,6 @@ bool WriteAll(int fd, std::string_view bytes) {
 int Fail(std::string_view message, int code) {
   WriteAll(STDERR_FILENO, message);
   return code;
-}
-
-// Sanitizers reserve terabytes of address space: under them the memory
-// limit would stop the child before main, so only CPU time is limited.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kLimitAddressSpace = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kLimitAddressSpace = false;
-#else
-constexpr bool kLimitAddressSpace = true;
-#endif
-#else
-constexpr bool kLimitAddressSpace = true;
-#endif
-
-void SetLimit(int resource, rlim_t value) {
-  const rlimit limit{value, value};
-  setrlimit(resource, &limit);
 }
 
 }  // namespace
@@ -104,11 +88,8 @@ int PdfChildMain(int argc, char** argv) {
     return Fail("usage: <program> --internal-pdf-child MEMORY CPU MAX_BYTES",
                 2);
   }
-  SetLimit(RLIMIT_CORE, 0);
-  SetLimit(RLIMIT_FSIZE, 0);  // writes only to its pipes
-  SetLimit(RLIMIT_CPU, static_cast<rlim_t>(cpu_seconds));
-  if (kLimitAddressSpace)
-    SetLimit(RLIMIT_AS, static_cast<rlim_t>(memory_bytes));
+  // poppler's global state is loaded before the sandbox closes the files.
+  (void)PdfToTextUnisolated(internal::kWarmUpPdf);
 
   std::string pdf;
   char buffer[1 << 16];
@@ -120,9 +101,18 @@ int PdfChildMain(int argc, char** argv) {
     pdf.append(buffer, static_cast<size_t>(n));
     if (pdf.size() > max_pdf_bytes) return Fail("PDF over the size limit", 3);
   }
+  // Confined once the input is read: a parser bug can only answer.
+  SandboxOptions sandbox;
+  sandbox.memory_bytes = memory_bytes;
+  sandbox.cpu_seconds = static_cast<int>(cpu_seconds);
+  if (absl::Status entered = EnterSandbox(sandbox); !entered.ok()) {
+    return Fail(StdView(entered.message()), 2);
+  }
+  // Left by _exit: exit handlers (and a sanitizer's leak check, which
+  // needs ptrace) are not for a sandboxed process.
   absl::StatusOr<std::string> text = PdfToTextUnisolated(pdf);
-  if (!text.ok()) return Fail(std::string(text.status().message()), 3);
-  return WriteAll(STDOUT_FILENO, *text) ? 0 : 2;
+  if (!text.ok()) _exit(Fail(StdView(text.status().message()), 3));
+  _exit(WriteAll(STDOUT_FILENO, *text) ? 0 : 2);
 }
 
 }  // namespace neardup::extract

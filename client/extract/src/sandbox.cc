@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <span>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -31,19 +32,18 @@ absl::Status SetLimit(int resource, rlim_t value, std::string_view name) {
   return absl::OkStatus();
 }
 
-// Everything a parser needs once its input is in memory: pipe I/O, memory,
-// locks, time, signals to itself (abort), and leaving. Names this kernel's
-// architecture lacks are skipped.
+// Everything a parser needs once its input is in memory: I/O on the
+// descriptors it holds, memory, locks, time, and leaving. Names this
+// kernel's architecture lacks are skipped. Calls that could reach another
+// process (signals, descriptor ownership) are allowed below only in forms
+// that cannot.
 constexpr const char* kAllowed[] = {
     "read",
     "write",
     "readv",
     "writev",
-    "recvfrom",
-    "sendto",
     "close",
     "fstat",
-    "newfstatat",
     "lseek",
     "munmap",
     "mremap",
@@ -66,11 +66,9 @@ constexpr const char* kAllowed[] = {
     "getpid",
     "gettid",
     "getppid",
-    "tgkill",
     "sched_yield",
     "sched_getaffinity",
     "restart_syscall",
-    "fcntl",
     "sysinfo",
     "uname",
     "getrusage",
@@ -78,6 +76,17 @@ constexpr const char* kAllowed[] = {
     "poll",
     "ppoll",
 };
+
+absl::Status AddRule(scmp_filter_ctx ctx, int nr, std::string_view name,
+                     std::span<const scmp_arg_cmp> args) {
+  const int rc = seccomp_rule_add_array(
+      ctx, SCMP_ACT_ALLOW, nr, static_cast<unsigned>(args.size()), args.data());
+  if (rc != 0) {
+    return absl::InternalError(
+        absl::StrCat("sandbox: seccomp rule for ", AbslView(name), ": ", -rc));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status InstallSeccomp() {
   // Anything else fails with EPERM instead of killing: a library that
@@ -88,26 +97,42 @@ absl::Status InstallSeccomp() {
   for (const char* name : kAllowed) {
     const int nr = seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR) continue;
-    if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0); rc != 0) {
-      return absl::InternalError(
-          absl::StrCat("sandbox: seccomp rule for ", name, ": ", -rc));
-    }
+    if (auto s = AddRule(ctx, nr, name, {}); !s.ok()) return s;
   }
-  // Memory, but never executable: injected code would need it.
-  for (int nr : {SCMP_SYS(mmap), SCMP_SYS(mprotect)}) {
-    if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-                                  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-        rc != 0) {
-      return absl::InternalError(
-          absl::StrCat("sandbox: seccomp rule for mmap/mprotect: ", -rc));
+  const auto self = static_cast<scmp_datum_t>(getpid());
+  const auto thread = static_cast<scmp_datum_t>(gettid());
+  // A call allowed with these arguments only (at most two compared).
+  struct Conditional {
+    int nr;
+    scmp_arg_cmp args[2];
+    unsigned count;
+  };
+  const Conditional rules[] = {
+      // Memory, but never executable: injected code would need it.
+      {SCMP_SYS(mmap), {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)}, 1},
+      {SCMP_SYS(mprotect), {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)}, 1},
+      // Reading limits (getrlimit is prlimit64 with no new limit).
+      {SCMP_SYS(prlimit64), {SCMP_A2(SCMP_CMP_EQ, 0)}, 1},
+      // abort() signals this thread, and nothing else may be signalled.
+      {SCMP_SYS(tgkill),
+       {SCMP_A0(SCMP_CMP_EQ, self), SCMP_A1(SCMP_CMP_EQ, thread)},
+       2},
+      // fstat of a descriptor (glibc's newfstatat with AT_EMPTY_PATH), not
+      // of a path.
+      {SCMP_SYS(newfstatat),
+       {SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH)},
+       1},
+      // Flags of a descriptor, never its owner (F_SETOWN would have the
+      // kernel signal another process).
+      {SCMP_SYS(fcntl), {SCMP_A1(SCMP_CMP_EQ, F_GETFL)}, 1},
+      {SCMP_SYS(fcntl), {SCMP_A1(SCMP_CMP_EQ, F_GETFD)}, 1},
+  };
+  for (const Conditional& rule : rules) {
+    if (auto s = AddRule(ctx, rule.nr, "a conditional call",
+                         std::span(rule.args, rule.count));
+        !s.ok()) {
+      return s;
     }
-  }
-  // Reading limits (getrlimit is prlimit64 with no new limit), not setting.
-  if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
-                                SCMP_A2(SCMP_CMP_EQ, 0));
-      rc != 0) {
-    return absl::InternalError(
-        absl::StrCat("sandbox: seccomp rule for prlimit64: ", -rc));
   }
   // libseccomp sets no_new_privs itself (SCMP_FLTATR_CTL_NNP, on by default).
   if (int rc = seccomp_load(ctx); rc != 0) {
@@ -137,7 +162,11 @@ absl::Status EnterSandbox(const SandboxOptions& options,
   }
   if (chdir("/") != 0) return Errno("chdir /");
   if (auto s = SetLimit(RLIMIT_CORE, 0, "RLIMIT_CORE"); !s.ok()) return s;
-  if (auto s = SetLimit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE"); !s.ok()) return s;
+  // No file writes; under sanitizers stderr may be a file their reports go
+  // to.
+  if (!kSanitized) {
+    if (auto s = SetLimit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE"); !s.ok()) return s;
+  }
   if (auto s = SetLimit(RLIMIT_NOFILE, 8, "RLIMIT_NOFILE"); !s.ok()) return s;
   if (options.cpu_seconds > 0) {
     if (auto s = SetLimit(RLIMIT_CPU, static_cast<rlim_t>(options.cpu_seconds),

@@ -67,6 +67,21 @@ class ExtractPool {
   ExtractPool(const ExtractPool&) = delete;
   ExtractPool& operator=(const ExtractPool&) = delete;
 
+  // Names the client whose inputs this thread extracts until it goes out of
+  // scope: a child only ever parses one client's inputs (a child
+  // compromised by a hostile file must not see another client's documents),
+  // so a child is replaced when the next input is another client's.
+  class ScopedPrincipal {
+   public:
+    explicit ScopedPrincipal(std::string_view principal);
+    ~ScopedPrincipal();
+    ScopedPrincipal(const ScopedPrincipal&) = delete;
+    ScopedPrincipal& operator=(const ScopedPrincipal&) = delete;
+
+   private:
+    std::string_view previous_;
+  };
+
   // The text of `content`; plain text comes back as it is. INVALID_ARGUMENT
   // (naming the content type and the limit) for an input that is not what it
   // says, too large, too slow, too hungry, or that crashes its parser;
@@ -83,8 +98,9 @@ class ExtractPool {
 
  private:
   struct Worker;
-  // A free worker's index, or -1 when all are busy.
-  int Acquire();
+  // A free worker's index (one whose child parsed `principal`'s inputs
+  // first), or -1 when all are busy.
+  int Acquire(std::string_view principal);
   void Release(int index);
 
   const ExtractPoolOptions options_;
@@ -99,6 +115,7 @@ class ExtractPool {
 // The child's main: sets up the sandbox, then answers requests on stdin
 // until it is closed. argv: program, kExtractChildFlag, memory bytes, max
 // input bytes, max text bytes.
+inline constexpr int kChildCpuSeconds = 900;  // RLIMIT_CPU of its whole life
 int ExtractChildMain(int argc, char** argv);
 
 }  // namespace neardup::extract

@@ -6,6 +6,7 @@
 // directly as well as through the server.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "neardup/base/sync.h"
 #include "neardup/core/index/query_stats.h"
 #include "neardup/extract/extract.h"
@@ -39,6 +41,30 @@ struct HandlerLimits {
   // Root of the fastText model files collections may name; empty: off.
   std::string models_dir;
 };
+
+// What one call may spend, beyond the server's limits: checked inside loops
+// whose length the request chooses.
+struct CallBudget {
+  // > 0: a Query answer stops adding matches before it outgrows this
+  // (streams keep their buffered answers small); 0: the message limit.
+  size_t max_response_bytes = 0;
+  absl::Time deadline = absl::InfiniteFuture();
+  // True once the caller has gone away.
+  std::function<bool()> cancelled;
+
+  // DEADLINE_EXCEEDED or CANCELLED when the call should stop, naming
+  // `doing`.
+  absl::Status Check(std::string_view doing) const;
+};
+
+// Explain reads both texts of every match it explains: a query explains at
+// most this many matches and this much text; matches past that say why.
+inline constexpr size_t kExplainMatchesPerQuery = 100;
+inline constexpr size_t kExplainTextBytesPerQuery = size_t{32} << 20;
+
+// Documents an UpsertResponse lists as blocking a dedup-on-write insert
+// (the best first); blocking_count counts all of them.
+inline constexpr size_t kMaxBlockingListed = 100;
 
 inline constexpr uint32_t kDefaultTopK = 10;
 inline constexpr uint32_t kMaxTopK = 10000;
@@ -69,11 +95,9 @@ class Handlers {
   absl::Status Get(const v1::GetRequest& request, v1::Document* response);
   absl::Status Delete(const v1::DeleteRequest& request,
                       v1::DeleteResponse* response);
-  // `max_response_bytes` > 0: matches stop before the answer outgrows it
-  // (streams keep their buffered answers small); 0: the message limit.
   absl::Status Query(const v1::QueryRequest& request,
                      v1::QueryResponse* response, IndexQueryStats* stats,
-                     size_t max_response_bytes = 0);
+                     const CallBudget& call = {});
   absl::Status Stats(const v1::StatsRequest& request,
                      v1::StatsResponse* response);
   // A checkpoint of the whole store into a new directory under

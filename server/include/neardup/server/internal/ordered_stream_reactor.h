@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -46,6 +47,10 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   // queue bound if need be: the window bounds what one stream queues, and
   // gRPC's threads never run them).
   using RunInline = std::function<bool(const Request&)>;
+  // True for requests that run one at a time within the stream, in order
+  // (those that need a client-wide resource, such as an extraction slot,
+  // that parallel items of one stream would compete for).
+  using RunSerially = std::function<bool(const Request&)>;
   // How many items a request carries, for streams of batches.
   using ItemCount = std::function<uint64_t(const Request&)>;
 
@@ -59,7 +64,8 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
                        StreamWatchdog* watchdog = nullptr,
                        std::string idle_message = "",
                        grpc::CallbackServerContext* context = nullptr,
-                       size_t max_buffered_bytes = SIZE_MAX)
+                       size_t max_buffered_bytes = SIZE_MAX,
+                       RunSerially run_serially = nullptr)
       : watchdog_(watchdog),
         idle_message_(std::move(idle_message)),
         context_(context),
@@ -70,6 +76,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
         on_finish_(std::move(on_finish)),
         should_stop_(std::move(should_stop)),
         run_inline_(std::move(run_inline)),
+        run_serially_(std::move(run_serially)),
         item_count_(std::move(item_count)) {
     {
       MutexLock lock(&mu_);
@@ -124,25 +131,19 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
     if (item_count_) next_item_position_ += item_count_(*request);
     ++in_flight_;
     ++running_tasks_;
-    auto task = [this, index, position, request] {
-      Process(index, position, *request);
+    const bool serial = run_serially_ && run_serially_(*request);
+    auto task = [this, index, position, request, serial] {
+      Process(index, position, *request, serial);
     };
     if (run_inline_ && run_inline_(*request)) {
       mu_.Unlock();
       task();
       mu_.Lock();
-    } else if (!pool_->SubmitUnbounded(task)) {
-      // The pool is stopping: this request is not processed.
-      --running_tasks_;
-      if (index < failed_index_) {
-        failed_ = true;
-        failed_index_ = index;
-        final_status_ = grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                                     "neardupd is shutting down; requests "
-                                     "after the last answered one were not "
-                                     "processed");
-      }
-      MaybeFinishLocked();
+    } else if (serial && serial_running_) {
+      serial_queue_.push_back({index, std::move(task)});
+    } else {
+      if (serial) serial_running_ = true;
+      SubmitLocked(index, std::move(task));
     }
     reading_ = false;
     if (!reads_done_ && !finished_) StartReadLocked();
@@ -183,13 +184,43 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   }
 
  private:
-  void Process(uint64_t index, uint64_t position, const Request& request) {
+  // Hands `task` (request `index`) to the pool; when the pool is stopping
+  // the request is not processed and the stream ends before it.
+  void SubmitLocked(uint64_t index, std::function<void()> task)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (pool_->SubmitUnbounded(std::move(task))) return;
+    --running_tasks_;
+    if (index < failed_index_) {
+      failed_ = true;
+      failed_index_ = index;
+      final_status_ = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                   "neardupd is shutting down; requests "
+                                   "after the last answered one were not "
+                                   "processed");
+    }
+    MaybeFinishLocked();
+  }
+
+  void Process(uint64_t index, uint64_t position, const Request& request,
+               bool serial) {
     auto response = std::make_unique<Response>();
     const grpc::Status status = handler_(position, request, response.get());
     bool delete_now = false;
     {
       MutexLock lock(&mu_);
       --running_tasks_;
+      if (serial) {
+        // The next request that runs alone, if one waits.
+        serial_running_ = false;
+        while (!serial_running_ && !serial_queue_.empty()) {
+          auto [next_index, next] = std::move(serial_queue_.front());
+          serial_queue_.pop_front();
+          serial_running_ = true;
+          const size_t before = running_tasks_;
+          SubmitLocked(next_index, std::move(next));
+          if (running_tasks_ < before) serial_running_ = false;  // refused
+        }
+      }
       if (!status.ok()) {
         if (index < failed_index_) {
           failed_ = true;
@@ -302,6 +333,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   const OnFinish on_finish_;
   const ShouldStop should_stop_;
   const RunInline run_inline_;
+  const RunSerially run_serially_;
   const ItemCount item_count_;
 
   Mutex mu_;
@@ -321,6 +353,11 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   size_t in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // read, not yet written
   size_t running_tasks_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<uint64_t, std::unique_ptr<Response>> ready_ ABSL_GUARDED_BY(mu_);
+  // Serial requests: whether one runs, and those waiting for it (index and
+  // task), in stream order.
+  bool serial_running_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<std::pair<uint64_t, std::function<void()>>> serial_queue_
+      ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Response> writing_response_ ABSL_GUARDED_BY(mu_);
   // Answers processed and not yet written, in bytes (the one being written
   // included, until its write is done).

@@ -129,6 +129,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
                                      std::string_view collection, CallCost cost,
                                      Work work);
   grpc::Status TooManyExtractions() const;
+  // The deadline and cancellation of `context` for loops inside a handler.
+  CallBudget BudgetOf(grpc::CallbackServerContext* context, bool unary) const;
   // The caller's token (null when authentication is off), or why not.
   // True when the caller may read `collection` (or auth is off).
   bool MayRead(grpc::CallbackServerContext* context,
