@@ -27,15 +27,16 @@ std::array<uint8_t, 32> Sha256(std::string_view data) {
 }
 
 absl::Status CheckScope(const std::string& token, const std::string& scope) {
-  if (scope == "admin") return absl::OkStatus();
+  if (scope == "admin" || scope == "metrics") return absl::OkStatus();
   for (std::string_view prefix : {"read:", "write:"}) {
     if (scope.starts_with(prefix) && scope.size() > prefix.size()) {
       return absl::OkStatus();
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "token '", token, "': unknown scope '", scope,
-      "' (use admin, read:<collection|*> or write:<collection|*>)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("token '", token, "': unknown scope '", scope,
+                   "' (use admin, metrics, read:<collection|*> or "
+                   "write:<collection|*>)"));
 }
 
 }  // namespace
@@ -144,6 +145,9 @@ absl::Status TokenAuthenticator::AuthorizeSome(const TokenEntry& token,
                                 : access == Access::kWrite ? "write:"
                                                            : "";
   for (const std::string& scope : token.scopes) {
+    if (access == Access::kMetrics && scope == "metrics") {
+      return absl::OkStatus();
+    }
     if (scope == "admin" || access == Access::kAny ||
         (!kind.empty() && std::string_view(scope).starts_with(kind))) {
       return absl::OkStatus();
@@ -169,6 +173,10 @@ absl::Status TokenAuthenticator::Authorize(const TokenEntry& token,
   switch (access) {
     case Access::kAdmin:
       needed = "admin";
+      break;
+    case Access::kMetrics:
+      if (has("metrics")) return absl::OkStatus();
+      needed = "metrics";
       break;
     case Access::kRead:
     case Access::kWrite: {

@@ -1,48 +1,64 @@
 #include "neardup/server/internal/embedders.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <filesystem>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "neardup/server/internal/beneath.h"
 
 namespace neardup::server {
 
 absl::StatusOr<std::shared_ptr<const embed::FastTextEmbedder>>
 EmbedderCache::Get(const std::string& relative) const {
-  namespace fs = std::filesystem;
   if (models_dir_.empty()) {
     return absl::FailedPreconditionError(
         "this server embeds no texts: start it with --models-dir to use "
         "fastText models");
   }
-  std::error_code error;
-  const fs::path root = fs::canonical(models_dir_, error);
-  if (error) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "--models-dir ", models_dir_, " is not usable: ", error.message()));
-  }
-  // Symbolic links are followed, then the result must still be inside.
-  const fs::path path = fs::weakly_canonical(root / relative, error);
-  const std::string root_prefix = root.string() + "/";
-  if (error || !path.string().starts_with(root_prefix)) {
+  // Opened beneath the directory and used by descriptor from then on: a
+  // symlink or `..` cannot lead out, and nothing can be swapped in between
+  // a check and the open.
+  absl::StatusOr<UniqueFd> file = OpenBeneath(models_dir_, relative, O_RDONLY);
+  if (!file.ok()) {
+    if (absl::IsNotFound(file.status())) {
+      return absl::NotFoundError(absl::StrCat("fastText model \"", relative,
+                                              "\" is not in --models-dir"));
+    }
+    if (absl::IsFailedPrecondition(file.status())) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("--models-dir ", models_dir_,
+                       " is not usable: ", file.status().message()));
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         "fastText model \"", relative, "\" is not a file inside --models-dir"));
   }
-  const std::optional<embed::FileStamp> stamp = embed::StampOf(path.string());
+  struct stat info;
+  if (fstat(file->get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fastText model \"", relative, "\" is not a file inside --models-dir"));
+  }
+  const std::string path = file->ProcPath();
+  const std::optional<embed::FileStamp> stamp = embed::StampOf(path);
   if (!stamp) {
     return absl::NotFoundError(absl::StrCat("fastText model \"", relative,
                                             "\" is not in --models-dir"));
   }
+  // The cache knows a model by its name; a file replaced under that name
+  // (another stamp) is loaded again in the same slot.
+  const std::string key =
+      std::filesystem::path(relative).lexically_normal().string();
   std::shared_ptr<Slot> slot;
   {
     MutexLock lock(&mu_);
-    std::shared_ptr<Slot>& entry = slots_[path.string()];
+    std::shared_ptr<Slot>& entry = slots_[key];
     if (entry == nullptr) entry = std::make_shared<Slot>();
     slot = entry;
   }
   MutexLock lock(&slot->mu);
   if (slot->model != nullptr && slot->stamp == *stamp) return slot->model;
-  auto model = embed::FastTextEmbedder::Load(path.string());
+  auto model = embed::FastTextEmbedder::Load(path);
   if (!model.ok()) {
     return absl::Status(model.status().code(),
                         absl::StrCat("fastText model \"", relative,

@@ -1,11 +1,15 @@
 #include "neardup/server/internal/handlers.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
@@ -21,6 +25,7 @@
 #include "neardup/extract/content_type.h"
 #include "neardup/extract/extract.h"
 #include "neardup/server/internal/backup_path.h"
+#include "neardup/server/internal/beneath.h"
 #include "neardup/server/internal/proto_convert.h"
 
 namespace neardup::server {
@@ -757,13 +762,31 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
 absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
                                     const std::string& backup_root,
                                     v1::CreateBackupResponse* response) {
-  MutexLock lock(&backup_mu_);
+  if (backup_running_.exchange(true)) {
+    return absl::AbortedError(
+        "another backup is running; retry when it has finished");
+  }
+  const absl::Cleanup done = [this] { backup_running_.store(false); };
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(
       const std::filesystem::path destination,
       ResolveBackupDestination(backup_root, request.destination()));
-  ASSIGN_OR_RETURN(const storage::CheckpointInfo info,
-                   db_->store().Checkpoint(destination.string()));
+  // The checkpoint goes through a descriptor of its parent, opened beneath
+  // the root: a directory swapped for a symlink after the checks above
+  // cannot send it elsewhere.
+  std::error_code error;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(
+      std::filesystem::path(backup_root), error);
+  const std::filesystem::path parent =
+      destination.parent_path().lexically_relative(root);
+  ASSIGN_OR_RETURN(
+      const UniqueFd parent_dir,
+      OpenBeneath(root.string(), parent.empty() ? "." : parent.string(),
+                  O_PATH | O_DIRECTORY));
+  ASSIGN_OR_RETURN(
+      const storage::CheckpointInfo info,
+      db_->store().Checkpoint(absl::StrCat(parent_dir.ProcPath(), "/",
+                                           destination.filename().string())));
   response->set_path(destination.string());
   response->set_sequence_number(info.sequence_number);
   for (const auto& [name, documents] : info.documents) {

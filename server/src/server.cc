@@ -161,7 +161,9 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
       options, server->pool_.get(), server->metrics_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  if (config.reflection) {
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  }
   grpc::ServerBuilder builder;
   auto credentials = ServerCredentials(config);
   if (!credentials.ok()) return credentials.status();
@@ -198,6 +200,20 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
       server->grpc_server_->Shutdown();
       return absl::UnavailableError(absl::StrCat(
           "cannot serve metrics on ", config.metrics_address, ": ", e.what()));
+    }
+    if (options.auth != nullptr) {
+      // The same tokens as gRPC: Prometheus sends one with scope metrics
+      // as the basic-auth password (the user name is not checked).
+      server->exposer_->RegisterAuth(
+          [auth = options.auth](const std::string&,
+                                const std::string& password) {
+            const absl::StatusOr<const TokenEntry*> token =
+                auth->Authenticate(absl::StrCat("Bearer ", password));
+            return token.ok() && *token != nullptr &&
+                   TokenAuthenticator::Authorize(**token, Access::kMetrics, "*")
+                       .ok();
+          },
+          "neardupd");
     }
     server->exposer_->RegisterCollectable(server->metrics_->registry());
     server->exposer_->RegisterCollectable(server->metrics_->state_collector());

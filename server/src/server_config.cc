@@ -105,7 +105,11 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "serve gRPC without TLS (only for loopback or a trusted network)");
   visit("auth-tokens", c.auth_tokens,
         "YAML file of SHA-256-hashed bearer tokens and their scopes; empty: "
-        "no authentication");
+        "no authentication. With tokens, /metrics asks for HTTP basic auth "
+        "whose password is a token with scope metrics (or admin)");
+  visit("reflection", c.reflection,
+        "serve gRPC reflection (the API schema, for grpcurl); "
+        "--reflection=false turns it off");
   visit("max-concurrent-streams", c.max_concurrent_streams,
         "BulkUpsert/BatchQuery streams open at once");
   visit("max-stream-items", c.max_stream_items, "items one stream may carry");

@@ -115,3 +115,29 @@ TEST(TokenAuthenticator, FileErrorsAreClear) {
 
 }  // namespace
 }  // namespace neardup::server
+
+namespace neardup::server {
+namespace {
+
+// The metrics scope opens /metrics and nothing else; admin opens it too.
+TEST(TokenAuthenticator, MetricsScopeOpensOnlyMetrics) {
+  auto auth = TokenAuthenticator::FromYaml(absl::StrCat(
+      "tokens:\n  - {name: prom, sha256: ", Sha256Hex("token-m"),
+      ", scopes: [metrics]}\n  - {name: ops, sha256: ", Sha256Hex("token-a"),
+      ", scopes: [admin]}\n  - {name: r, sha256: ", Sha256Hex("token-r"),
+      ", scopes: [\"read:*\"]}\n"));
+  ASSERT_TRUE(auth.ok()) << auth.status();
+  const TokenEntry& prom = **auth->Authenticate("Bearer token-m");
+  const TokenEntry& admin = **auth->Authenticate("Bearer token-a");
+  const TokenEntry& reader = **auth->Authenticate("Bearer token-r");
+  EXPECT_TRUE(TokenAuthenticator::Authorize(prom, Access::kMetrics, "*").ok());
+  EXPECT_TRUE(TokenAuthenticator::Authorize(admin, Access::kMetrics, "*").ok());
+  EXPECT_FALSE(
+      TokenAuthenticator::Authorize(reader, Access::kMetrics, "*").ok());
+  EXPECT_FALSE(TokenAuthenticator::Authorize(prom, Access::kRead, "x").ok());
+  EXPECT_FALSE(TokenAuthenticator::AuthorizeSome(prom, Access::kRead).ok());
+  EXPECT_FALSE(TokenAuthenticator::AuthorizeSome(prom, Access::kWrite).ok());
+}
+
+}  // namespace
+}  // namespace neardup::server

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
@@ -33,6 +34,7 @@ using testing::ServerProcess;
 constexpr const char* kAdminToken = "hardening-admin-token";
 constexpr const char* kReaderToken = "hardening-reader-token";
 constexpr const char* kNoScopeToken = "hardening-no-scope-token";
+constexpr const char* kMetricsToken = "hardening-metrics-token";
 
 // Peak resident memory of a process (VmHWM), in bytes.
 size_t PeakRss(pid_t pid) {
@@ -56,7 +58,10 @@ class Hardening : public ::testing::Test {
                      ", scopes: [admin]}\n  - {name: search, sha256: ",
                      testing::Sha256Hex(kReaderToken),
                      ", scopes: [\"read:*\"]}\n  - {name: nobody, sha256: ",
-                     testing::Sha256Hex(kNoScopeToken), ", scopes: []}\n"));
+                     testing::Sha256Hex(kNoScopeToken),
+                     ", scopes: []}\n  - {name: prometheus, sha256: ",
+                     testing::Sha256Hex(kMetricsToken),
+                     ", scopes: [metrics]}\n"));
     server_ = std::make_unique<ServerProcess>(
         temp_.path() + "/data", temp_.path() + "/server.log",
         std::vector<std::string>{"--auth-tokens=" + tokens,
@@ -188,8 +193,12 @@ TEST_F(Hardening, AttacksNeitherKillNorFreezeTheServer) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   // The server ended both stalled streams itself (write stall over 2 s).
-  const std::string metrics =
-      testing::HttpGet(server_->metrics_port(), "/metrics");
+  const std::string metrics = testing::HttpGet(
+      server_->metrics_port(), "/metrics",
+      absl::StrCat(
+          "Authorization: Basic ",
+          absl::Base64Escape(absl::StrCat("prometheus:", kMetricsToken)),
+          "\r\n"));
   stop = true;
   for (std::thread& t : attackers) t.join();
 

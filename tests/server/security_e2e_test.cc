@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
@@ -348,10 +349,23 @@ TEST_F(AuthTest, EveryOutcome) {
       [](const v1::BulkUpsertResult&) {});
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnauthenticated);
 
-  // Health and metrics need no token; tokens never reach the log.
+  // Health needs no token; /metrics asks for one with scope metrics (or
+  // admin) as the basic-auth password; tokens never reach the log.
   EXPECT_OK(As("").Health());
-  EXPECT_THAT(neardup::testing::HttpGet(server_->metrics_port(), "/metrics"),
-              HasSubstr("neardup_rpcs_total"));
+  auto metrics = [&](const std::string& token) {
+    return neardup::testing::HttpGet(
+        server_->metrics_port(), "/metrics",
+        token.empty()
+            ? ""
+            : absl::StrCat("Authorization: Basic ",
+                           absl::Base64Escape("prometheus:" + token), "\r\n"));
+  };
+  EXPECT_THAT(metrics(""), ::testing::Not(HasSubstr("neardup_rpcs_total")));
+  EXPECT_THAT(metrics(kReaderToken),
+              ::testing::Not(HasSubstr("neardup_rpcs_total")));
+  EXPECT_THAT(metrics("not-a-token"),
+              ::testing::Not(HasSubstr("neardup_rpcs_total")));
+  EXPECT_THAT(metrics(kAdminToken), HasSubstr("neardup_rpcs_total"));
   const std::string log = ReadAll(temp_.path() + "/auth.log");
   EXPECT_THAT(log, HasSubstr("authentication on: 4 tokens"));
   for (const char* token :

@@ -117,3 +117,38 @@ TEST(ServerConfig, UnknownFlagIsAUsageError) {
 
 }  // namespace
 }  // namespace neardup::server
+
+namespace neardup::server {
+namespace {
+
+TEST(ServerConfig, ExtractionAndReflectionSettings) {
+  ParsedCommandLine parsed =
+      Parse({"--plaintext", "--extract-workers=3", "--extract-timeout=5",
+             "--extract-memory-bytes=402653184",
+             "--max-extractions-per-client=2", "--reflection=false"});
+  ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
+  const ServerConfig& config = std::get<ServerConfig>(parsed);
+  EXPECT_EQ(config.extract_workers, 3);
+  EXPECT_EQ(config.extract_timeout_seconds, 5);
+  EXPECT_EQ(config.extract_memory_bytes, size_t{384} << 20);
+  EXPECT_EQ(config.max_extractions_per_client, 2);
+  EXPECT_FALSE(config.reflection);
+  EXPECT_TRUE(std::get<ServerConfig>(Parse({"--plaintext"})).reflection);
+  // Each worker needs 64 MiB.
+  ServerConfig small;
+  small.plaintext = true;
+  small.extract_workers = 4;
+  small.extract_memory_bytes = size_t{128} << 20;
+  EXPECT_THAT(ValidateServerConfig(small).message(),
+              HasSubstr("--extract-memory-bytes"));
+}
+
+// --pdf-timeout still works for a release, and says what replaces it.
+TEST(ServerConfig, DeprecatedPdfTimeoutSetsTheExtractTimeout) {
+  ParsedCommandLine parsed = Parse({"--plaintext", "--pdf-timeout=7"});
+  ASSERT_TRUE(std::holds_alternative<ServerConfig>(parsed));
+  EXPECT_EQ(std::get<ServerConfig>(parsed).extract_timeout_seconds, 7);
+}
+
+}  // namespace
+}  // namespace neardup::server

@@ -54,7 +54,9 @@ inline bool WaitForPort(
 }
 
 // GET http://127.0.0.1:port/path; returns the body ("" on failure).
-inline std::string HttpGet(int port, const std::string& path) {
+// `headers`: extra request header lines, each ending in "\r\n".
+inline std::string HttpGet(int port, const std::string& path,
+                           const std::string& headers = "") {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -64,9 +66,9 @@ inline std::string HttpGet(int port, const std::string& path) {
     close(fd);
     return "";
   }
-  const std::string request =
-      absl::StrCat("GET ", path,
-                   " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  const std::string request = absl::StrCat(
+      "GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n",
+      headers, "\r\n");
   if (write(fd, request.data(), request.size()) < 0) {
     close(fd);
     return "";

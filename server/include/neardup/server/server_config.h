@@ -58,6 +58,8 @@ struct ServerConfig {
   std::string tls_client_ca;
   bool plaintext = false;
   std::string auth_tokens;  // YAML file of hashed tokens; empty: no auth
+  // gRPC server reflection (the schema, for grpcurl and the like).
+  bool reflection = true;
   // Limits that keep one client from taking the server.
   int max_concurrent_streams = 64;
   uint64_t max_stream_items = 10'000'000;

@@ -9,7 +9,8 @@
 //       sha256: 9f86d081...         # printf %s "$TOKEN" | sha256sum
 //       scopes: ["write:news", "read:*"]
 // Scopes: `admin` (everything, including creating and dropping
-// collections), `read:<collection|*>`, `write:<collection|*>`.
+// collections), `read:<collection|*>`, `write:<collection|*>`, `metrics`
+// (the /metrics endpoint only, for Prometheus).
 // Every presented token is hashed and compared with every entry in constant
 // time, so timing does not reveal which entry (or how much of it) matched.
 
@@ -24,10 +25,11 @@
 namespace neardup::server {
 
 enum class Access {
-  kAny,    // any valid token (stateless calls)
-  kRead,   // read:<collection> (collection "*": read:*)
-  kWrite,  // write:<collection>
-  kAdmin,  // admin
+  kAny,      // any valid token (stateless calls)
+  kRead,     // read:<collection> (collection "*": read:*)
+  kWrite,    // write:<collection>
+  kAdmin,    // admin
+  kMetrics,  // metrics (or admin): /metrics
 };
 
 struct TokenEntry {

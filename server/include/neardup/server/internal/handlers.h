@@ -5,6 +5,7 @@
 // absl::Status: no gRPC types beyond the messages, so they are tested
 // directly as well as through the server.
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -149,9 +150,10 @@ class Handlers {
   storage::Database* const db_;
   const HandlerLimits limits_;
   EmbedderCache embedders_;
-  // One backup at a time: two with the same new name would both pass the
-  // "does not exist" check and share RocksDB's staging directory.
-  Mutex backup_mu_;
+  // One backup at a time (two with the same new name would both pass the
+  // "does not exist" check and share RocksDB's staging directory); another
+  // is refused with ABORTED instead of holding a worker thread.
+  std::atomic<bool> backup_running_{false};
 };
 
 }  // namespace neardup::server
