@@ -52,6 +52,8 @@ bool ExportReactor::AwaitWrite() {
 
 void ExportReactor::Produce() {
   bool first = true;
+  const auto start = std::chrono::steady_clock::now();
+  double sent_bytes = 0;
   while (true) {
     auto batch = cursor_->Next(options_.max_docs_per_message,
                                options_.bytes_per_message);
@@ -83,8 +85,26 @@ void ExportReactor::Produce() {
       }
       write_pending_ = true;
     }
+    sent_bytes += static_cast<double>(message_.ByteSizeLong());
     StartWrite(&message_);
     if (!AwaitWrite()) break;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (options_.min_bytes_per_second > 0 &&
+        elapsed > options_.stall_timeout.count() &&
+        sent_bytes / elapsed < options_.min_bytes_per_second) {
+      final_status_ = grpc::Status(
+          grpc::StatusCode::DEADLINE_EXCEEDED,
+          absl::StrCat("the client read this export at ",
+                       static_cast<int64_t>(sent_bytes / elapsed),
+                       " bytes/s, under the minimum of ",
+                       static_cast<int64_t>(options_.min_bytes_per_second),
+                       " (--export-min-bytes-per-second): an export holds a "
+                       "snapshot of the store while it runs; export again "
+                       "and read faster"));
+      break;
+    }
     if (batch->empty()) {  // the collection was empty: its header is sent
       final_status_ = grpc::Status::OK;
       break;

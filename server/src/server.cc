@@ -131,6 +131,7 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.max_calls_per_client = config.max_calls_per_client;
   options.max_streams_per_client = config.max_streams_per_client;
   options.stream_idle_seconds = config.stream_idle_seconds;
+  options.export_min_bytes_per_second = config.export_min_bytes_per_second;
   options.limits.max_document_bytes = config.max_document_bytes;
   options.limits.extractor = server->extractor_.get();
   options.limits.max_pdf_bytes = config.pdf_max_bytes;

@@ -121,6 +121,10 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("stream-idle-seconds", c.stream_idle_seconds,
         "end a stream that got no message for this long (DEADLINE_EXCEEDED); "
         "0 never");
+  visit("export-min-bytes-per-second", c.export_min_bytes_per_second,
+        "an Export read slower than this on average, past its first "
+        "--stream-idle-seconds, is ended (it holds a snapshot of the store "
+        "while it runs); 0 = no minimum");
   visit("max-streams-per-connection", c.max_streams_per_connection,
         "HTTP/2 streams (calls) one connection may have open at once");
   visit("request-memory-bytes", c.request_memory_bytes,
@@ -266,6 +270,10 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   }
   if (c.max_streams_per_client < 1) {
     return absl::InvalidArgumentError("--max-streams-per-client must be >= 1");
+  }
+  if (!(c.export_min_bytes_per_second >= 0)) {
+    return absl::InvalidArgumentError(
+        "--export-min-bytes-per-second must be >= 0");
   }
   if (!(c.stream_idle_seconds >= 0)) {
     return absl::InvalidArgumentError("--stream-idle-seconds must be >= 0");

@@ -459,6 +459,7 @@ grpc::ServerWriteReactor<v1::ExportResponse>* NearDupService::Export(
   options.stall_timeout = std::chrono::duration<double>(
       options_.stream_idle_seconds > 0 ? options_.stream_idle_seconds
                                        : 24 * 3600.0);
+  options.min_bytes_per_second = options_.export_min_bytes_per_second;
   return new ExportReactor(
       context, std::move(export_start->collection),
       std::move(export_start->record), std::move(export_start->cursor), options,

@@ -187,6 +187,33 @@ struct Collection::PendingPut {
   bool done = false;
 };
 
+// How many shingle sets exact verification reads at once: few at first,
+// then as many of the mean size seen so far as fit kVerifyChunkBytes (a 16
+// MiB document's set decodes to tens of MB), never more than
+// kMaxVerifyChunk.
+class ChunkSizer {
+ public:
+  static constexpr size_t kFirstChunk = 4;
+  static constexpr size_t kMaxVerifyChunk = 256;
+  static constexpr size_t kVerifyChunkBytes = size_t{32} << 20;
+
+  size_t next() const { return next_; }
+  void Saw(const std::vector<std::optional<std::vector<uint64_t>>>& sets) {
+    for (const auto& set : sets) {
+      if (!set) continue;
+      bytes_ += set->size() * sizeof(uint64_t);
+      ++sets_;
+    }
+    const size_t mean = sets_ == 0 ? 1 : std::max<size_t>(1, bytes_ / sets_);
+    next_ = std::clamp<size_t>(kVerifyChunkBytes / mean, 1, kMaxVerifyChunk);
+  }
+
+ private:
+  size_t next_ = kFirstChunk;
+  size_t bytes_ = 0;
+  size_t sets_ = 0;
+};
+
 // Up to this many queued puts go into one RocksDB batch.
 constexpr size_t kMaxGroupCommit = 256;
 
@@ -473,17 +500,19 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
       matches.push_back(match);
     }
   };
-  // Evidence is read in chunks: memory stays bounded however many
-  // candidates pass.
-  constexpr size_t kChunk = 256;
+  // Evidence is read in chunks whose sets stay within a byte budget, so
+  // memory stays bounded however many candidates pass and however large
+  // their documents: the first chunk is small, later ones hold as many
+  // sets of the size seen so far as fit.
+  ChunkSizer chunks;
   // Groups whose members must be read one by one: the member read for the
   // group was deleted or replaced after the index answered (its evidence no
   // longer has the group's key).
   std::vector<ScoredGroup> apart;
   std::vector<uint32_t> ids;
   std::vector<const ScoredGroup*> read;
-  for (size_t begin = 0; begin < groups.size(); begin += kChunk) {
-    const size_t end = std::min(groups.size(), begin + kChunk);
+  for (size_t begin = 0, end; begin < groups.size(); begin = end) {
+    end = std::min(groups.size(), begin + chunks.next());
     ids.clear();
     read.clear();
     for (size_t i = begin; i < end; ++i) {
@@ -496,6 +525,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
       read.push_back(&group);
     }
     ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
+    chunks.Saw(sets);
     for (size_t r = 0; r < read.size(); ++r) {
       const ScoredGroup& group = *read[r];
       if (group.ids.size() == 1 ||
@@ -506,11 +536,12 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
       for (uint32_t id : group.ids) apart.push_back({group.score, {id}, 1, {}});
     }
   }
-  for (size_t begin = 0; begin < apart.size(); begin += kChunk) {
-    const size_t end = std::min(apart.size(), begin + kChunk);
+  for (size_t begin = 0, end; begin < apart.size(); begin = end) {
+    end = std::min(apart.size(), begin + chunks.next());
     ids.clear();
     for (size_t i = begin; i < end; ++i) ids.push_back(apart[i].ids.front());
     ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
+    chunks.Saw(sets);
     for (size_t i = begin; i < end; ++i) add_group(apart[i], sets[i - begin]);
   }
   std::sort(matches.begin(), matches.end(),

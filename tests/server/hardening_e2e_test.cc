@@ -280,3 +280,56 @@ TEST_F(Hardening, StreamsOfMarkupAreAnsweredWhole) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// An export pins a store snapshot while it runs: one read too slowly is
+// ended, while a client that reads is served whole.
+TEST(HardeningExport, SlowReaderIsEnded) {
+  testing::TempDir temp;
+  ServerProcess server(
+      temp.path() + "/data", temp.path() + "/server.log",
+      {"--stream-idle-seconds=2", "--export-min-bytes-per-second=20000000"});
+  server.Start();
+  ASSERT_TRUE(server.WaitServing());
+  client::ClientOptions options;
+  options.target = server.Address();
+  options.max_attempts = 1;
+  client::Client client(options);
+  v1::CreateCollectionRequest create;
+  create.set_name("big");
+  create.mutable_config()->set_store_text(true);
+  ASSERT_OK(client.CreateCollection(create));
+  int n = 0;
+  ASSERT_OK(client.BulkUpsert(
+      [&](v1::UpsertRequest* item) {
+        if (n == 400) return false;
+        item->set_collection("big");
+        item->set_id(absl::StrCat("d", n));
+        item->set_text(testing::GeneratedText(n, 8000));  // ~50 KB
+        ++n;
+        return true;
+      },
+      [](const v1::BulkUpsertResult& result) { ASSERT_EQ(result.code(), 0); }));
+
+  grpc::ClientContext context;
+  v1::ExportRequest request;
+  request.set_collection("big");
+  auto reader = client.stub().Export(&context, request);
+  v1::ExportResponse message;
+  int messages = 0;
+  while (reader->Read(&message)) {
+    ++messages;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  const grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED)
+      << status.error_message();
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr("--export-min-bytes-per-second"));
+  EXPECT_LT(messages, 20);  // all of it is ~20 messages
+}
+
+}  // namespace
+}  // namespace neardup

@@ -66,6 +66,9 @@ struct ServerConfig {
   int max_calls_per_client = 256;
   int max_streams_per_client = 8;
   double stream_idle_seconds = 60;
+  // An export slower than this on average past its first
+  // stream_idle_seconds is ended (it pins a store snapshot); 0: no minimum.
+  double export_min_bytes_per_second = 65536;
   // Connections: HTTP/2 streams one connection may open, memory all
   // in-flight requests may hold (a gRPC ResourceQuota), keepalive pings and
   // the age after which a connection is asked to reconnect (clients spread

@@ -28,6 +28,11 @@ struct ExportOptions {
   // and metadata (it may exceed it by one document).
   size_t bytes_per_message = size_t{1} << 20;
   std::chrono::duration<double> stall_timeout{60};
+  // An export holds a snapshot of the store (and RocksDB keeps what it
+  // sees) for as long as it runs: once it has run past stall_timeout it must
+  // have sent at least this many bytes per second on average, or it ends
+  // with DEADLINE_EXCEEDED. 0: no minimum.
+  double min_bytes_per_second = 64 << 10;
 };
 
 class ExportReactor final

@@ -52,6 +52,8 @@ struct ServiceOptions {
   double stream_idle_check_seconds = 1;
   // Root of CreateBackup destinations; empty: backups are off.
   std::string backup_root;
+  // See ExportOptions::min_bytes_per_second.
+  double export_min_bytes_per_second = 64 << 10;
   // HTML/Markdown/PDF extractions one client may run at once.
   int max_extractions_per_client = 1;
   // Bytes of answers one stream may hold before it stops reading; each
