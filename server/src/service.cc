@@ -631,8 +631,8 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
       [](const Request& request) {
         return static_cast<uint64_t>(request.items_size());
       },
-      &watchdog_, IdleMessage(options_.stream_idle_seconds), context,
-      options_.stream_buffer_bytes,
+      &watchdog_, IdleMessage(options_.stream_idle_seconds),
+      [context] { context->TryCancel(); }, options_.stream_buffer_bytes,
       [](const Request& request) { return AnyExtracts(request); });
 }
 
@@ -691,8 +691,8 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
       },
       [this] { return stopping_.load(); },
       [](const v1::QueryRequest& request) { return IsCheapQuery(request); },
-      nullptr, &watchdog_, IdleMessage(options_.stream_idle_seconds), context,
-      options_.stream_buffer_bytes,
+      nullptr, &watchdog_, IdleMessage(options_.stream_idle_seconds),
+      [context] { context->TryCancel(); }, options_.stream_buffer_bytes,
       [](const v1::QueryRequest& request) {
         return !IsPlainText(request.content_type());
       });

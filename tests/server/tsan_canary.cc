@@ -15,23 +15,23 @@
 
 namespace {
 
-int unguarded = 0;  // written by both threads, with nothing in between
+volatile int unguarded = 0;  // written by both threads, with nothing in between
 
 }  // namespace
 
 int main() {
-  std::atomic<bool> ran{false};
+  std::atomic<bool> started{false}, done{false};
   grpc::Alarm alarm;
-  alarm.Set(std::chrono::system_clock::now() + std::chrono::milliseconds(50),
-            [&](bool) {
-              unguarded = 1;  // on a gRPC thread
-              ran.store(true, std::memory_order_relaxed);
-            });
-  // Relaxed: no happens-before with the callback's write.
-  while (!ran.load(std::memory_order_relaxed)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  alarm.Set(std::chrono::system_clock::now(), [&](bool) {
+    // On a gRPC thread: write while main writes too, nothing in between.
+    started.store(true, std::memory_order_relaxed);
+    while (!done.load(std::memory_order_relaxed)) unguarded = unguarded + 1;
+  });
+  while (!started.load(std::memory_order_relaxed)) {
+    std::this_thread::yield();
   }
-  unguarded = 2;
-  std::printf("canary done: %d\n", unguarded);
+  for (int i = 0; i < 100000; ++i) unguarded = unguarded + 1;
+  done.store(true, std::memory_order_relaxed);
+  std::printf("canary done\n");
   return 0;
 }

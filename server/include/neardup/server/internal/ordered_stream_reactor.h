@@ -30,9 +30,11 @@
 
 namespace neardup::server {
 
-template <typename Request, typename Response>
-class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
-                             public IdleCheckable {
+// `Base` is gRPC's reactor; tests give a stand-in that records the reads,
+// writes and finish the reactor starts and lets the test complete them.
+template <typename Request, typename Response,
+          typename Base = grpc::ServerBidiReactor<Request, Response>>
+class OrderedStreamReactor : public Base, public IdleCheckable {
  public:
   // Called with the request's position in the stream (from 0), counted in
   // items when an ItemCount is given (the position of its first item).
@@ -57,18 +59,19 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
   // Starts reading at once. With a `watchdog`, the stream ends with
   // DEADLINE_EXCEEDED once it waited longer than the watchdog's idle time
   // for the client's next message (`idle_message` says which flag), or for
-  // the client to take an answer (then `context` is cancelled).
+  // the client to take an answer (then `cancel_call` cancels the call: gRPC
+  // then completes the pending write with ok = false).
   OrderedStreamReactor(WorkerPool* pool, size_t window, Handler handler,
                        OnFinish on_finish, ShouldStop should_stop,
                        RunInline run_inline, ItemCount item_count = nullptr,
                        StreamWatchdog* watchdog = nullptr,
                        std::string idle_message = "",
-                       grpc::CallbackServerContext* context = nullptr,
+                       std::function<void()> cancel_call = nullptr,
                        size_t max_buffered_bytes = SIZE_MAX,
                        RunSerially run_serially = nullptr)
       : watchdog_(watchdog),
         idle_message_(std::move(idle_message)),
-        context_(context),
+        cancel_call_(std::move(cancel_call)),
         max_buffered_bytes_(max_buffered_bytes),
         pool_(pool),
         window_(window),
@@ -93,7 +96,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
     // reading. The write can only end by cancelling the call, which gRPC may
     // answer on the calling thread; that is done on the pool, not here
     // under the watchdog's lock.
-    if (writing_ && write_started_ < since && context_ != nullptr &&
+    if (writing_ && write_started_ < since && cancel_call_ != nullptr &&
         !cancel_requested_) {
       FailNowLocked(grpc::Status(
           grpc::StatusCode::DEADLINE_EXCEEDED,
@@ -249,7 +252,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
       cancel = !finished_;
       cancelling_ = cancel;
     }
-    if (cancel) context_->TryCancel();
+    if (cancel) cancel_call_();
     bool delete_now;
     {
       MutexLock lock(&mu_);
@@ -325,7 +328,7 @@ class OrderedStreamReactor : public grpc::ServerBidiReactor<Request, Response>,
 
   StreamWatchdog* const watchdog_;
   const std::string idle_message_;
-  grpc::CallbackServerContext* const context_;
+  const std::function<void()> cancel_call_;
   const size_t max_buffered_bytes_;
   WorkerPool* const pool_;
   const size_t window_;
