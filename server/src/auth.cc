@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -168,15 +169,30 @@ absl::Status TokenAuthenticator::Authorize(const TokenEntry& token,
     }
     return false;
   };
+  // A metrics token opens /metrics and nothing else (it is stored in clear
+  // for Prometheus); /metrics takes nothing else (plain HTTP).
+  const bool metrics_only =
+      !token.scopes.empty() &&
+      std::all_of(token.scopes.begin(), token.scopes.end(),
+                  [](const std::string& s) { return s == "metrics"; });
+  if (access == Access::kMetrics) {
+    if (has("metrics")) return absl::OkStatus();
+    return absl::PermissionDeniedError(
+        absl::StrCat("token '", token.name,
+                     "' lacks scope metrics (/metrics takes only "
+                     "tokens of that scope)"));
+  }
+  if (metrics_only) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "token '", token.name, "' has only the metrics scope: /metrics only"));
+  }
   if (has("admin") || access == Access::kAny) return absl::OkStatus();
   std::string needed;
   switch (access) {
     case Access::kAdmin:
       needed = "admin";
       break;
-    case Access::kMetrics:
-      if (has("metrics")) return absl::OkStatus();
-      needed = "metrics";
+    case Access::kMetrics:  // answered above
       break;
     case Access::kRead:
     case Access::kWrite: {

@@ -61,8 +61,8 @@ int WalkBeneath(int root, std::string_view relative, int flags) {
     }
     parts.emplace_back(part);
   }
-  if (parts.empty()) return dup(root);
-  int dir = dup(root);
+  if (parts.empty()) return fcntl(root, F_DUPFD_CLOEXEC, 0);
+  int dir = fcntl(root, F_DUPFD_CLOEXEC, 0);
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     const int next = openat(dir, parts[i].c_str(),
                             O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -107,8 +107,13 @@ absl::StatusOr<UniqueFd> OpenBeneath(const std::string& root,
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
   how.mode = (flags & O_CREAT) ? 0600 : 0;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-  int fd = static_cast<int>(
-      syscall(SYS_openat2, dir.get(), path.c_str(), &how, sizeof(how)));
+  int fd;
+  // EAGAIN: a rename raced the lookup; the kernel asks for a retry.
+  int tries = 0;
+  do {
+    fd = static_cast<int>(
+        syscall(SYS_openat2, dir.get(), path.c_str(), &how, sizeof(how)));
+  } while (fd < 0 && errno == EAGAIN && ++tries < 16);
   if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
     // No openat2 here (EPERM: a seccomp profile that predates it).
     fd = WalkBeneath(dir.get(), relative, flags | O_CLOEXEC);

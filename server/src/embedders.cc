@@ -20,7 +20,9 @@ EmbedderCache::Get(const std::string& relative) const {
   // Opened beneath the directory and used by descriptor from then on: a
   // symlink or `..` cannot lead out, and nothing can be swapped in between
   // a check and the open.
-  absl::StatusOr<UniqueFd> file = OpenBeneath(models_dir_, relative, O_RDONLY);
+  // O_PATH: nothing is read (a FIFO would block) until fstat says it is a
+  // regular file; the loader opens it again through /proc/self/fd.
+  absl::StatusOr<UniqueFd> file = OpenBeneath(models_dir_, relative, O_PATH);
   if (!file.ok()) {
     if (absl::IsNotFound(file.status())) {
       return absl::NotFoundError(absl::StrCat("fastText model \"", relative,

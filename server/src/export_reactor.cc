@@ -7,6 +7,12 @@
 #include "neardup/server/internal/proto_convert.h"
 
 namespace neardup::server {
+namespace {
+
+// Room in a message for everything but one document's own bytes.
+constexpr size_t kMessageSlackBytes = 64 << 10;
+
+}  // namespace
 
 ExportReactor::ExportReactor(grpc::CallbackServerContext* context,
                              v1::Collection collection,
@@ -52,7 +58,9 @@ bool ExportReactor::AwaitWrite() {
 
 void ExportReactor::Produce() {
   bool first = true;
-  const auto start = std::chrono::steady_clock::now();
+  // Time spent waiting for the client to take messages, not the server's
+  // own time reading and encoding them.
+  double waited_seconds = 0;
   double sent_bytes = 0;
   while (true) {
     auto batch = cursor_->Next(options_.max_docs_per_message,
@@ -68,13 +76,21 @@ void ExportReactor::Produce() {
     message_.Clear();
     if (first) *message_.mutable_collection() = collection_;
     first = false;
+    size_t message_bytes = 0;
     for (const storage::StoredDocument& doc : *batch) {
       v1::Document* out = message_.add_documents();
       *out = DocumentToProto(doc, record_);
       if (!options_.with_signatures) {
         out->clear_signatures();
         out->clear_embedding();  // a vector is a fingerprint too
+      } else if (message_bytes + out->ByteSizeLong() + kMessageSlackBytes >
+                 options_.max_message_bytes) {
+        // The message would outgrow what gRPC sends (and the export fail
+        // at this document forever): this one goes without its set.
+        out->mutable_signatures()->clear_shingle_set();
+        message_.add_shingle_set_left_out(out->id());
       }
+      message_bytes += out->ByteSizeLong() + 16;
     }
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -86,13 +102,16 @@ void ExportReactor::Produce() {
       write_pending_ = true;
     }
     sent_bytes += static_cast<double>(message_.ByteSizeLong());
+    const auto write_start = std::chrono::steady_clock::now();
     StartWrite(&message_);
     if (!AwaitWrite()) break;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    waited_seconds += std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - write_start)
+                          .count();
+    const double elapsed = waited_seconds;
+    // A grace period first: the stall timeout, at most a minute.
     if (options_.min_bytes_per_second > 0 &&
-        elapsed > options_.stall_timeout.count() &&
+        elapsed > std::min(options_.stall_timeout.count(), 60.0) &&
         sent_bytes / elapsed < options_.min_bytes_per_second) {
       final_status_ = grpc::Status(
           grpc::StatusCode::DEADLINE_EXCEEDED,

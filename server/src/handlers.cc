@@ -1,10 +1,14 @@
 #include "neardup/server/internal/handlers.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -467,9 +471,11 @@ absl::Status ExplainMatch(const std::string* probe_text,
     match->set_explain_unavailable("the document came as signatures");
     return absl::OkStatus();
   }
-  const size_t side = ExplainOptions().max_text_bytes;
+  // What was read: the whole stored text (explain then looks at its first
+  // MiB), and the probe's first MiB.
   *explained_bytes +=
-      std::min(probe_text->size(), side) + std::min(doc->text->size(), side);
+      std::min(probe_text->size(), ExplainOptions().max_text_bytes) +
+      doc->text->size();
   return AddPassages(*probe_text, *doc->text,
                      collection.fingerprinter().canonicalizer(), match);
 }
@@ -771,9 +777,11 @@ absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
   ASSIGN_OR_RETURN(
       const std::filesystem::path destination,
       ResolveBackupDestination(backup_root, request.destination()));
-  // The checkpoint goes through a descriptor of its parent, opened beneath
-  // the root: a directory swapped for a symlink after the checks above
-  // cannot send it elsewhere.
+  // The checkpoint is built through descriptors, never through names
+  // someone else could swap: its parent is opened beneath the root, and
+  // RocksDB stages (and first empties) "<name>.tmp", so it builds in a
+  // private directory of ours inside the parent, and the finished
+  // checkpoint is renamed into place (never over an existing name).
   std::error_code error;
   const std::filesystem::path root = std::filesystem::weakly_canonical(
       std::filesystem::path(backup_root), error);
@@ -783,10 +791,43 @@ absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
       const UniqueFd parent_dir,
       OpenBeneath(root.string(), parent.empty() ? "." : parent.string(),
                   O_PATH | O_DIRECTORY));
+  const std::string name = destination.filename().string();
+  const std::string staging =
+      absl::StrCat(".", name, ".neardup-staging-", getpid());
+  if (mkdirat(parent_dir.get(), staging.c_str(), 0700) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create a staging directory next to ",
+                     destination.string(), ": ", std::strerror(errno)));
+  }
+  const UniqueFd staging_dir(
+      openat(parent_dir.get(), staging.c_str(),
+             O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  const absl::Cleanup remove_staging = [&] {
+    std::error_code ignored;
+    if (staging_dir.get() >= 0) {
+      std::filesystem::remove_all(staging_dir.ProcPath() + "/checkpoint",
+                                  ignored);
+    }
+    unlinkat(parent_dir.get(), staging.c_str(), AT_REMOVEDIR);
+  };
+  if (staging_dir.get() < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open the staging directory: ", std::strerror(errno)));
+  }
   ASSIGN_OR_RETURN(
       const storage::CheckpointInfo info,
-      db_->store().Checkpoint(absl::StrCat(parent_dir.ProcPath(), "/",
-                                           destination.filename().string())));
+      db_->store().Checkpoint(staging_dir.ProcPath() + "/checkpoint"));
+  if (renameat2(staging_dir.get(), "checkpoint", parent_dir.get(), name.c_str(),
+                RENAME_NOREPLACE) != 0) {
+    return errno == EEXIST
+               ? absl::AlreadyExistsError(absl::StrCat(
+                     "destination ", destination.string(),
+                     " appeared while the backup was made; nothing was "
+                     "written there"))
+               : absl::InternalError(absl::StrCat(
+                     "cannot move the checkpoint to ", destination.string(),
+                     ": ", std::strerror(errno)));
+  }
   response->set_path(destination.string());
   response->set_sequence_number(info.sequence_number);
   for (const auto& [name, documents] : info.documents) {

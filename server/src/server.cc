@@ -132,6 +132,7 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.max_streams_per_client = config.max_streams_per_client;
   options.stream_idle_seconds = config.stream_idle_seconds;
   options.export_min_bytes_per_second = config.export_min_bytes_per_second;
+  options.max_message_bytes = config.max_message_bytes;
   options.limits.max_document_bytes = config.max_document_bytes;
   options.limits.extractor = server->extractor_.get();
   options.limits.max_pdf_bytes = config.pdf_max_bytes;
@@ -203,7 +204,7 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
           "cannot serve metrics on ", config.metrics_address, ": ", e.what()));
     }
     if (options.auth != nullptr) {
-      // The same tokens as gRPC: Prometheus sends one with scope metrics
+      // The same token file as gRPC: Prometheus sends one with scope metrics
       // as the basic-auth password (the user name is not checked).
       server->exposer_->RegisterAuth(
           [auth = options.auth](const std::string&,

@@ -106,7 +106,7 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("auth-tokens", c.auth_tokens,
         "YAML file of SHA-256-hashed bearer tokens and their scopes; empty: "
         "no authentication. With tokens, /metrics asks for HTTP basic auth "
-        "whose password is a token with scope metrics (or admin)");
+        "whose password is a token with scope metrics");
   visit("reflection", c.reflection,
         "serve gRPC reflection (the API schema, for grpcurl); "
         "--reflection=false turns it off");

@@ -5,6 +5,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/base/tsan_handoff.h"
 #include "neardup/extract/content_type.h"
 #include "neardup/extract/extract_pool.h"
 #include "neardup/server/internal/export_reactor.h"
@@ -102,23 +103,28 @@ bool IsCheapQuery(const v1::QueryRequest& request) {
 }
 
 // The extraction slot of one stream: taken by its first item that needs
-// extraction (such items run one at a time, see RunSerially), held until
-// the stream ends, so that a stream counts once against the client's cap.
+// extraction (such items run one at a time, see RunSerially) and held until
+// the stream's last task is gone (the reactor owns this through its
+// handler), so that a stream counts once against the client's cap, also
+// while an item still extracts after the stream was cancelled.
 class StreamExtractionSlot {
  public:
   StreamExtractionSlot(ClientSlots* slots, std::string peer, int limit)
       : slots_(slots), peer_(std::move(peer)), limit_(limit) {}
+  ~StreamExtractionSlot() {
+    MutexLock lock(&mu_);
+    if (held_) slots_->Release(peer_);
+  }
   // False when the client already runs its cap of extractions elsewhere.
   bool Acquire() {
     MutexLock lock(&mu_);
     if (!held_ && !finished_) held_ = slots_->TryAcquire(peer_, limit_);
     return held_;
   }
+  // The stream ended: items still to run get no slot.
   void Finish() {
     MutexLock lock(&mu_);
     finished_ = true;
-    if (held_) slots_->Release(peer_);
-    held_ = false;
   }
 
  private:
@@ -156,24 +162,6 @@ absl::Status MayExtract(const TokenEntry& token) {
 }
 
 }  // namespace
-
-CallBudget NearDupService::BudgetOf(grpc::CallbackServerContext* context,
-                                    bool unary) const {
-  CallBudget call;
-  const auto client_deadline = context->deadline();
-  if (client_deadline != std::chrono::system_clock::time_point::max()) {
-    call.deadline = absl::FromChrono(client_deadline);
-  }
-  // A stream lives as long as it has work; a unary call has the server's
-  // default deadline when it set none.
-  if (unary) {
-    call.deadline = std::min(
-        call.deadline,
-        absl::Now() + absl::Seconds(options_.default_deadline_seconds));
-  }
-  call.cancelled = [context] { return context->IsCancelled(); };
-  return call;
-}
 
 grpc::Status NearDupService::TooManyExtractions() const {
   return grpc::Status(
@@ -246,7 +234,12 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
     } else {
       Handlers* handlers = handlers_.load(std::memory_order_acquire);
       const extract::ExtractPool::ScopedPrincipal principal(peer);
-      status = ToGrpcStatus(work(handlers));
+      // The call is not finished before this returns: its context is
+      // alive for the handler's checks.
+      CallBudget call;
+      call.deadline = absl::FromChrono(deadline);
+      call.cancelled = [context] { return context->IsCancelled(); };
+      status = ToGrpcStatus(work(handlers, call));
     }
     metrics_->RecordRpc(method, status.error_code(), SecondsSince(start));
     if (extracts) extraction_slots_.Release(peer);
@@ -276,7 +269,7 @@ grpc::ServerUnaryReactor* NearDupService::CreateCollection(
     const v1::CreateCollectionRequest* request, v1::Collection* response) {
   return Dispatch(Method::kCreateCollection, context, true, Access::kAdmin,
                   request->name(), CallCost::kPooled,
-                  [request, response](Handlers* h) {
+                  [request, response](Handlers* h, const CallBudget&) {
                     return h->CreateCollection(*request, response);
                   });
 }
@@ -286,7 +279,7 @@ grpc::ServerUnaryReactor* NearDupService::GetCollection(
     const v1::GetCollectionRequest* request, v1::Collection* response) {
   return Dispatch(Method::kGetCollection, context, true, Access::kRead,
                   request->name(), CheapIfSmall(*request),
-                  [request, response](Handlers* h) {
+                  [request, response](Handlers* h, const CallBudget&) {
                     return h->GetCollection(*request, response);
                   });
 }
@@ -296,7 +289,8 @@ grpc::ServerUnaryReactor* NearDupService::ListCollections(
     const v1::ListCollectionsRequest* request,
     v1::ListCollectionsResponse* response) {
   return Dispatch(Method::kListCollections, context, true, Access::kRead, "*",
-                  CheapIfSmall(*request), [request, response](Handlers* h) {
+                  CheapIfSmall(*request),
+                  [request, response](Handlers* h, const CallBudget&) {
                     return h->ListCollections(*request, response);
                   });
 }
@@ -307,7 +301,7 @@ grpc::ServerUnaryReactor* NearDupService::DropCollection(
     v1::DropCollectionResponse* response) {
   return Dispatch(Method::kDropCollection, context, true, Access::kAdmin,
                   request->name(), CallCost::kPooled,
-                  [request, response](Handlers* h) {
+                  [request, response](Handlers* h, const CallBudget&) {
                     return h->DropCollection(*request, response);
                   });
 }
@@ -317,24 +311,25 @@ grpc::ServerUnaryReactor* NearDupService::Upsert(
     v1::UpsertResponse* response) {
   // Which documents blocked a dedup-on-write insert is read access.
   const bool may_read = MayRead(context, request->collection());
-  return Dispatch(Method::kUpsert, context, true, Access::kWrite,
-                  request->collection(),
-                  IsPlainText(request->content_type()) ? CallCost::kPooled
-                                                       : CallCost::kExtracts,
-                  [request, response, may_read](Handlers* h) {
-                    RETURN_IF_ERROR(h->Upsert(*request, response));
-                    if (!may_read) response->clear_blocking();
-                    return absl::OkStatus();
-                  });
+  return Dispatch(
+      Method::kUpsert, context, true, Access::kWrite, request->collection(),
+      IsPlainText(request->content_type()) ? CallCost::kPooled
+                                           : CallCost::kExtracts,
+      [request, response, may_read](Handlers* h, const CallBudget&) {
+        RETURN_IF_ERROR(h->Upsert(*request, response));
+        if (!may_read) response->clear_blocking();
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Get(
     grpc::CallbackServerContext* context, const v1::GetRequest* request,
     v1::Document* response) {
-  return Dispatch(
-      Method::kGet, context, true, Access::kRead, request->collection(),
-      CheapIfSmall(*request),
-      [request, response](Handlers* h) { return h->Get(*request, response); });
+  return Dispatch(Method::kGet, context, true, Access::kRead,
+                  request->collection(), CheapIfSmall(*request),
+                  [request, response](Handlers* h, const CallBudget&) {
+                    return h->Get(*request, response);
+                  });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Delete(
@@ -342,7 +337,7 @@ grpc::ServerUnaryReactor* NearDupService::Delete(
     v1::DeleteResponse* response) {
   return Dispatch(Method::kDelete, context, true, Access::kWrite,
                   request->collection(), CallCost::kPooled,
-                  [request, response](Handlers* h) {
+                  [request, response](Handlers* h, const CallBudget&) {
                     return h->Delete(*request, response);
                   });
 }
@@ -356,10 +351,9 @@ grpc::ServerUnaryReactor* NearDupService::Query(
                             : CallCost::kExtracts;
   return Dispatch(
       Method::kQuery, context, true, Access::kRead, request->collection(), cost,
-      [this, context, request, response](Handlers* h) {
+      [this, request, response](Handlers* h, const CallBudget& call) {
         IndexQueryStats stats;
-        absl::Status status =
-            h->Query(*request, response, &stats, BudgetOf(context, true));
+        absl::Status status = h->Query(*request, response, &stats, call);
         if (status.ok()) metrics_->RecordQuery(stats);
         return status;
       });
@@ -371,7 +365,7 @@ grpc::ServerUnaryReactor* NearDupService::Fingerprint(
   return Dispatch(Method::kFingerprint, context, false, Access::kAny, "",
                   IsPlainText(request->content_type()) ? CallCost::kPooled
                                                        : CallCost::kExtracts,
-                  [this, request, response](Handlers*) {
+                  [this, request, response](Handlers*, const CallBudget&) {
                     return Handlers::Fingerprint(*request, response,
                                                  options_.limits);
                   });
@@ -383,7 +377,7 @@ grpc::ServerUnaryReactor* NearDupService::Compare(
   return Dispatch(Method::kCompare, context, false, Access::kAny, "",
                   IsPlainText(request->content_type()) ? CallCost::kPooled
                                                        : CallCost::kExtracts,
-                  [this, request, response](Handlers*) {
+                  [this, request, response](Handlers*, const CallBudget&) {
                     return Handlers::Compare(*request, response,
                                              options_.limits);
                   });
@@ -395,7 +389,8 @@ grpc::ServerUnaryReactor* NearDupService::Stats(
   return Dispatch(Method::kStats, context, true, Access::kRead,
                   request->collection().empty() ? std::string_view("*")
                                                 : request->collection(),
-                  CheapIfSmall(*request), [request, response](Handlers* h) {
+                  CheapIfSmall(*request),
+                  [request, response](Handlers* h, const CallBudget&) {
                     return h->Stats(*request, response);
                   });
 }
@@ -407,7 +402,8 @@ grpc::ServerUnaryReactor* NearDupService::CreateBackup(
   // The whole store: admin only. On the pool: a checkpoint flushes
   // memtables and links every file.
   return Dispatch(Method::kCreateBackup, context, true, Access::kAdmin, "*",
-                  CallCost::kPooled, [this, request, response](Handlers* h) {
+                  CallCost::kPooled,
+                  [this, request, response](Handlers* h, const CallBudget&) {
                     absl::Status status = h->CreateBackup(
                         *request, options_.backup_root, response);
                     metrics_->RecordBackup(status.ok(), response->seconds(),
@@ -422,8 +418,14 @@ namespace {
 template <typename Response>
 class RefusedWriteStream : public grpc::ServerWriteReactor<Response> {
  public:
-  explicit RefusedWriteStream(grpc::Status status) { this->Finish(status); }
-  void OnDone() override { delete this; }
+  explicit RefusedWriteStream(grpc::Status status) {
+    this->Finish(status);
+    TsanRelease(this);  // gRPC calls OnDone on another thread
+  }
+  void OnDone() override {
+    TsanAcquire(this);
+    delete this;
+  }
 };
 
 }  // namespace
@@ -460,6 +462,7 @@ grpc::ServerWriteReactor<v1::ExportResponse>* NearDupService::Export(
       options_.stream_idle_seconds > 0 ? options_.stream_idle_seconds
                                        : 24 * 3600.0);
   options.min_bytes_per_second = options_.export_min_bytes_per_second;
+  options.max_message_bytes = options_.max_message_bytes;
   return new ExportReactor(
       context, std::move(export_start->collection),
       std::move(export_start->record), std::move(export_start->cursor), options,
@@ -476,8 +479,14 @@ namespace {
 template <typename Request, typename Response>
 class RefusedStream : public grpc::ServerBidiReactor<Request, Response> {
  public:
-  explicit RefusedStream(grpc::Status status) { this->Finish(status); }
-  void OnDone() override { delete this; }
+  explicit RefusedStream(grpc::Status status) {
+    this->Finish(status);
+    TsanRelease(this);  // gRPC calls OnDone on another thread
+  }
+  void OnDone() override {
+    TsanAcquire(this);
+    delete this;
+  }
 };
 
 }  // namespace
@@ -649,10 +658,18 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
   auto extraction = std::make_shared<StreamExtractionSlot>(
       &extraction_slots_, peer, options_.max_extractions_per_client);
+  // Items may still run after gRPC is done with the call (and has freed its
+  // context): they see the deadline as it was and whether the stream ended,
+  // never the context.
+  const absl::Time deadline =
+      context->deadline() == std::chrono::system_clock::time_point::max()
+          ? absl::InfiniteFuture()
+          : absl::FromChrono(context->deadline());
+  auto ended = std::make_shared<std::atomic<bool>>(false);
   // A failing probe ends the stream with its status.
   return new OrderedStreamReactor<v1::QueryRequest, v1::QueryResponse>(
       pool_, options_.stream_window,
-      [this, handlers, token, peer, context, extraction](
+      [this, handlers, token, peer, extraction, deadline, ended](
           uint64_t index, const v1::QueryRequest& request,
           v1::QueryResponse* response) {
         if (index >= options_.max_stream_items) {
@@ -673,8 +690,10 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
               size_t{1} << 20, options_.stream_buffer_bytes /
                                    std::max<size_t>(1, options_.stream_window));
           const extract::ExtractPool::ScopedPrincipal principal(peer);
-          CallBudget call = BudgetOf(context, false);
+          CallBudget call;
           call.max_response_bytes = answer_bytes;
+          call.deadline = deadline;
+          call.cancelled = [ended] { return ended->load(); };
           IndexQueryStats stats;
           status = handlers->Query(request, response, &stats, call);
           if (status.ok()) metrics_->RecordQuery(stats);
@@ -683,7 +702,8 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
             Method::kBatchQuery, static_cast<grpc::StatusCode>(status.code()));
         return ToGrpcStatus(status);
       },
-      [this, start, peer, extraction](const grpc::Status& status) {
+      [this, start, peer, extraction, ended](const grpc::Status& status) {
+        ended->store(true);
         extraction->Finish();
         ReleaseStream(peer);
         metrics_->RecordRpc(Method::kBatchQuery, status.error_code(),

@@ -188,9 +188,10 @@ struct Collection::PendingPut {
 };
 
 // How many shingle sets exact verification reads at once: few at first,
-// then as many of the mean size seen so far as fit kVerifyChunkBytes (a 16
-// MiB document's set decodes to tens of MB), never more than
-// kMaxVerifyChunk.
+// then as many of the largest size seen so far as fit kVerifyChunkBytes (a
+// 16 MiB document's set decodes to tens of MB), never more than
+// kMaxVerifyChunk. Sets larger than any seen yet can still come in one
+// chunk; each chunk then shrinks to what the largest needs.
 class ChunkSizer {
  public:
   static constexpr size_t kFirstChunk = 4;
@@ -200,18 +201,16 @@ class ChunkSizer {
   size_t next() const { return next_; }
   void Saw(const std::vector<std::optional<std::vector<uint64_t>>>& sets) {
     for (const auto& set : sets) {
-      if (!set) continue;
-      bytes_ += set->size() * sizeof(uint64_t);
-      ++sets_;
+      if (set) largest_ = std::max(largest_, set->size() * sizeof(uint64_t));
     }
-    const size_t mean = sets_ == 0 ? 1 : std::max<size_t>(1, bytes_ / sets_);
-    next_ = std::clamp<size_t>(kVerifyChunkBytes / mean, 1, kMaxVerifyChunk);
+    if (largest_ == 0) return;  // nothing learnt yet
+    next_ =
+        std::clamp<size_t>(kVerifyChunkBytes / largest_, 1, kMaxVerifyChunk);
   }
 
  private:
   size_t next_ = kFirstChunk;
-  size_t bytes_ = 0;
-  size_t sets_ = 0;
+  size_t largest_ = 0;
 };
 
 // Up to this many queued puts go into one RocksDB batch.

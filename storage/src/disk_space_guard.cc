@@ -30,10 +30,11 @@ constexpr char kWhatToDo[] =
 }  // namespace
 
 DiskSpaceGuard::DiskSpaceGuard(rocksdb::DB* db, uint64_t reserve_bytes,
-                               FreeBytesProbe free_bytes)
+                               FreeBytesProbe free_bytes, MicrosClock now)
     : db_(db),
       reserve_bytes_(reserve_bytes),
-      free_bytes_(std::move(free_bytes)) {}
+      free_bytes_(std::move(free_bytes)),
+      now_(now ? std::move(now) : MicrosClock(&NowMicros)) {}
 
 DiskSpaceGuard::FreeBytesProbe DiskSpaceGuard::StatvfsProbe(std::string dir) {
   return [dir = std::move(dir)]() -> std::optional<uint64_t> {
@@ -59,7 +60,7 @@ std::string DiskSpaceGuard::ProbeLocked() {
 }
 
 absl::Status DiskSpaceGuard::BeforeWrite(WriteKind kind) {
-  const int64_t now = NowMicros();
+  const int64_t now = now_();
   if (healthy_.load(std::memory_order_acquire) &&
       now < next_probe_micros_.load(std::memory_order_relaxed)) {
     return absl::OkStatus();

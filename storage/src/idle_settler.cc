@@ -44,36 +44,33 @@ bool IdleSettler::WaitOrStop() {
 }
 
 void IdleSettler::Run(rocksdb::DB* db) {
-  using Clock = std::chrono::steady_clock;
-  // What the store looked like at the last look, since when it has looked
-  // like that, and the write the last release covered. RocksDB is called
-  // without mu_ held, so Detach never waits behind it for long.
-  uint64_t sequence = db->GetLatestSequenceNumber();
-  uint64_t activity = activity_.load(std::memory_order_relaxed);
-  Clock::time_point unchanged_since = Clock::now();
-  uint64_t settled_sequence = 0;
-  while (WaitOrStop()) {
-    const uint64_t now_sequence = db->GetLatestSequenceNumber();
-    const uint64_t now_activity = activity_.load(std::memory_order_relaxed);
-    const Clock::time_point now = Clock::now();
-    if (now_sequence != sequence || now_activity != activity ||
-        BackgroundWorkRunning(*db)) {
-      sequence = now_sequence;
-      activity = now_activity;
-      unchanged_since = now;
-      continue;
-    }
-    if (sequence == settled_sequence ||
-        now - unchanged_since < options_.quiet) {
-      continue;
-    }
-    // A snapshot released with none older lets RocksDB mark the bottom
-    // files older than the last write (all but the one holding it, if it
-    // is flushed); their rewrite starts in the background.
-    db->ReleaseSnapshot(db->GetSnapshot());
-    settled_sequence = sequence;
-    settles_.fetch_add(1, std::memory_order_relaxed);
+  // RocksDB is called without mu_ held, so Detach never waits behind it for
+  // long.
+  Step(*db, Clock::now());
+  while (WaitOrStop()) Step(*db, Clock::now());
+}
+
+void IdleSettler::Step(rocksdb::DB& db, Clock::time_point now) {
+  const uint64_t now_sequence = db.GetLatestSequenceNumber();
+  const uint64_t now_activity = activity_.load(std::memory_order_relaxed);
+  if (!watch_.started || now_sequence != watch_.sequence ||
+      now_activity != watch_.activity || BackgroundWorkRunning(db)) {
+    watch_.started = true;
+    watch_.sequence = now_sequence;
+    watch_.activity = now_activity;
+    watch_.unchanged_since = now;
+    return;
   }
+  if (watch_.sequence == watch_.settled_sequence ||
+      now - watch_.unchanged_since < options_.quiet) {
+    return;
+  }
+  // A snapshot released with none older lets RocksDB mark the bottom files
+  // older than the last write (all but the one holding it, if it is
+  // flushed); their rewrite starts in the background.
+  db.ReleaseSnapshot(db.GetSnapshot());
+  watch_.settled_sequence = watch_.sequence;
+  settles_.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace neardup::storage

@@ -119,7 +119,8 @@ TEST(TokenAuthenticator, FileErrorsAreClear) {
 namespace neardup::server {
 namespace {
 
-// The metrics scope opens /metrics and nothing else; admin opens it too.
+// The metrics scope opens /metrics and nothing else, and nothing else opens
+// /metrics.
 TEST(TokenAuthenticator, MetricsScopeOpensOnlyMetrics) {
   auto auth = TokenAuthenticator::FromYaml(absl::StrCat(
       "tokens:\n  - {name: prom, sha256: ", Sha256Hex("token-m"),
@@ -131,7 +132,13 @@ TEST(TokenAuthenticator, MetricsScopeOpensOnlyMetrics) {
   const TokenEntry& admin = **auth->Authenticate("Bearer token-a");
   const TokenEntry& reader = **auth->Authenticate("Bearer token-r");
   EXPECT_TRUE(TokenAuthenticator::Authorize(prom, Access::kMetrics, "*").ok());
-  EXPECT_TRUE(TokenAuthenticator::Authorize(admin, Access::kMetrics, "*").ok());
+  // Not admin either: /metrics is plain HTTP, where an admin token has no
+  // business.
+  EXPECT_FALSE(
+      TokenAuthenticator::Authorize(admin, Access::kMetrics, "*").ok());
+  // The metrics token is for /metrics only, not even stateless calls.
+  EXPECT_FALSE(TokenAuthenticator::Authorize(prom, Access::kAny, "").ok());
+  EXPECT_TRUE(TokenAuthenticator::Authorize(reader, Access::kAny, "").ok());
   EXPECT_FALSE(
       TokenAuthenticator::Authorize(reader, Access::kMetrics, "*").ok());
   EXPECT_FALSE(TokenAuthenticator::Authorize(prom, Access::kRead, "x").ok());

@@ -246,7 +246,15 @@ TEST_F(OrderedStreamReactorTest, ReadsPauseWhileAnswersWaitToBeTaken) {
 TEST_F(OrderedStreamReactorTest, SerialRequestsRunOneAtATime) {
   Reactor* reactor = Make({.window = 5, .serial = true});
   for (int i = 0; i < 5; ++i) reactor->Deliver(i);
-  for (int i = 4; i >= 0; --i) gates_.Open(i);
+  ASSERT_TRUE(
+      neardup::testing::WaitUntil([&] { return gates_.started() == 1; }));
+  // The others were never handed to the pool (which has idle threads): a
+  // task handed over is queued or started.
+  EXPECT_EQ(pool_.queued(), 0u);
+  EXPECT_EQ(gates_.started(), 1);
+  for (int i = 4; i >= 1; --i) gates_.Open(i);
+  EXPECT_EQ(pool_.queued(), 0u);  // still waiting for request 0
+  gates_.Open(0);
   for (size_t i = 1; i <= 5; ++i) {
     ASSERT_TRUE(WaitWritten(reactor, i));
     reactor->CompleteWrite();

@@ -137,6 +137,7 @@ constexpr const char* kAdminToken = "admin-secret-token-1";
 constexpr const char* kWriterToken = "writer-secret-token-2";
 constexpr const char* kReaderToken = "reader-secret-token-3";
 constexpr const char* kWriteOnlyToken = "write-only-secret-token-4";
+constexpr const char* kMetricsToken = "metrics-secret-token-5";
 
 class AuthTest : public ::testing::Test {
  protected:
@@ -154,7 +155,10 @@ class AuthTest : public ::testing::Test {
                      Hash(kReaderToken),
                      ", scopes: [\"read:*\"]}\n"
                      "  - {name: blind, sha256: ",
-                     Hash(kWriteOnlyToken), ", scopes: [\"write:news\"]}\n"));
+                     Hash(kWriteOnlyToken),
+                     ", scopes: [\"write:news\"]}\n"
+                     "  - {name: prometheus, sha256: ",
+                     Hash(kMetricsToken), ", scopes: [metrics]}\n"));
     server_ = std::make_unique<ServerProcess>(
         temp_.path() + "/data", temp_.path() + "/auth.log",
         std::vector<std::string>{"--auth-tokens=" + tokens});
@@ -349,8 +353,8 @@ TEST_F(AuthTest, EveryOutcome) {
       [](const v1::BulkUpsertResult&) {});
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnauthenticated);
 
-  // Health needs no token; /metrics asks for one with scope metrics (or
-  // admin) as the basic-auth password; tokens never reach the log.
+  // Health needs no token; /metrics asks for one with scope metrics (and
+  // only that) as the basic-auth password; tokens never reach the log.
   EXPECT_OK(As("").Health());
   auto metrics = [&](const std::string& token) {
     return neardup::testing::HttpGet(
@@ -365,11 +369,13 @@ TEST_F(AuthTest, EveryOutcome) {
               ::testing::Not(HasSubstr("neardup_rpcs_total")));
   EXPECT_THAT(metrics("not-a-token"),
               ::testing::Not(HasSubstr("neardup_rpcs_total")));
-  EXPECT_THAT(metrics(kAdminToken), HasSubstr("neardup_rpcs_total"));
+  EXPECT_THAT(metrics(kAdminToken),
+              ::testing::Not(HasSubstr("neardup_rpcs_total")));
+  EXPECT_THAT(metrics(kMetricsToken), HasSubstr("neardup_rpcs_total"));
   const std::string log = ReadAll(temp_.path() + "/auth.log");
-  EXPECT_THAT(log, HasSubstr("authentication on: 4 tokens"));
-  for (const char* token :
-       {kAdminToken, kWriterToken, kReaderToken, kWriteOnlyToken}) {
+  EXPECT_THAT(log, HasSubstr("authentication on: 5 tokens"));
+  for (const char* token : {kAdminToken, kWriterToken, kReaderToken,
+                            kWriteOnlyToken, kMetricsToken}) {
     EXPECT_THAT(log, ::testing::Not(HasSubstr(token)));
   }
 }

@@ -30,8 +30,12 @@ class DiskSpaceGuardTest : public ::testing::Test {
     db_.reset(db);
     guard_ = std::make_unique<DiskSpaceGuard>(
         db_.get(), kReserve,
-        [this]() -> std::optional<uint64_t> { return free_.load(); });
+        [this]() -> std::optional<uint64_t> { return free_.load(); },
+        [this] { return now_micros_.load(); });
   }
+  // The guard's clock, moved by the test.
+  void Advance(int64_t micros) { now_micros_ += micros; }
+  std::atomic<int64_t> now_micros_{1'000'000};
 
   neardup::testing::TempDir temp_;
   std::unique_ptr<rocksdb::DB> db_;
@@ -66,13 +70,13 @@ TEST_F(DiskSpaceGuardTest, RefusesGrowingWritesBelowTheReserveUntilFreed) {
 TEST_F(DiskSpaceGuardTest, NoticesAShrinkingDiskWithinTheProbeInterval) {
   EXPECT_OK(guard_->BeforeWrite(Kind::kGrowing));
   free_ = 0;
-  // Probed at most every 50 ms while healthy.
-  absl::Status status;
-  for (int i = 0; i < 200 && status.ok(); ++i) {
-    status = guard_->BeforeWrite(Kind::kGrowing);
-    if (status.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  // Within the probe interval the last probe stands ...
+  Advance(DiskSpaceGuard::kProbeIntervalMicros - 1);
+  EXPECT_OK(guard_->BeforeWrite(Kind::kGrowing));
+  // ... and once it has passed the disk is looked at again.
+  Advance(1);
+  EXPECT_EQ(guard_->BeforeWrite(Kind::kGrowing).code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 TEST_F(DiskSpaceGuardTest, ANoSpaceFailureStopsEveryWriteUntilResumed) {
@@ -91,15 +95,14 @@ TEST_F(DiskSpaceGuardTest, ANoSpaceFailureStopsEveryWriteUntilResumed) {
             std::string::npos)
       << shrink;
 
-  // Space is back: a write resumes RocksDB (tries are 200 ms apart).
+  // Space is back, but the last try was just now: no new one yet ...
   free_ = 10 * kReserve;
-  absl::Status status;
-  for (int i = 0; i < 100; ++i) {
-    status = guard_->BeforeWrite(Kind::kGrowing);
-    if (status.ok()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_OK(status);
+  Advance(DiskSpaceGuard::kResumeIntervalMicros - 1);
+  EXPECT_EQ(guard_->BeforeWrite(Kind::kGrowing).code(),
+            absl::StatusCode::kResourceExhausted);
+  // ... and once the interval has passed a write resumes RocksDB.
+  Advance(1);
+  EXPECT_OK(guard_->BeforeWrite(Kind::kGrowing));
   EXPECT_FALSE(guard_->Current().full);
 }
 

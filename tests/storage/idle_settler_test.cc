@@ -73,37 +73,57 @@ class IdleSettlerTest : public ::testing::Test {
   IdleSettler settler_{kFast};
 };
 
+// The settler's looks, driven by hand on a clock of the test's (no thread,
+// no sleeps): Step is what the thread does every poll interval.
 TEST_F(IdleSettlerTest, SettlesOnceAfterEachSpellOfWrites) {
-  settler_.Attach(db_.get());
-  // An untouched database has nothing to settle.
-  std::this_thread::sleep_for(milliseconds(400));
-  EXPECT_EQ(settler_.settles(), 0u);
+  IdleSettler settler({.quiet = milliseconds(1000)});
+  IdleSettler::Clock::time_point t{};
+  settler.Step(*db_, t);
+  // An untouched database has nothing to settle, however long it idles.
+  settler.Step(*db_, t += std::chrono::hours(1));
+  EXPECT_EQ(settler.settles(), 0u);
 
   Put("a");
-  ASSERT_TRUE(Eventually([&] { return settler_.settles() == 1; }));
+  settler.Step(*db_, t += milliseconds(10));  // the write is noticed
+  settler.Step(*db_, t += milliseconds(999));
+  EXPECT_EQ(settler.settles(), 0u);  // not quiet for long enough yet
+  settler.Step(*db_, t += milliseconds(1));
+  EXPECT_EQ(settler.settles(), 1u);
   // Idle on, nothing new: no second release.
-  std::this_thread::sleep_for(milliseconds(400));
-  EXPECT_EQ(settler_.settles(), 1u);
+  settler.Step(*db_, t += std::chrono::hours(1));
+  EXPECT_EQ(settler.settles(), 1u);
 
   Put("b");
-  ASSERT_TRUE(Eventually([&] { return settler_.settles() == 2; }));
+  settler.Step(*db_, t += milliseconds(10));
+  settler.Step(*db_, t += milliseconds(1000));
+  EXPECT_EQ(settler.settles(), 2u);
 }
 
 TEST_F(IdleSettlerTest, WritesAndNotedReadsPostponeIt) {
-  // A change every 20 ms against 1 s of quiet: only a stall of this thread
-  // for most of a second could let it settle early.
-  IdleSettler settler({.quiet = milliseconds(1000), .poll = milliseconds(10)});
-  settler.Attach(db_.get());
-  for (int i = 0; i < 60; ++i) {
+  IdleSettler settler({.quiet = milliseconds(1000)});
+  IdleSettler::Clock::time_point t{};
+  settler.Step(*db_, t);
+  // A change at every look, each before the quiet time is up.
+  for (int i = 0; i < 10; ++i) {
     Put("key" + std::to_string(i));
-    std::this_thread::sleep_for(milliseconds(20));
+    settler.Step(*db_, t += milliseconds(900));
   }
-  for (int i = 0; i < 60; ++i) {
+  for (int i = 0; i < 10; ++i) {
     settler.NoteActivity();
-    std::this_thread::sleep_for(milliseconds(20));
+    settler.Step(*db_, t += milliseconds(900));
   }
   EXPECT_EQ(settler.settles(), 0u);
-  ASSERT_TRUE(Eventually([&] { return settler.settles() == 1; }));
+  settler.Step(*db_, t += milliseconds(999));
+  EXPECT_EQ(settler.settles(), 0u);
+  settler.Step(*db_, t += milliseconds(1));
+  EXPECT_EQ(settler.settles(), 1u);
+}
+
+// The thread itself, on the real clock: it settles after a write.
+TEST_F(IdleSettlerTest, ItsThreadSettles) {
+  settler_.Attach(db_.get());
+  Put("a");
+  ASSERT_TRUE(Eventually([&] { return settler_.settles() == 1; }));
 }
 
 TEST_F(IdleSettlerTest, ItsReleaseRewritesTriviallyMovedBottomFiles) {

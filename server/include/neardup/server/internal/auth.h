@@ -29,7 +29,7 @@ enum class Access {
   kRead,     // read:<collection> (collection "*": read:*)
   kWrite,    // write:<collection>
   kAdmin,    // admin
-  kMetrics,  // metrics (or admin): /metrics
+  kMetrics,  // metrics: /metrics, and a metrics-only token nothing else
 };
 
 struct TokenEntry {

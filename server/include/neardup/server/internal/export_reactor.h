@@ -33,6 +33,9 @@ struct ExportOptions {
   // have sent at least this many bytes per second on average, or it ends
   // with DEADLINE_EXCEEDED. 0: no minimum.
   double min_bytes_per_second = 64 << 10;
+  // The largest message gRPC may send: a document whose shingle set would
+  // outgrow it goes without the set (ExportResponse.shingle_set_left_out).
+  size_t max_message_bytes = size_t{64} << 20;
 };
 
 class ExportReactor final

@@ -25,6 +25,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "neardup/base/sync.h"
+#include "neardup/base/tsan_handoff.h"
 #include "neardup/base/worker_pool.h"
 #include "neardup/server/internal/stream_watchdog.h"
 
@@ -87,6 +88,7 @@ class OrderedStreamReactor : public Base, public IdleCheckable {
       StartReadLocked();
     }
     if (watchdog_ != nullptr) watchdog_->Add(this);
+    TsanRelease(this);  // gRPC calls back on other threads
   }
 
   void FinishIfIdleSince(Clock::time_point since) override {
@@ -117,6 +119,7 @@ class OrderedStreamReactor : public Base, public IdleCheckable {
   }
 
   void OnReadDone(bool ok) override {
+    TsanAcquire(this);
     MutexLock lock(&mu_);
     if (!ok) {  // the client half-closed, or the call is gone
       reading_ = false;
@@ -153,6 +156,7 @@ class OrderedStreamReactor : public Base, public IdleCheckable {
   }
 
   void OnWriteDone(bool ok) override {
+    TsanAcquire(this);
     MutexLock lock(&mu_);
     writing_ = false;
     buffered_bytes_ -= writing_bytes_;
@@ -169,12 +173,14 @@ class OrderedStreamReactor : public Base, public IdleCheckable {
   }
 
   void OnCancel() override {
+    TsanAcquire(this);
     MutexLock lock(&mu_);
     FailNowLocked(grpc::Status(grpc::StatusCode::CANCELLED, "call cancelled"));
     MaybeFinishLocked();
   }
 
   void OnDone() override {
+    TsanAcquire(this);
     // First: the watchdog must not look at a reactor that may be deleted.
     if (watchdog_ != nullptr) watchdog_->Remove(this);
     bool delete_now;
@@ -212,18 +218,6 @@ class OrderedStreamReactor : public Base, public IdleCheckable {
     {
       MutexLock lock(&mu_);
       --running_tasks_;
-      if (serial) {
-        // The next request that runs alone, if one waits.
-        serial_running_ = false;
-        while (!serial_running_ && !serial_queue_.empty()) {
-          auto [next_index, next] = std::move(serial_queue_.front());
-          serial_queue_.pop_front();
-          serial_running_ = true;
-          const size_t before = running_tasks_;
-          SubmitLocked(next_index, std::move(next));
-          if (running_tasks_ < before) serial_running_ = false;  // refused
-        }
-      }
       if (!status.ok()) {
         if (index < failed_index_) {
           failed_ = true;
@@ -233,6 +227,24 @@ class OrderedStreamReactor : public Base, public IdleCheckable {
       } else {
         buffered_bytes_ += response->ByteSizeLong();
         ready_.emplace(index, std::move(response));
+      }
+      if (serial) {
+        // The next request that runs alone, if one waits and its answer can
+        // still be sent (after a failure before it, or once the stream is
+        // finished, waiting requests are dropped unprocessed).
+        serial_running_ = false;
+        while (!serial_running_ && !serial_queue_.empty()) {
+          auto [next_index, next] = std::move(serial_queue_.front());
+          serial_queue_.pop_front();
+          if (finished_ || (failed_ && next_index >= failed_index_)) {
+            --running_tasks_;
+            continue;
+          }
+          serial_running_ = true;
+          const size_t before = running_tasks_;
+          SubmitLocked(next_index, std::move(next));
+          if (running_tasks_ < before) serial_running_ = false;  // refused
+        }
       }
       if (!done_) {
         PumpWritesLocked();

@@ -52,6 +52,8 @@ struct ServiceOptions {
   double stream_idle_check_seconds = 1;
   // Root of CreateBackup destinations; empty: backups are off.
   std::string backup_root;
+  // The gRPC message limit (--max-message-bytes).
+  size_t max_message_bytes = size_t{64} << 20;
   // See ExportOptions::min_bytes_per_second.
   double export_min_bytes_per_second = 64 << 10;
   // HTML/Markdown/PDF extractions one client may run at once.
@@ -122,7 +124,9 @@ class NearDupService final : public v1::NearDup::CallbackService {
       const v1::ExportRequest* request) override;
 
  private:
-  // Runs `work(handlers)` on the pool and finishes the call with its status.
+  // Runs `work(handlers, call)` on the pool (or inline when cheap) and
+  // finishes the call with its status; `call` carries its deadline and
+  // cancellation.
   // `needs_db`: answer UNAVAILABLE while the indexes are still rebuilding.
   template <typename Work>
   grpc::ServerUnaryReactor* Dispatch(Method method,
@@ -131,8 +135,7 @@ class NearDupService final : public v1::NearDup::CallbackService {
                                      std::string_view collection, CallCost cost,
                                      Work work);
   grpc::Status TooManyExtractions() const;
-  // The deadline and cancellation of `context` for loops inside a handler.
-  CallBudget BudgetOf(grpc::CallbackServerContext* context, bool unary) const;
+
   // The caller's token (null when authentication is off), or why not.
   // True when the caller may read `collection` (or auth is off).
   bool MayRead(grpc::CallbackServerContext* context,

@@ -32,9 +32,13 @@ class DiskSpaceGuard {
   // Bytes free to this process on the filesystem; nullopt when unknown.
   using FreeBytesProbe = std::function<std::optional<uint64_t>()>;
 
+  // Monotonic microseconds; tests give a clock they move by hand.
+  using MicrosClock = std::function<int64_t()>;
+
   // `db` is resumed after a no-space error; it must outlive the guard.
+  // `now` defaults to the steady clock.
   DiskSpaceGuard(rocksdb::DB* db, uint64_t reserve_bytes,
-                 FreeBytesProbe free_bytes);
+                 FreeBytesProbe free_bytes, MicrosClock now = nullptr);
 
   // The statvfs of `dir`.
   static FreeBytesProbe StatvfsProbe(std::string dir);
@@ -59,13 +63,13 @@ class DiskSpaceGuard {
 
   uint64_t reserve_bytes() const { return reserve_bytes_; }
 
- private:
   // Free space is probed at most this often while the disk is not full.
   static constexpr int64_t kProbeIntervalMicros = 50'000;
 
   // A resume is tried at most this often while RocksDB is stopped.
   static constexpr int64_t kResumeIntervalMicros = 200'000;
 
+ private:
   // Why the disk counts as full now, or empty.
   std::string ProbeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a no-space failure: DB::Resume once enough space is free for
@@ -78,6 +82,7 @@ class DiskSpaceGuard {
   rocksdb::DB* const db_;
   const uint64_t reserve_bytes_;
   const FreeBytesProbe free_bytes_;
+  const MicrosClock now_;
 
   // Fast path: nothing is wrong and the last probe is recent.
   std::atomic<bool> healthy_{true};

@@ -36,6 +36,8 @@ struct IdleSettlerOptions {
 
 class IdleSettler {
  public:
+  using Clock = std::chrono::steady_clock;
+
   explicit IdleSettler(IdleSettlerOptions options = {}) : options_(options) {}
   ~IdleSettler() { Detach(); }
   IdleSettler(const IdleSettler&) = delete;
@@ -52,12 +54,27 @@ class IdleSettler {
   // Snapshots released so far (once per idle spell after new writes).
   uint64_t settles() const { return settles_.load(std::memory_order_relaxed); }
 
+  // One look at `db` at time `now`, what the thread does every poll
+  // interval; the first look only notes the state. Tests call it
+  // themselves, without Attach, with times of their choosing.
+  void Step(rocksdb::DB& db, Clock::time_point now);
+
  private:
   void Run(rocksdb::DB* db);
   // Waits one poll interval; false once Detach was asked for.
   bool WaitOrStop();
 
   const IdleSettlerOptions options_;
+  // What the store looked like at the last look, since when it has looked
+  // like that, and the write the last release covered. Only the thread (or
+  // a test instead of it) touches these.
+  struct Watch {
+    bool started = false;
+    uint64_t sequence = 0;
+    uint64_t activity = 0;
+    Clock::time_point unchanged_since;
+    uint64_t settled_sequence = 0;
+  } watch_;
   std::atomic<uint64_t> activity_{0};
   std::atomic<uint64_t> settles_{0};
   Mutex mu_;
