@@ -69,10 +69,12 @@ int main(int argc, char** argv) {
   double seconds = 15, address_space_gib = 0;
   CLI::App app{"hostile requests against neardupd, one attack at a time"};
   app.add_option("--neardupd", neardupd, "server binary")->required();
-  app.add_option("--attack", attack,
-                 "markdown-table | markdown-wide | pdf-busy | noscope-pdf | "
-                 "html-16mb | explain-flood | stalled-batchquery | "
-                 "stalled-bulkupsert | all");
+  app.add_option(
+      "--attack", attack,
+      "markdown-table | markdown-wide | markdown-inline | pdf-busy | "
+      "noscope-pdf | "
+      "html-16mb | explain-flood | stalled-batchquery | "
+      "stalled-bulkupsert | all");
   app.add_option("--seconds", seconds, "attack duration");
   app.add_option("--address-space-gib", address_space_gib,
                  "RLIMIT_AS of the server; 0 none");
@@ -172,6 +174,13 @@ int main(int argc, char** argv) {
     probe.set_text(neardup::testing::GfmTable(2000, 30000));
     query_loop(probe, 2);
   }
+  if (is("markdown-inline")) {  // twelve 14 KB tables: under 16 KiB
+    v1::QueryRequest probe;
+    probe.set_collection("docs");
+    probe.set_content_type("text/markdown");
+    probe.set_text(neardup::testing::GfmTable(1500, 4000));
+    query_loop(probe, 12);
+  }
   if (is("pdf-busy")) {  // twelve Query calls with a PDF that keeps poppler
                          // busy
     v1::QueryRequest probe;
@@ -198,12 +207,12 @@ int main(int argc, char** argv) {
     query_loop(probe, 4);
   }
   if (is("noscope-pdf")) {  // a token without scopes asks for PDF work
+    v1::FingerprintRequest request;
+    request.set_content_type("application/pdf");
+    request.set_text(neardup::testing::DeflateBombPdf());
     for (int i = 0; i < 12; ++i) {
-      threads.emplace_back([&] {
+      threads.emplace_back([&, request] {
         auto nobody = As(port, kNobody, std::chrono::milliseconds(120000));
-        v1::FingerprintRequest request;
-        request.set_content_type("application/pdf");
-        request.set_text(neardup::testing::DeflateBombPdf());
         while (!stop) {
           (void)nobody.Fingerprint(request);
           ++sent;

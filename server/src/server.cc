@@ -13,6 +13,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/extract/extract_pool.h"
 #include "neardup/server/internal/resource_limits.h"
+#include "neardup/server/internal/token_processor.h"
 #include "prometheus/exposer.h"
 #include "spdlog/spdlog.h"
 
@@ -169,6 +170,13 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   grpc::ServerBuilder builder;
   auto credentials = ServerCredentials(config);
   if (!credentials.ok()) return credentials.status();
+  if (options.auth != nullptr && !config.tls_cert.empty()) {
+    // Tokens checked on the headers, before a body is read (TLS only: gRPC's
+    // insecure credentials take no processor).
+    (*credentials)
+        ->SetAuthMetadataProcessor(
+            std::make_shared<TokenMetadataProcessor>(options.auth));
+  }
   builder.AddListeningPort(config.listen_address, *credentials,
                            &server->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));

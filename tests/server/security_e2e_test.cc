@@ -16,6 +16,7 @@
 #include "support/corpus.h"
 #include "support/net.h"
 #include "support/run_command.h"
+#include "support/sha256.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
@@ -504,6 +505,59 @@ TEST(Limits, StreamsAndItemsAreBounded) {
   auto s4 = client.stub().BulkUpsert(&c4);
   s4->WritesDone();
   EXPECT_TRUE(s4->Finish().ok());
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Over TLS a token is checked on the call's headers: a bad or missing one is
+// refused before the body is read, so the service never sees the call.
+TEST(Security, TokensAreCheckedBeforeTheBodyOverTls) {
+  neardup::testing::TempDir temp;
+  TestPki pki(temp.path());
+  auto hash = [](const std::string& token) {
+    return neardup::testing::Sha256Hex(token);
+  };
+  const std::string tokens = temp.Write(
+      "tokens.yaml",
+      absl::StrCat("tokens:\n  - {name: ops, sha256: ", hash("good-token"),
+                   ", scopes: [admin]}\n  - {name: prom, sha256: ",
+                   hash("metrics-token"), ", scopes: [metrics]}\n"));
+  ServerProcess server(
+      temp.path() + "/data", temp.path() + "/tls.log",
+      {"--tls-cert=" + pki.Path("server.pem"),
+       "--tls-key=" + pki.Path("server.key"), "--auth-tokens=" + tokens},
+      /*plaintext=*/false);
+  server.Start();
+  ASSERT_TRUE(neardup::testing::WaitForPort(server.grpc_port()));
+  auto as = [&](const std::string& token) {
+    client::ClientOptions options = Options(server);
+    options.tls = true;
+    options.tls_ca_pem = ReadAll(pki.Path("ca.pem"));
+    options.token = token;
+    return client::Client(options);
+  };
+  ASSERT_TRUE(neardup::testing::WaitUntil(
+      [&] { return as("good-token").ListCollections().ok(); }));
+  v1::UpsertRequest big;
+  big.set_collection("anything");
+  big.set_id("x");
+  big.set_text(std::string(8 << 20, 'a'));
+  for (const char* token : {"wrong-token", ""}) {
+    const absl::Status refused = as(token).Upsert(big).status();
+    EXPECT_EQ(refused.code(), absl::StatusCode::kUnauthenticated) << token;
+  }
+  EXPECT_OK(as("").Health());  // health needs no token
+  // The service never saw those calls: it counts every call it refuses.
+  const std::string metrics = neardup::testing::HttpGet(
+      server.metrics_port(), "/metrics",
+      absl::StrCat("Authorization: Basic ",
+                   absl::Base64Escape("prometheus:metrics-token"), "\r\n"));
+  EXPECT_THAT(metrics, HasSubstr("neardup_rpcs_total{code=\"UNAUTHENTICATED\","
+                                 "method=\"Upsert\"} 0"));
 }
 
 }  // namespace
