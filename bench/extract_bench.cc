@@ -1,6 +1,7 @@
 // MB/s of each content type's extraction (client/extract), one run side by
-// side. The PDF rows parse in a child process (the isolation every request
-// pays) and in this process (poppler alone). Run by hand:
+// side. The PDF rows parse in a child process per file (the CLI's way), in
+// this process (poppler alone) and in a reused sandboxed child (the
+// server's way, *InPool, as for HTML and Markdown). Run by hand:
 //   build/release/bench/extract_bench
 // and pass --internal-pdf-child only through PdfToText.
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "neardup/extract/extract_pool.h"
 #include "neardup/extract/html.h"
 #include "neardup/extract/markdown.h"
 #include "neardup/extract/pdf.h"
@@ -95,6 +97,42 @@ void BM_PdfInChild(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * pdf.size());
 }
 BENCHMARK(BM_PdfInChild)->UseRealTime();
+
+// The same inputs through the server's sandboxed children (ExtractPool, a
+// child reused for one client): what a request with content_type pays.
+neardup::extract::ExtractPool& Pool() {
+  static auto* pool = [] {
+    neardup::extract::ExtractPoolOptions options;
+    options.workers = 1;
+    return new neardup::extract::ExtractPool(options);
+  }();
+  return *pool;
+}
+
+void InPool(benchmark::State& state, const std::string& input,
+            neardup::extract::ContentType type) {
+  for (auto _ : state) {
+    auto text = Pool().Extract(input, type);
+    if (!text.ok()) {
+      state.SkipWithError(std::string(text.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(text);
+  }
+  state.SetBytesProcessed(state.iterations() * input.size());
+}
+void BM_HtmlInPool(benchmark::State& state) {
+  InPool(state, Html(), neardup::extract::ContentType::kHtml);
+}
+BENCHMARK(BM_HtmlInPool)->UseRealTime();
+void BM_MarkdownInPool(benchmark::State& state) {
+  InPool(state, Markdown(), neardup::extract::ContentType::kMarkdown);
+}
+BENCHMARK(BM_MarkdownInPool)->UseRealTime();
+void BM_PdfInPool(benchmark::State& state) {
+  InPool(state, Pdf(), neardup::extract::ContentType::kPdf);
+}
+BENCHMARK(BM_PdfInPool)->UseRealTime();
 
 }  // namespace
 

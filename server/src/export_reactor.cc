@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "neardup/base/tsan_handoff.h"
 #include "neardup/server/internal/grpc_status.h"
 #include "neardup/server/internal/proto_convert.h"
 
@@ -27,6 +28,7 @@ ExportReactor::ExportReactor(grpc::CallbackServerContext* context,
       options_(options),
       done_(std::move(done)) {
   producer_ = std::thread([this] { Produce(); });
+  TsanRelease(this);  // gRPC calls back on its own threads
 }
 
 bool ExportReactor::AwaitWrite() {
@@ -133,6 +135,7 @@ void ExportReactor::Produce() {
 }
 
 void ExportReactor::OnWriteDone(bool ok) {
+  TsanAcquire(this);
   std::lock_guard<std::mutex> lock(mu_);
   write_pending_ = false;
   write_failed_ = !ok;
@@ -140,12 +143,14 @@ void ExportReactor::OnWriteDone(bool ok) {
 }
 
 void ExportReactor::OnCancel() {
+  TsanAcquire(this);
   std::lock_guard<std::mutex> lock(mu_);
   cancelled_ = true;
   changed_.notify_all();
 }
 
 void ExportReactor::OnDone() {
+  TsanAcquire(this);
   producer_.join();  // it has called Finish: it is leaving
   done_(final_status_);
   delete this;

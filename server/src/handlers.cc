@@ -15,7 +15,10 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/random/distributions.h"
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
@@ -792,12 +795,18 @@ absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
       OpenBeneath(root.string(), parent.empty() ? "." : parent.string(),
                   O_PATH | O_DIRECTORY));
   const std::string name = destination.filename().string();
-  const std::string staging =
-      absl::StrCat(".", name, ".neardup-staging-", getpid());
-  if (mkdirat(parent_dir.get(), staging.c_str(), 0700) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot create a staging directory next to ",
-                     destination.string(), ": ", std::strerror(errno)));
+  // A fresh name each time: a staging directory left by a crash never
+  // blocks a later backup.
+  std::string staging;
+  for (int attempt = 0;; ++attempt) {
+    staging = absl::StrCat(".neardup-staging-",
+                           absl::Hex(absl::Uniform<uint64_t>(bitgen_)));
+    if (mkdirat(parent_dir.get(), staging.c_str(), 0700) == 0) break;
+    if (errno != EEXIST || attempt == 8) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot create a staging directory next to ",
+                       destination.string(), ": ", std::strerror(errno)));
+    }
   }
   const UniqueFd staging_dir(
       openat(parent_dir.get(), staging.c_str(),
@@ -805,8 +814,12 @@ absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
   const absl::Cleanup remove_staging = [&] {
     std::error_code ignored;
     if (staging_dir.get() >= 0) {
-      std::filesystem::remove_all(staging_dir.ProcPath() + "/checkpoint",
-                                  ignored);
+      // Whatever is in it: the checkpoint, or RocksDB's half-built
+      // "checkpoint.tmp".
+      for (const auto& entry : std::filesystem::directory_iterator(
+               staging_dir.ProcPath(), ignored)) {
+        std::filesystem::remove_all(entry.path(), ignored);
+      }
     }
     unlinkat(parent_dir.get(), staging.c_str(), AT_REMOVEDIR);
   };
@@ -817,8 +830,21 @@ absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
   ASSIGN_OR_RETURN(
       const storage::CheckpointInfo info,
       db_->store().Checkpoint(staging_dir.ProcPath() + "/checkpoint"));
-  if (renameat2(staging_dir.get(), "checkpoint", parent_dir.get(), name.c_str(),
-                RENAME_NOREPLACE) != 0) {
+  int moved = renameat2(staging_dir.get(), "checkpoint", parent_dir.get(),
+                        name.c_str(), RENAME_NOREPLACE);
+  if (moved != 0 && (errno == EINVAL || errno == ENOSYS)) {
+    // No rename flags on this filesystem (NFS): a plain rename once the
+    // name is checked free; it replaces a name, never follows one.
+    struct stat existing;
+    if (fstatat(parent_dir.get(), name.c_str(), &existing,
+                AT_SYMLINK_NOFOLLOW) == 0) {
+      errno = EEXIST;
+    } else if (errno == ENOENT) {
+      moved = renameat(staging_dir.get(), "checkpoint", parent_dir.get(),
+                       name.c_str());
+    }
+  }
+  if (moved != 0) {
     return errno == EEXIST
                ? absl::AlreadyExistsError(absl::StrCat(
                      "destination ", destination.string(),
@@ -827,6 +853,13 @@ absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
                : absl::InternalError(absl::StrCat(
                      "cannot move the checkpoint to ", destination.string(),
                      ": ", std::strerror(errno)));
+  }
+  // The new name survives a power loss once its directory is on disk.
+  if (const int dir =
+          openat(parent_dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      dir >= 0) {
+    fsync(dir);
+    close(dir);
   }
   response->set_path(destination.string());
   response->set_sequence_number(info.sequence_number);

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "neardup/base/sync.h"
@@ -154,6 +155,8 @@ class Handlers {
   // "does not exist" check and share RocksDB's staging directory); another
   // is refused with ABORTED instead of holding a worker thread.
   std::atomic<bool> backup_running_{false};
+  // Names of backup staging directories (used by the one running backup).
+  absl::BitGen bitgen_;
 };
 
 }  // namespace neardup::server
