@@ -1,4 +1,4 @@
-// MB/s of each content type's extraction (client/extract), one run side by
+// MB/s of each content type's extraction (server/extract), one run side by
 // side. The PDF rows parse in a child process per file (the CLI's way), in
 // this process (poppler alone) and in a reused sandboxed child (the
 // server's way, *InPool, as for HTML and Markdown). Run by hand:

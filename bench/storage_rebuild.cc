@@ -21,7 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/core/index/vector_index.h"
-#include "neardup/storage/database.h"
+#include "neardup/engine/database.h"
 
 namespace {
 
@@ -51,6 +51,7 @@ void Check(const absl::Status& status) {
 int main(int argc, char** argv) {
   using namespace neardup;
   using namespace neardup::storage;
+  using namespace neardup::engine;
   const uint64_t docs =
       argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
   const std::string dir =
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
         for (float& x : raw) x = normal(vector_rng);
         write.embedding = *UnitEmbedding(raw, dim);
       }
-      Check((*collection)->Upsert(write).status());
+      Check((*collection)->Apply(write).status());
     }
     const double seconds = Seconds(start);
     std::printf(

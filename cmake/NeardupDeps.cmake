@@ -6,6 +6,12 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_package(Threads REQUIRED)
 find_package(nlohmann_json CONFIG REQUIRED)  # JSON output (neardup::base)
 find_package(simdjson CONFIG REQUIRED)  # the dataset readers' JSON
+# core's HNSW index: hnswlib is header-only (libhnswlib-dev) and ships no
+# CMake or pkg-config file, so it is found by its header.
+find_path(HNSWLIB_INCLUDE_DIR hnswlib/hnswlib.h REQUIRED)
+add_library(neardup_hnswlib INTERFACE)
+target_include_directories(neardup_hnswlib SYSTEM INTERFACE ${HNSWLIB_INCLUDE_DIR})
+add_library(hnswlib::hnswlib ALIAS neardup_hnswlib)
 if(NOT NEARDUP_CORE_ONLY)
   find_package(CLI11 CONFIG REQUIRED)
   # storage/: RocksDB for persistence, protobuf (module mode: Debian ships no
@@ -17,13 +23,13 @@ if(NOT NEARDUP_CORE_ONLY)
   find_package(prometheus-cpp CONFIG REQUIRED)
   find_package(spdlog CONFIG REQUIRED)
   find_package(yaml-cpp CONFIG REQUIRED)
-  # client/extract/: HTML, Markdown and PDF to text.
+  # server/extract/: HTML, Markdown and PDF to text.
   pkg_check_modules(GUMBO REQUIRED IMPORTED_TARGET gumbo)
   pkg_check_modules(CMARK_GFM REQUIRED IMPORTED_TARGET libcmark-gfm)
   pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
-  # the sandbox of the extraction children (client/extract/src/sandbox.cc)
+  # the sandbox of the extraction children (server/extract/src/sandbox.cc)
   pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
-  # client/embed/: local embeddings from fastText model files.
+  # server/embed/: local embeddings from fastText model files.
   pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
 endif()
 find_package(OpenSSL REQUIRED)  # SHA-256: token hashing, and in tests

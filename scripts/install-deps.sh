@@ -24,12 +24,12 @@ PACKAGES=(
   libdivsufsort-dev
   # semantic index (core: HNSW)
   libhnswlib-dev
-  # HTML, Markdown and PDF to text (client/extract); zlib for a test PDF
+  # HTML, Markdown and PDF to text (server/extract); zlib for a test PDF
   libgumbo-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
   libpoppler-cpp-dev zlib1g-dev
   # the extraction children's system-call allow-list
   libseccomp-dev
-  # local embeddings (client/embed); the fasttext tool trains the tests' tiny
+  # local embeddings (server/embed); the fasttext tool trains the tests' tiny
   # models
   libfasttext-dev fasttext
   # tests

@@ -9,9 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/scratch.h"
 #include "neardup/core/internal/confusables.h"
 #include "neardup/core/internal/drop_list.h"
-#include "neardup/core/internal/scratch.h"
 #include "neardup/core/internal/utf8.h"
 
 namespace neardup {
@@ -182,7 +182,7 @@ absl::Status Canonicalizer::CanonicalizeInto(std::string_view input,
     return CanonicalizeText(input, out);
   }
   thread_local std::string text;
-  internal::TrimScratch(text, input.size() * 3);
+  TrimScratch(text, input.size() * 3);
   if (absl::Status s = CanonicalizeText(input, &text); !s.ok()) return s;
   if (!options_.confusable_skeleton) {
     out->clear();
@@ -194,7 +194,7 @@ absl::Status Canonicalizer::CanonicalizeInto(std::string_view input,
     return internal::ConfusableSkeleton::Get().Append(text, out);
   }
   thread_local std::string skeleton;
-  internal::TrimScratch(skeleton, text.size() * 4);
+  TrimScratch(skeleton, text.size() * 4);
   skeleton.clear();
   if (absl::Status s =
           internal::ConfusableSkeleton::Get().Append(text, &skeleton);
@@ -253,8 +253,8 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
                                      std::string* out) const {
   // 1. Drop listed code points (input is already validated).
   std::string& dropped = Scratch(0);
-  internal::TrimScratch(dropped, input.size());
-  internal::TrimScratch(Scratch(1), input.size() * 3);
+  TrimScratch(dropped, input.size());
+  TrimScratch(Scratch(1), input.size() * 3);
   dropped.clear();
   dropped.reserve(input.size());
   for (size_t i = 0; i < input.size();) {

@@ -95,4 +95,13 @@ const Canonicalizer& CollectionFingerprinter::canonicalizer() const {
       minhasher_);
 }
 
+absl::StatusOr<ConfigHashes> ComputeConfigHashes(
+    const CollectionConfig& config) {
+  ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
+                   CollectionFingerprinter::Create(config));
+  return ConfigHashes{.minhash = fingerprinter.minhash_config_hash(),
+                      .simhash = fingerprinter.simhash_config_hash(),
+                      .tlsh = fingerprinter.tlsh_config_hash()};
+}
+
 }  // namespace neardup

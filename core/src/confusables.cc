@@ -11,7 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "neardup/core/internal/scratch.h"
+#include "neardup/base/scratch.h"
 #include "neardup/core/internal/utf8.h"
 
 namespace neardup::internal {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <memory>
 
-#include "neardup/core/internal/scratch.h"
+#include "neardup/base/scratch.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
-#include "neardup/core/internal/scratch.h"
+#include "neardup/base/scratch.h"
 
 namespace neardup {
 namespace {
@@ -131,9 +131,9 @@ size_t SortUniqueHashes(std::span<uint64_t> hashes) {
   thread_local std::vector<uint64_t> sorted;
   thread_local std::vector<uint32_t> next;
   // A huge document must not leave its buffers on this thread for good.
-  internal::TrimScratch(sorted, n);
-  internal::TrimScratch(starts, size_t{1} << bits);
-  internal::TrimScratch(next, size_t{1} << bits);
+  TrimScratch(sorted, n);
+  TrimScratch(starts, size_t{1} << bits);
+  TrimScratch(next, size_t{1} << bits);
   starts.assign((size_t{1} << bits) + 1, 0);
   for (uint64_t v : hashes) ++starts[(v >> shift) + 1];
   for (size_t b = 1; b < starts.size(); ++b) starts[b] += starts[b - 1];

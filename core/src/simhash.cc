@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/scratch.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
-#include "neardup/core/internal/scratch.h"
 #include "neardup/core/internal/token_hashing.h"
 
 namespace neardup {
@@ -179,7 +179,7 @@ absl::StatusOr<uint64_t> SimHasher::FingerprintCanonical(
   }
   const bool idf = config_.weighting == SimHashWeighting::kIdf;
   thread_local std::vector<WeightedToken> tokens;
-  internal::TrimScratch(tokens, canonical.size());
+  TrimScratch(tokens, canonical.size());
   tokens.clear();
   internal::ForEachHashedToken(
       *tokenizer_, config_.family, config_.seed, canonical,

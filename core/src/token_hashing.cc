@@ -4,8 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "neardup/base/scratch.h"
 #include "neardup/core/internal/inline_hash.h"
-#include "neardup/core/internal/scratch.h"
 
 namespace neardup::internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "neardup/storage/internal/disk_space_guard.h"
+#include "neardup/storage/disk_space_guard.h"
 
 #include <sys/statvfs.h>
 

@@ -17,15 +17,15 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "collection_state.h"
-#include "config_hashes.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/collection_fingerprinter.h"
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/internal/blob_gc_switch.h"
 #include "neardup/storage/internal/idle_settler.h"
 #include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
-#include "neardup/storage/internal/validation.h"
+#include "neardup/storage/validation.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/utilities/checkpoint.h"
@@ -69,6 +69,11 @@ absl::StatusOr<uint32_t> ReadMetaCounter(rocksdb::DB& db,
 }
 
 }  // namespace
+
+std::string Store::EncodeEvidence(const CollectionRecord& collection,
+                                  std::span<const uint64_t> shingles) {
+  return EncodeEvidenceValue(collection.minhash_config_hash, shingles);
+}
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(
     const std::string& dir, const StoreOptions& options) {

@@ -22,6 +22,7 @@ namespace {
 using testing::GeneratedText;
 using ::testing::HasSubstr;
 using testing::NearCopy;
+using ::testing::Not;
 
 using Result = testing::CommandResult;
 
@@ -73,6 +74,12 @@ TEST_F(CliServerTest, IngestQueryGetDelete) {
   Result r = Run("ingest " + file + " -c docs --id-field id");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("50 written"));
+
+  // A file that is not there: its error, and no "ingested 0 of 0" summary.
+  r = Run("ingest " + temp_.path() + "/missing.jsonl -c docs --id-field id");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("missing.jsonl"));
+  EXPECT_THAT(r.out, Not(HasSubstr("ingested")));
 
   // A CSV with a quoted newline, refused as near-copies by dedup-on-write.
   const std::string csv = temp_.Write(

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "neardup/base/scratch.h"
 #include "neardup/core/hash.h"
-#include "neardup/core/internal/scratch.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/tokenizer.h"
 

@@ -25,8 +25,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "neardup/engine/database.h"
 #include "neardup/server/internal/handlers.h"
-#include "neardup/storage/database.h"
 
 namespace {
 
@@ -187,7 +187,7 @@ void Check(const char* what, const absl::Status& status) {
 
 struct World {
   std::string dir;
-  std::unique_ptr<neardup::storage::Database> db;
+  std::unique_ptr<neardup::engine::Database> db;
   std::unique_ptr<Handlers> handlers;
   HandlerLimits limits;
 
@@ -196,10 +196,10 @@ struct World {
     const char* made = mkdtemp(pattern);
     if (made == nullptr) std::abort();
     dir = made;
-    neardup::storage::DatabaseOptions options;
+    neardup::engine::DatabaseOptions options;
     options.store.block_cache_bytes = size_t{8} << 20;
     options.store.write_buffer_bytes = size_t{4} << 20;
-    auto opened = neardup::storage::Database::Open(dir + "/db", options);
+    auto opened = neardup::engine::Database::Open(dir + "/db", options);
     if (!opened.ok()) std::abort();
     db = *std::move(opened);
     limits.max_document_bytes = 4096;

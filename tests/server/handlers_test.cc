@@ -30,10 +30,10 @@ using ::testing::HasSubstr;
 class HandlersTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    storage::DatabaseOptions options;
+    engine::DatabaseOptions options;
     options.store.block_cache_bytes = size_t{8} << 20;
     options.store.write_buffer_bytes = size_t{4} << 20;
-    auto db = storage::Database::Open(temp_.path() + "/db", options);
+    auto db = engine::Database::Open(temp_.path() + "/db", options);
     ASSERT_OK(db);
     db_ = *std::move(db);
     handlers_ = std::make_unique<Handlers>(db_.get(), HandlerLimits{});
@@ -68,7 +68,7 @@ class HandlersTest : public ::testing::Test {
   }
 
   neardup::testing::TempDir temp_;
-  std::unique_ptr<storage::Database> db_;
+  std::unique_ptr<engine::Database> db_;
   std::unique_ptr<Handlers> handlers_;
 };
 

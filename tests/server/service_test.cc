@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "neardup/client/client.h"
+#include "neardup/engine/database.h"
 #include "neardup/server/server.h"
-#include "neardup/storage/database.h"
 #include "storage/raw_db.h"
 #include "support/corpus.h"
 #include "support/net.h"
@@ -133,14 +133,14 @@ TEST(NeardupServer, QuarantinedCollectionDoesNotStopTheOthers) {
   const std::string dir = temp.path() + "/db";
   const std::string text = neardup::testing::GeneratedText(1, 80);
   {
-    auto db = storage::Database::Open(dir);
+    auto db = engine::Database::Open(dir);
     ASSERT_OK(db);
     for (const char* name : {"good", "bad"}) {
       auto collection = (*db)->CreateCollection(name, {});
       ASSERT_OK(collection);
-      auto write = (*collection)->PrepareWrite("d1", text, {});
+      auto write = (*collection)->PrepareText("d1", text, {});
       ASSERT_OK(write);
-      ASSERT_OK((*collection)->Upsert(*write));
+      ASSERT_OK((*collection)->Apply(*write));
     }
   }
   storage::testing::EditCollectionRecord(dir, "bad",

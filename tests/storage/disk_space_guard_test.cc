@@ -1,7 +1,7 @@
 // DiskSpaceGuard with a fake free-space probe: refusals below the reserve,
 // deletes let through, and recovery from a RocksDB no-space failure.
 
-#include "neardup/storage/internal/disk_space_guard.h"
+#include "neardup/storage/disk_space_guard.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <string>
+#include <vector>
 
+#include "neardup/core/collection_config.h"
 #include "neardup/storage/records.pb.h"
 #include "support/status_matchers.h"
 
@@ -221,6 +224,39 @@ TEST(RecordCodecTest, SimHashValueRoundTrips) {
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->config_hash, value.config_hash);
   EXPECT_EQ(decoded->value, value.value);
+}
+
+TEST(RecordCodec, EmbeddingSpacesAndVectorsRoundTrip) {
+  CollectionConfig config;
+  config.embedding.model_id = "test-model@1";
+  config.embedding.dim = 8;
+  config.embedding.fasttext_model = "models/m.bin";
+  config.embedding.chunking = {ChunkMode::kRecursive, 100, 25};
+  config.embedding.hnsw = true;
+  config.embedding.hnsw_m = 24;
+  config.embedding.min_cosine = 0.75;
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig normalized,
+                       NormalizeCollectionConfig(config));
+  const CollectionRecord record{.id = 9, .name = "n", .config = normalized};
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord decoded,
+                       DecodeCollectionRecord(EncodeCollectionRecord(record)));
+  EXPECT_EQ(decoded, record);
+  // A record without a space decodes to none.
+  const CollectionRecord plain{
+      .id = 9, .name = "n", .config = *NormalizeCollectionConfig({})};
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord plain_decoded,
+                       DecodeCollectionRecord(EncodeCollectionRecord(plain)));
+  EXPECT_FALSE(plain_decoded.config.embedding.enabled());
+  // Vectors keep every bit (the sign of zero too).
+  const std::vector<float> v = {0.1f, -0.0f, 3.5e-20f, -1.0f};
+  ASSERT_OK_AND_ASSIGN(const EmbeddingValue value,
+                       DecodeEmbeddingValue(EncodeEmbeddingValue("m", v)));
+  EXPECT_EQ(value.model_id, "m");
+  ASSERT_EQ(value.vector.size(), v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<uint32_t>(value.vector[i]),
+              std::bit_cast<uint32_t>(v[i]));
+  }
 }
 
 }  // namespace

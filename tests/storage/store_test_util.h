@@ -15,7 +15,6 @@
 #include "neardup/core/collection_config.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
-#include "neardup/storage/database.h"
 #include "neardup/storage/store.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -59,18 +58,6 @@ class StoreTest : public ::testing::Test {
   absl::StatusOr<std::unique_ptr<Store>> OpenStore(
       const StoreOptions& options = SmallOptions()) const {
     return Store::Open(StoreDir(), options);
-  }
-
-  // A Database over StoreDir() with the small budget, rebuilding indexes on
-  // `rebuild_threads` threads into `index_shards` shards.
-  absl::StatusOr<std::unique_ptr<Database>> OpenDatabase(
-      int rebuild_threads = 1,
-      int index_shards = DatabaseOptions{}.index_shards) const {
-    DatabaseOptions options;
-    options.store = SmallOptions();
-    options.rebuild_threads = rebuild_threads;
-    options.index_shards = index_shards;
-    return Database::Open(StoreDir(), options);
   }
 
   // Small memory budget: tests should not need 256 MiB each.

@@ -1,4 +1,4 @@
-#include "neardup/storage/internal/validation.h"
+#include "neardup/storage/validation.h"
 
 #include <gtest/gtest.h>
 

@@ -356,6 +356,9 @@ absl::Status RunIngest(const ServerCommands& cmd,
   const double seconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   const uint64_t done = written + refused + failed;
+  // A source that failed before its first document (a file that is not
+  // there, say) has nothing to sum up: its error alone says what happened.
+  if (sent == 0 && !source.status().ok()) return source.status();
   if (!cmd.server.json) {
     out << "ingested " << done << " of " << sent << " documents into "
         << cmd.collection << ": " << written << " written, " << refused

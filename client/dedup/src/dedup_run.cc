@@ -11,9 +11,9 @@
 #include "cluster_log.h"
 #include "duplicate_finder.h"
 #include "fingerprinter.h"
+#include "neardup/base/scratch.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/worker_pool.h"
-#include "neardup/core/internal/scratch.h"
 #include "neardup/dataset/input_files.h"
 #include "neardup/dataset/progress.h"
 #include "neardup/dedup/dedup.h"
@@ -58,7 +58,7 @@ void FingerprintBatch(const BatchReader& reader, const RecordText& record_text,
       continue;
     }
     fingerprinter.Compute(*text, &print, &token_set, &item->token_chunks);
-    internal::TrimScratch(token_set, 0);
+    TrimScratch(token_set, 0);
   }
 }
 

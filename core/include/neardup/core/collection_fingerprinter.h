@@ -68,6 +68,16 @@ class CollectionFingerprinter {
   uint64_t simhash_config_hash_;
 };
 
+// The config hash of each family a collection with this (normalized) config
+// stamps on its signatures; 0 for a family it does not have.
+struct ConfigHashes {
+  uint64_t minhash = 0;
+  uint64_t simhash = 0;
+  uint64_t tlsh = 0;
+};
+absl::StatusOr<ConfigHashes> ComputeConfigHashes(
+    const CollectionConfig& config);
+
 }  // namespace neardup
 
 #endif  // NEARDUP_CORE_COLLECTION_FINGERPRINTER_H_

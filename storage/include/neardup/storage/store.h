@@ -23,8 +23,8 @@
 #include "neardup/core/collection_config.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/column_families.h"
+#include "neardup/storage/disk_space_guard.h"
 #include "neardup/storage/document.h"
-#include "neardup/storage/internal/disk_space_guard.h"
 #include "neardup/storage/store_options.h"
 
 namespace rocksdb {
@@ -159,14 +159,16 @@ class Store {
   // Each document gets its own result (a later put of the same id in the
   // batch wins); the outer status fails only when the batch could not be
   // written, and then nothing was. `encoded_evidence`, when given, holds
-  // EncodeEvidenceValue(collection.minhash_config_hash, *doc.shingles) for
-  // each document (empty for those without evidence), made by the caller
-  // outside its write lock.
+  // EncodeEvidence(collection, *doc.shingles) for each document (empty for
+  // those without evidence), made by the caller outside its write lock.
   absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> PutDocuments(
       const CollectionRecord& collection,
       std::span<const DocumentWrite* const> docs,
       const WriteOptions& options = {},
       std::span<const std::string> encoded_evidence = {});
+  // A document's evidence (its shingle set) as PutDocuments stores it.
+  static std::string EncodeEvidence(const CollectionRecord& collection,
+                                    std::span<const uint64_t> shingles);
   // NOT_FOUND when absent; INVALID_ARGUMENT for an empty or over-long id.
   // Reads one consistent snapshot.
   absl::StatusOr<StoredDocument> GetDocument(

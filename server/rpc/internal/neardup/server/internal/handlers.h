@@ -1,0 +1,159 @@
+#ifndef NEARDUP_SERVER_INTERNAL_HANDLERS_H_
+#define NEARDUP_SERVER_INTERNAL_HANDLERS_H_
+
+// What each RPC does, over the database, as plain functions returning
+// absl::Status: no gRPC types beyond the messages, so they are tested
+// directly as well as through the server.
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "neardup/base/sync.h"
+#include "neardup/core/index/query_stats.h"
+#include "neardup/engine/database.h"
+#include "neardup/engine/embedders.h"
+#include "neardup/extract/extract.h"
+#include "neardup/extract/extract_pool.h"
+#include "neardup/v1/neardup.pb.h"
+
+namespace neardup::server {
+
+struct HandlerLimits {
+  size_t max_document_bytes = size_t{16} << 20;
+  int max_metadata_keys = 64;  // per document
+  size_t max_metadata_bytes = size_t{64} << 10;
+  // A Query answer stops adding matches before it would outgrow this (the
+  // gRPC message limit) and says it was truncated.
+  size_t max_response_bytes = size_t{64} << 20;
+  bool sync_writes = false;  // fsync every write, whatever the request says
+  // Where markup and PDFs become text (content_type): sandboxed children.
+  // Null (unit tests of trusted inputs only): in this process.
+  extract::ExtractPool* extractor = nullptr;
+  size_t max_pdf_bytes = size_t{50} << 20;
+  // Root of the fastText model files collections may name; empty: off.
+  std::string models_dir;
+};
+
+// What one call may spend, beyond the server's limits: checked inside loops
+// whose length the request chooses.
+struct CallBudget {
+  // > 0: a Query answer stops adding matches before it outgrows this
+  // (streams keep their buffered answers small); 0: the message limit.
+  size_t max_response_bytes = 0;
+  absl::Time deadline = absl::InfiniteFuture();
+  // True once the caller has gone away.
+  std::function<bool()> cancelled;
+
+  // DEADLINE_EXCEEDED or CANCELLED when the call should stop, naming
+  // `doing`.
+  absl::Status Check(std::string_view doing) const;
+};
+
+// Explain reads both texts of every match it explains: a query explains at
+// most this many matches and this much text; matches past that say why.
+inline constexpr size_t kExplainMatchesPerQuery = 100;
+inline constexpr size_t kExplainTextBytesPerQuery = size_t{32} << 20;
+
+// Documents an UpsertResponse lists as blocking a dedup-on-write insert
+// (the best first); blocking_count counts all of them.
+inline constexpr size_t kMaxBlockingListed = 100;
+
+inline constexpr uint32_t kDefaultTopK = 10;
+inline constexpr uint32_t kMaxTopK = 10000;
+// Longest document id (as the store allows), also for exclude_id.
+inline constexpr size_t kMaxIdBytes = 1024;
+
+class Handlers {
+ public:
+  Handlers(engine::Database* db, HandlerLimits limits)
+      : db_(db), limits_(limits), embedders_(limits.models_dir) {}
+
+  absl::Status CreateCollection(const v1::CreateCollectionRequest& request,
+                                v1::Collection* response);
+  absl::Status GetCollection(const v1::GetCollectionRequest& request,
+                             v1::Collection* response);
+  absl::Status ListCollections(const v1::ListCollectionsRequest& request,
+                               v1::ListCollectionsResponse* response);
+  absl::Status DropCollection(const v1::DropCollectionRequest& request,
+                              v1::DropCollectionResponse* response);
+  absl::Status Upsert(const v1::UpsertRequest& request,
+                      v1::UpsertResponse* response);
+  // Upserts `requests` in order, each as Upsert would, with one status and
+  // one response per request. Plain upserts into the same collection share
+  // RocksDB batches; dedup-on-write ones go one at a time.
+  void UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
+                   std::span<absl::Status> statuses,
+                   std::span<v1::UpsertResponse* const> responses);
+  absl::Status Get(const v1::GetRequest& request, v1::Document* response);
+  absl::Status Delete(const v1::DeleteRequest& request,
+                      v1::DeleteResponse* response);
+  absl::Status Query(const v1::QueryRequest& request,
+                     v1::QueryResponse* response, IndexQueryStats* stats,
+                     const CallBudget& call = {});
+  absl::Status Stats(const v1::StatsRequest& request,
+                     v1::StatsResponse* response);
+  // A checkpoint of the whole store into a new directory under
+  // `backup_root` (see ResolveBackupDestination for the refusals).
+  absl::Status CreateBackup(const v1::CreateBackupRequest& request,
+                            const std::string& backup_root,
+                            v1::CreateBackupResponse* response);
+
+  // The start of an export: the collection and a cursor over its documents
+  // as they are now.
+  struct ExportStart {
+    v1::Collection collection;
+    storage::CollectionRecord record;
+    std::unique_ptr<storage::DocumentCursor> cursor;
+  };
+  absl::StatusOr<ExportStart> StartExport(const v1::ExportRequest& request);
+
+  // Stateless; no database needed.
+  static absl::Status Fingerprint(const v1::FingerprintRequest& request,
+                                  v1::FingerprintResponse* response,
+                                  const HandlerLimits& limits);
+  static absl::Status Compare(const v1::CompareRequest& request,
+                              v1::CompareResponse* response,
+                              const HandlerLimits& limits);
+
+ private:
+  // A validated, fingerprinted upsert, ready to write.
+  struct PreparedUpsert {
+    std::shared_ptr<engine::Collection> collection;
+    engine::PreparedDocument doc;
+    engine::UpsertOptions options;
+  };
+  absl::StatusOr<PreparedUpsert> PrepareUpsert(
+      const v1::UpsertRequest& request) const;
+  // Fills the response from what the write did.
+  static void DescribeOutcome(const v1::UpsertRequest& request,
+                              const engine::Collection& collection,
+                              const engine::UpsertOutcome& outcome,
+                              v1::UpsertResponse* response);
+
+  absl::StatusOr<std::shared_ptr<engine::Collection>> FindCollection(
+      std::string_view name) const;
+
+  engine::Database* const db_;
+  const HandlerLimits limits_;
+  engine::EmbedderCache embedders_;
+  // One backup at a time (two with the same new name would both pass the
+  // "does not exist" check and share RocksDB's staging directory); another
+  // is refused with ABORTED instead of holding a worker thread.
+  std::atomic<bool> backup_running_{false};
+  // Names of backup staging directories (used by the one running backup).
+  absl::BitGen bitgen_;
+};
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_INTERNAL_HANDLERS_H_

@@ -1,0 +1,102 @@
+#ifndef NEARDUP_SERVER_INTERNAL_METRICS_H_
+#define NEARDUP_SERVER_INTERNAL_METRICS_H_
+
+// Prometheus metrics of neardupd. Every family (and every method x code
+// series) is created once at start, so recording is lock-free in
+// prometheus-cpp's counters and histograms. Per-collection and RocksDB
+// gauges are read at scrape time by a collector over the live database.
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "grpcpp/support/status.h"
+#include "neardup/core/index/query_stats.h"
+#include "neardup/engine/database.h"
+#include "prometheus/collectable.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace neardup::storage {
+class Database;
+}
+
+namespace neardup::server {
+
+enum class Method : int {
+  kCreateCollection,
+  kGetCollection,
+  kListCollections,
+  kDropCollection,
+  kUpsert,
+  kBulkUpsert,
+  kGet,
+  kDelete,
+  kQuery,
+  kBatchQuery,
+  kFingerprint,
+  kCompare,
+  kStats,
+  kCreateBackup,
+  kExport,
+  kCount,
+};
+const char* MethodName(Method method);
+
+inline constexpr int kNumStatusCodes = 17;  // google.rpc.Code 0..16
+
+class ServerMetrics {
+ public:
+  ServerMetrics();
+
+  void RecordRpc(Method method, grpc::StatusCode code, double seconds);
+  // One BulkUpsert item or BatchQuery probe.
+  void RecordStreamItem(Method method, grpc::StatusCode code);
+  void RecordQuery(const IndexQueryStats& stats);
+  void RecordRebuild(const std::string& collection, uint64_t documents,
+                     double seconds);
+  // A finished CreateBackup; `bytes` only counts when it succeeded.
+  void RecordBackup(bool ok, double seconds, uint64_t bytes);
+  // Whether --backup-dir is set: the backup-age alert only watches servers
+  // that can make backups.
+  void SetBackupsEnabled(bool enabled);
+  // The database whose state the scrape-time collector reads; null while
+  // starting.
+  void SetDatabase(std::function<const engine::Database*()> database);
+
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+  std::shared_ptr<prometheus::Collectable> state_collector() const {
+    return state_collector_;
+  }
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::array<std::array<prometheus::Counter*, kNumStatusCodes>,
+             static_cast<int>(Method::kCount)>
+      rpcs_;
+  std::array<std::array<prometheus::Counter*, kNumStatusCodes>,
+             static_cast<int>(Method::kCount)>
+      stream_items_;
+  std::array<prometheus::Histogram*, static_cast<int>(Method::kCount)> latency_;
+  prometheus::Histogram* candidates_;
+  prometheus::Counter* verified_accepted_;
+  prometheus::Counter* verified_rejected_;
+  prometheus::Family<prometheus::Gauge>* rebuild_seconds_;
+  prometheus::Family<prometheus::Gauge>* rebuild_documents_;
+  prometheus::Counter* backups_ok_;
+  prometheus::Counter* backups_failed_;
+  prometheus::Gauge* backup_seconds_;
+  prometheus::Gauge* backup_bytes_;
+  prometheus::Gauge* backup_last_success_;
+  prometheus::Gauge* backups_enabled_;
+  std::shared_ptr<prometheus::Collectable> state_collector_;
+};
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_INTERNAL_METRICS_H_

@@ -1,0 +1,53 @@
+#ifndef NEARDUP_SERVER_INTERNAL_PROTO_CONVERT_H_
+#define NEARDUP_SERVER_INTERNAL_PROTO_CONVERT_H_
+
+// Between the public API messages (neardup.v1) and core/storage types.
+
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/tlsh.h"
+#include "neardup/engine/collection.h"
+#include "neardup/storage/document.h"
+#include "neardup/v1/neardup.pb.h"
+
+namespace neardup::server {
+
+// Fills defaults and validates (INVALID_ARGUMENT names the field).
+absl::StatusOr<CollectionConfig> ConfigFromProto(
+    const v1::FingerprintConfig& proto);
+v1::FingerprintConfig ConfigToProto(const CollectionConfig& config);
+
+v1::Collection CollectionToProto(const engine::Collection& collection);
+
+// Checks the wire signatures (layout, width) and their config hashes against
+// the collection's: FAILED_PRECONDITION on a mismatch.
+// signatures.tlsh when the collection keeps TLSH (nullopt when unset, or
+// when the collection keeps none: then it is ignored). FAILED_PRECONDITION
+// for another config hash, INVALID_ARGUMENT when it does not parse.
+absl::StatusOr<std::optional<TlshDigest>> TlshFromProto(
+    const v1::Signatures& proto, const storage::CollectionRecord& record);
+
+absl::Status SignaturesFromProto(const v1::Signatures& proto,
+                                 const engine::Collection& collection,
+                                 MinHashSignature* minhash,
+                                 std::optional<uint64_t>* simhash);
+
+// The unit vector of `proto` for `record`'s embedding space, named
+// `field` in errors: FAILED_PRECONDITION when the collection has no space or
+// the model differs, INVALID_ARGUMENT for the wrong dimension, a non-finite
+// component or a zero norm.
+absl::StatusOr<std::vector<float>> EmbeddingFromProto(
+    const v1::Embedding& proto, const storage::CollectionRecord& record,
+    std::string_view field);
+
+v1::Document DocumentToProto(const storage::StoredDocument& doc,
+                             const storage::CollectionRecord& record);
+
+storage::Metadata MetadataFromProto(
+    const google::protobuf::Map<std::string, std::string>& proto);
+
+}  // namespace neardup::server
+
+#endif  // NEARDUP_SERVER_INTERNAL_PROTO_CONVERT_H_

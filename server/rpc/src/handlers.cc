@@ -1,0 +1,1128 @@
+#include "neardup/server/internal/handlers.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/random/distributions.h"
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/beneath.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/collection_fingerprinter.h"
+#include "neardup/core/explain.h"
+#include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
+#include "neardup/core/shingle_set.h"
+#include "neardup/core/tlsh.h"
+#include "neardup/extract/content_type.h"
+#include "neardup/extract/extract.h"
+#include "neardup/server/internal/backup_path.h"
+#include "neardup/server/internal/proto_convert.h"
+
+namespace neardup::server {
+namespace {
+
+absl::Status CheckText(std::string_view field, const std::string& text,
+                       const HandlerLimits& limits) {
+  if (text.size() > limits.max_document_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        AbslView(field), " is ", text.size(), " bytes, over the limit of ",
+        limits.max_document_bytes, " bytes (--max-document-bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+// Prefixes core's message ("empty document", "invalid UTF-8 at byte 10")
+// with the request field it is about.
+absl::Status AboutField(std::string_view field, const absl::Status& status) {
+  return Prefixed(field, status);
+}
+
+// The text a request field stands for: the bytes as sent when
+// `content_type` is plain text, else what extract makes of them (markup
+// stripped, a PDF's pages). INVALID_ARGUMENT names the field.
+class FieldText {
+ public:
+  static absl::StatusOr<FieldText> Of(std::string_view field,
+                                      const std::string& bytes,
+                                      const std::string& content_type,
+                                      const HandlerLimits& limits) {
+    RETURN_IF_ERROR(CheckText(field, bytes, limits));
+    absl::StatusOr<extract::ContentType> type =
+        extract::ParseContentType(content_type);
+    if (!type.ok()) return Prefixed("content_type", type.status());
+    FieldText out(bytes);
+    if (*type == extract::ContentType::kPlainText) return out;
+    if (*type == extract::ContentType::kPdf &&
+        bytes.size() > limits.max_pdf_bytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(AbslView(field), ": PDF is ", bytes.size(),
+                       " bytes, over the limit of ", limits.max_pdf_bytes,
+                       " (--pdf-max-bytes)"));
+    }
+    absl::StatusOr<std::string> text =
+        limits.extractor != nullptr ? limits.extractor->Extract(bytes, *type)
+                                    : extract::ExtractText(bytes, *type);
+    RETURN_IF_ERROR(AboutField(field, text.status()));
+    out.extracted_ = *std::move(text);
+    return out;
+  }
+
+  const std::string& text() const { return extracted_ ? *extracted_ : *bytes_; }
+
+ private:
+  explicit FieldText(const std::string& bytes) : bytes_(&bytes) {}
+
+  const std::string* bytes_;  // the request's, which outlives this
+  std::optional<std::string> extracted_;
+};
+
+// Content types describe text: they do not go with signatures or raw bytes.
+absl::Status CheckNoContentType(const std::string& content_type,
+                                std::string_view why) {
+  if (content_type.empty()) return absl::OkStatus();
+  absl::StatusOr<extract::ContentType> type =
+      extract::ParseContentType(content_type);
+  if (type.ok() && *type == extract::ContentType::kPlainText) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("content_type applies to text; ", AbslView(why)));
+}
+
+absl::Status CheckId(const std::string& id, std::string_view field = "id") {
+  if (id.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(field), " must not be empty"));
+  }
+  if (id.size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(field), " is ", id.size(),
+                     " bytes, over the limit of ", kMaxIdBytes, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckMetadata(
+    const google::protobuf::Map<std::string, std::string>& metadata,
+    const HandlerLimits& limits) {
+  if (metadata.size() > static_cast<size_t>(limits.max_metadata_keys)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metadata has ", metadata.size(), " keys, over the limit of ",
+        limits.max_metadata_keys, " (--max-metadata-keys)"));
+  }
+  size_t bytes = 0;
+  for (const auto& [key, value] : metadata) bytes += key.size() + value.size();
+  if (bytes > limits.max_metadata_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metadata is ", bytes, " bytes, over the limit of ",
+        limits.max_metadata_bytes, " bytes (--max-metadata-bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+void SetMinHashScores(const engine::MinHashMatch& match, v1::Match* out) {
+  out->set_similarity(match.score());
+  out->set_estimated_jaccard(match.estimate);
+  if (match.exact) {
+    out->set_exact_jaccard(*match.exact);
+    out->set_verified_by(v1::VERIFICATION_EXACT);
+  } else {
+    out->set_verified_by(v1::VERIFICATION_ESTIMATE);
+  }
+}
+
+// MinHash matches a hybrid query weighs by cosine, at most (the best by
+// Jaccard): a flood of near-copies costs this many dot products, no more.
+constexpr size_t kMaxHybridMinHash = 10000;
+
+// Room kept in a Query answer for everything but the matches.
+constexpr size_t kResponseSlackBytes = 4096;
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<engine::Collection>> Handlers::FindCollection(
+    std::string_view name) const {
+  if (name.empty()) {
+    return absl::InvalidArgumentError("collection must not be empty");
+  }
+  return db_->GetCollection(name);
+}
+
+absl::Status Handlers::CreateCollection(
+    const v1::CreateCollectionRequest& request, v1::Collection* response) {
+  const v1::FingerprintConfig* wire = &request.config();
+  v1::FingerprintConfig with_model;
+  if (const v1::EmbeddingSpace& space = wire->embedding();
+      !space.fasttext_model().empty()) {
+    // A local model names and sizes the space itself. Cheap refusals first:
+    // loading a model may take a while.
+    if (db_->GetCollection(request.name()).ok()) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("collection '", request.name(), "' already exists"));
+    }
+    absl::StatusOr<std::shared_ptr<const embed::FastTextEmbedder>> loaded =
+        embedders_.Get(space.fasttext_model());
+    if (absl::IsNotFound(loaded.status())) {
+      // The request names a file that is not there: a bad argument, not a
+      // missing collection or document.
+      return absl::InvalidArgumentError(loaded.status().message());
+    }
+    ASSIGN_OR_RETURN(const auto model, std::move(loaded));
+    if (!space.model_id().empty() && space.model_id() != model->model_id()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config.embedding.model_id \"", space.model_id(),
+                       "\" is not the model_id of ", space.fasttext_model(),
+                       " (", model->model_id(), "); leave it empty"));
+    }
+    if (space.dim() != 0 &&
+        space.dim() != static_cast<uint32_t>(model->dim())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "config.embedding.dim ", space.dim(), " is not the dimension of ",
+          space.fasttext_model(), " (", model->dim(), "); leave it 0"));
+    }
+    with_model = *wire;
+    with_model.mutable_embedding()->set_model_id(model->model_id());
+    with_model.mutable_embedding()->set_dim(
+        static_cast<uint32_t>(model->dim()));
+    wire = &with_model;
+  }
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(*wire));
+  ASSIGN_OR_RETURN(auto collection,
+                   db_->CreateCollection(request.name(), config));
+  *response = CollectionToProto(*collection);
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::GetCollection(const v1::GetCollectionRequest& request,
+                                     v1::Collection* response) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.name()));
+  *response = CollectionToProto(*collection);
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::ListCollections(const v1::ListCollectionsRequest&,
+                                       v1::ListCollectionsResponse* response) {
+  for (const auto& collection : db_->ListCollections()) {
+    *response->add_collections() = CollectionToProto(*collection);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::DropCollection(const v1::DropCollectionRequest& request,
+                                      v1::DropCollectionResponse*) {
+  if (request.name().empty()) {
+    return absl::InvalidArgumentError("name must not be empty");
+  }
+  return db_->DropCollection(request.name());
+}
+
+absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
+    const v1::UpsertRequest& request) const {
+  PreparedUpsert prepared;
+  ASSIGN_OR_RETURN(prepared.collection, FindCollection(request.collection()));
+  const engine::Collection& collection = *prepared.collection;
+  const storage::CollectionRecord& record = collection.record();
+  RETURN_IF_ERROR(CheckId(request.id()));
+  RETURN_IF_ERROR(CheckMetadata(request.metadata(), limits_));
+  engine::DocumentInput input;
+  input.external_id = request.id();
+  input.metadata = MetadataFromProto(request.metadata());
+  std::optional<FieldText> text;  // outlives Prepare
+  switch (request.content_case()) {
+    case v1::UpsertRequest::kText: {
+      ASSIGN_OR_RETURN(text, FieldText::Of("text", request.text(),
+                                           request.content_type(), limits_));
+      input.text = text->text();
+      break;
+    }
+    case v1::UpsertRequest::kSignatures: {
+      RETURN_IF_ERROR(CheckNoContentType(
+          request.content_type(), "leave it unset when sending signatures"));
+      engine::SignatureInput& signatures = input.signatures.emplace();
+      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), collection,
+                                          &signatures.minhash,
+                                          &signatures.simhash));
+      const std::string& shingle_set = request.signatures().shingle_set();
+      if (!shingle_set.empty() &&
+          record.config.verification == Verification::kExact) {
+        // 5.5-7 bytes per distinct shingle: it can outgrow its text (CJK),
+        // so it is bounded by the message, not by --max-document-bytes.
+        if (shingle_set.size() > limits_.max_response_bytes) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "signatures.shingle_set is ", shingle_set.size(),
+              " bytes, over the message limit (--max-message-bytes)"));
+        }
+        RETURN_IF_ERROR(AboutField(
+            "signatures.shingle_set",
+            DecodeShingleSet(shingle_set, &signatures.evidence.emplace())));
+      }
+      ASSIGN_OR_RETURN(signatures.tlsh,
+                       TlshFromProto(request.signatures(), record));
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError("set either text or signatures");
+  }
+  if (request.has_embedding()) {
+    ASSIGN_OR_RETURN(input.embedding, EmbeddingFromProto(request.embedding(),
+                                                         record, "embedding"));
+    input.embedding_model_id = request.embedding().model_id();
+  }
+  ASSIGN_OR_RETURN(prepared.doc, collection.Prepare(input, &embedders_));
+  prepared.options.write.sync = request.sync() || limits_.sync_writes;
+  if (request.has_insert_only_below()) {
+    const double t = request.insert_only_below();
+    RETURN_IF_ERROR(collection.CheckThreshold(t, "insert_only_below"));
+    prepared.options.insert_only_below = t;
+  }
+  return prepared;
+}
+
+void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
+                               const engine::Collection& collection,
+                               const engine::UpsertOutcome& outcome,
+                               v1::UpsertResponse* response) {
+  response->set_id(request.id());
+  response->set_written(outcome.written);
+  response->set_replaced(outcome.written && outcome.put.replaced);
+  // The best few are listed (each costs a read and answer bytes); the
+  // count is of all of them.
+  for (const engine::MinHashMatch& match : outcome.blocking) {
+    if (static_cast<size_t>(response->blocking_size()) >= kMaxBlockingListed) {
+      break;
+    }
+    auto stored = collection.GetByInternalId(
+        match.id, storage::DocumentParts::kRecordOnly);
+    if (!stored.ok()) continue;  // deleted meanwhile
+    v1::Match* out = response->add_blocking();
+    out->set_id(stored->external_id);
+    SetMinHashScores(match, out);
+  }
+  response->set_blocking_count(static_cast<uint32_t>(
+      std::min<size_t>(outcome.blocking.size(), UINT32_MAX)));
+}
+
+absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
+                              v1::UpsertResponse* response) {
+  ASSIGN_OR_RETURN(PreparedUpsert prepared, PrepareUpsert(request));
+  ASSIGN_OR_RETURN(engine::UpsertOutcome outcome,
+                   prepared.collection->Apply(prepared.doc, prepared.options));
+  DescribeOutcome(request, *prepared.collection, outcome, response);
+  return absl::OkStatus();
+}
+
+void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
+                           std::span<absl::Status> statuses,
+                           std::span<v1::UpsertResponse* const> responses) {
+  std::vector<std::optional<PreparedUpsert>> prepared(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    absl::StatusOr<PreparedUpsert> p = PrepareUpsert(*requests[i]);
+    statuses[i] = p.status();
+    if (p.ok()) prepared[i] = *std::move(p);
+  }
+  // Runs of plain upserts into one collection go to UpsertMany together;
+  // anything else ends the run, so the order of effects is the request
+  // order.
+  size_t i = 0;
+  while (i < requests.size()) {
+    if (!prepared[i]) {
+      ++i;
+      continue;
+    }
+    engine::Collection& collection = *prepared[i]->collection;
+    if (prepared[i]->options.insert_only_below) {
+      absl::StatusOr<engine::UpsertOutcome> outcome =
+          collection.Apply(prepared[i]->doc, prepared[i]->options);
+      statuses[i] = outcome.status();
+      if (outcome.ok()) {
+        DescribeOutcome(*requests[i], collection, *outcome, responses[i]);
+      }
+      ++i;
+      continue;
+    }
+    const bool sync = prepared[i]->options.write.sync;
+    std::vector<size_t> run;
+    std::vector<const storage::DocumentWrite*> docs;
+    for (; i < requests.size(); ++i) {
+      if (!prepared[i]) continue;  // failed validation: nothing to order
+      const PreparedUpsert& p = *prepared[i];
+      if (p.collection.get() != &collection || p.options.insert_only_below ||
+          p.options.write.sync != sync) {
+        break;
+      }
+      run.push_back(i);
+      docs.push_back(&p.doc);
+    }
+    std::vector<absl::StatusOr<storage::PutResult>> results =
+        collection.ApplyMany(docs, storage::WriteOptions{sync});
+    for (size_t r = 0; r < run.size(); ++r) {
+      const size_t at = run[r];
+      statuses[at] = results[r].status();
+      if (!results[r].ok()) continue;
+      engine::UpsertOutcome outcome;
+      outcome.written = true;
+      outcome.put = *results[r];
+      DescribeOutcome(*requests[at], collection, outcome, responses[at]);
+    }
+  }
+}
+
+absl::Status Handlers::Get(const v1::GetRequest& request,
+                           v1::Document* response) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  RETURN_IF_ERROR(CheckId(request.id()));
+  ASSIGN_OR_RETURN(storage::StoredDocument doc, collection->Get(request.id()));
+  *response = DocumentToProto(doc, collection->record());
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Delete(const v1::DeleteRequest& request,
+                              v1::DeleteResponse*) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  RETURN_IF_ERROR(CheckId(request.id()));
+  storage::WriteOptions options;
+  options.sync = request.sync() || limits_.sync_writes;
+  return collection->Delete(request.id(), options);
+}
+
+namespace {
+
+// Adds the passages `probe` and `match` share to `out`.
+template <typename Message>
+absl::Status AddPassages(std::string_view probe, std::string_view match,
+                         const Canonicalizer& canonicalizer, Message* out) {
+  ASSIGN_OR_RETURN(const Explanation explained,
+                   ExplainSharedPassages(probe, match, canonicalizer));
+  for (const SharedPassage& p : explained.passages) {
+    v1::SharedPassage* passage = out->add_passages();
+    passage->set_probe_begin(p.a_begin);
+    passage->set_probe_end(p.a_end);
+    passage->set_match_begin(p.b_begin);
+    passage->set_match_end(p.b_end);
+    passage->set_words(static_cast<uint32_t>(p.words));
+  }
+  out->set_passages_truncated(explained.truncated);
+  return absl::OkStatus();
+}
+
+// Fills `match` with the passages it shares with the probe, or says why it
+// cannot: the stored text and the probe's text are both needed.
+// `probe_text` is null for a probe sent as signatures.
+// Adds the text it read (as explain reads it: at most 1 MiB a side) to
+// `*explained_bytes`.
+absl::Status ExplainMatch(const std::string* probe_text,
+                          const engine::Collection& collection,
+                          uint32_t internal_id, v1::Match* match,
+                          size_t* explained_bytes) {
+  if (probe_text == nullptr) {
+    match->set_explain_unavailable("the probe came as signatures, not text");
+    return absl::OkStatus();
+  }
+  if (!collection.record().config.store_text) {
+    match->set_explain_unavailable(
+        "the collection keeps no text (create it with store_text)");
+    return absl::OkStatus();
+  }
+  auto doc = collection.GetByInternalId(internal_id);
+  if (absl::IsNotFound(doc.status())) return absl::OkStatus();
+  RETURN_IF_ERROR(doc.status());
+  if (!doc->text) {
+    match->set_explain_unavailable("the document came as signatures");
+    return absl::OkStatus();
+  }
+  // What was read: the whole stored text (explain then looks at its first
+  // MiB), and the probe's first MiB.
+  *explained_bytes +=
+      std::min(probe_text->size(), ExplainOptions().max_text_bytes) +
+      doc->text->size();
+  return AddPassages(*probe_text, *doc->text,
+                     collection.fingerprinter().canonicalizer(), match);
+}
+
+}  // namespace
+
+absl::Status CallBudget::Check(std::string_view doing) const {
+  if (cancelled && cancelled()) {
+    return absl::CancelledError(
+        absl::StrCat("the caller went away while ", AbslView(doing)));
+  }
+  if (absl::Now() > deadline) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("the call's deadline passed while ", AbslView(doing)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Query(const v1::QueryRequest& request,
+                             v1::QueryResponse* response,
+                             IndexQueryStats* stats, const CallBudget& call) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  const CollectionConfig& config = collection->record().config;
+  const v1::Algorithm algorithm = request.algorithm();
+  if (!v1::Algorithm_IsValid(algorithm)) {
+    return absl::InvalidArgumentError("algorithm: unknown value");
+  }
+  const bool simhash_query = algorithm == v1::ALGORITHM_SIMHASH;
+  const bool semantic_only = algorithm == v1::ALGORITHM_SEMANTIC;
+  const bool hybrid = algorithm == v1::ALGORITHM_HYBRID_ALL ||
+                      algorithm == v1::ALGORITHM_HYBRID_ANY;
+  std::optional<std::vector<float>> probe_vector;
+  double min_cosine = config.embedding.min_cosine;
+  if (semantic_only || hybrid) {
+    if (!config.embedding.enabled()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "collection '", collection->name(),
+          "' was created without an embedding space (config.embedding): "
+          "it has no vectors for ",
+          v1::Algorithm_Name(algorithm)));
+    }
+    if (request.has_embedding()) {
+      ASSIGN_OR_RETURN(probe_vector,
+                       EmbeddingFromProto(request.embedding(),
+                                          collection->record(), "embedding"));
+    } else if (config.embedding.fasttext_model.empty() ||
+               request.probe_case() != v1::QueryRequest::kText) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "algorithm ", v1::Algorithm_Name(algorithm),
+          " needs the probe's embedding (or a text probe, in a collection "
+          "that embeds texts with a fastText model)"));
+    }
+    if (request.has_min_cosine()) min_cosine = request.min_cosine();
+    if (!(min_cosine > -1 && min_cosine <= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("min_cosine must be in (-1, 1], got ", min_cosine));
+    }
+  } else if (request.has_embedding() || request.has_min_cosine()) {
+    return absl::InvalidArgumentError(
+        "embedding and min_cosine apply to ALGORITHM_SEMANTIC and the hybrid "
+        "algorithms");
+  }
+  if (request.top_k() > kMaxTopK) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "top_k must be at most ", kMaxTopK, ", got ", request.top_k()));
+  }
+  if (!request.exclude_id().empty()) {
+    RETURN_IF_ERROR(CheckId(request.exclude_id(), "exclude_id"));
+  }
+  const size_t top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
+  const size_t wanted = top_k + (request.exclude_id().empty() ? 0 : 1);
+
+  MinHashSignature minhash;
+  std::optional<uint64_t> simhash;
+  // The probe's shingle set, when the collection verifies exactly.
+  std::optional<std::vector<uint64_t>> probe_shingles;
+  // The probe's TLSH, when the collection keeps TLSH and the probe has one.
+  std::optional<TlshDigest> probe_tlsh;
+  const CollectionFingerprinter& fingerprinter = collection->fingerprinter();
+  std::optional<FieldText> probe;  // a text probe's text
+  switch (request.probe_case()) {
+    case v1::QueryRequest::kText: {
+      ASSIGN_OR_RETURN(probe, FieldText::Of("text", request.text(),
+                                            request.content_type(), limits_));
+      if (simhash_query) {
+        if (!fingerprinter.has_simhash()) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("collection '", collection->name(),
+                           "' was created without SimHash"));
+        }
+        auto h = fingerprinter.SimHash(probe->text());
+        RETURN_IF_ERROR(AboutField("text", h.status()));
+        simhash = *h;
+      } else if (!semantic_only) {
+        if (config.verification == Verification::kExact) {
+          probe_shingles.emplace();
+        }
+        auto sig = fingerprinter.MinHash(
+            probe->text(), probe_shingles ? &*probe_shingles : nullptr);
+        RETURN_IF_ERROR(AboutField("text", sig.status()));
+        minhash = *std::move(sig);
+      }
+      if ((semantic_only || hybrid) && !probe_vector) {
+        ASSIGN_OR_RETURN(probe_vector,
+                         collection->EmbedText(probe->text(), &embedders_));
+      }
+      if (fingerprinter.has_tlsh()) {
+        // Too short or uniform for TLSH: matches simply carry no distance.
+        if (auto tlsh = fingerprinter.Tlsh(probe->text()); tlsh.ok()) {
+          probe_tlsh = *tlsh;
+        }
+      }
+      break;
+    }
+    case v1::QueryRequest::kSignatures: {
+      RETURN_IF_ERROR(CheckNoContentType(
+          request.content_type(), "leave it unset for a signatures probe"));
+      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
+                                          &minhash, &simhash));
+      if (simhash_query && !simhash) {
+        return absl::InvalidArgumentError(
+            "a SimHash query by signatures needs signatures.simhash");
+      }
+      ASSIGN_OR_RETURN(probe_tlsh, TlshFromProto(request.signatures(),
+                                                 collection->record()));
+      break;
+    }
+    default:
+      // A semantic query may name only its vector.
+      if (!semantic_only) {
+        return absl::InvalidArgumentError("set either text or signatures");
+      }
+  }
+
+  struct Hit {
+    uint32_t internal_id;
+    double similarity;
+    std::optional<int> distance;  // SimHash
+    std::optional<engine::MinHashMatch> minhash;
+    std::optional<float> cosine;  // semantic and hybrid
+  };
+  std::vector<Hit> hits;
+  if (simhash_query) {
+    const int max_distance =
+        request.has_max_distance()
+            ? static_cast<int>(std::min<uint32_t>(request.max_distance(), 64))
+            : config.simhash_max_distance;
+    ASSIGN_OR_RETURN(
+        std::vector<IdDistance> found,
+        collection->QuerySimHash(*simhash, max_distance, wanted, stats));
+    for (const IdDistance& m : found) {
+      hits.push_back({m.id, SimHashSimilarity(m.distance), m.distance, {}, {}});
+    }
+  } else if (semantic_only) {
+    ASSIGN_OR_RETURN(
+        const std::vector<IdCosine> found,
+        collection->QuerySemantic(*probe_vector, min_cosine, wanted));
+    for (const IdCosine& m : found) {
+      hits.push_back({m.id, m.cosine, {}, {}, m.cosine});
+    }
+  } else {
+    const double threshold =
+        request.threshold() == 0 ? config.threshold : request.threshold();
+    // Hybrid queries filter or merge the MinHash matches afterwards, so
+    // they take more of them than top_k: the best kMaxHybridMinHash.
+    ASSIGN_OR_RETURN(
+        std::vector<engine::MinHashMatch> found,
+        collection->QueryMinHash(
+            minhash, probe_shingles ? &*probe_shingles : nullptr, threshold,
+            hybrid ? std::max<size_t>(wanted, kMaxHybridMinHash) : wanted,
+            stats));
+    if (hybrid && found.size() >= std::max<size_t>(wanted, kMaxHybridMinHash)) {
+      response->set_truncated(true);  // more MinHash matches were left out
+    }
+    for (const engine::MinHashMatch& m : found) {
+      hits.push_back({m.id, m.score(), {}, m, {}});
+    }
+  }
+  if (hybrid) {
+    std::vector<uint32_t> ids;
+    for (const Hit& hit : hits) ids.push_back(hit.internal_id);
+    ASSIGN_OR_RETURN(const std::vector<std::optional<float>> cosines,
+                     collection->CosineTo(*probe_vector, ids));
+    for (size_t h = 0; h < hits.size(); ++h) hits[h].cosine = cosines[h];
+    // No vector: deleted since MinHash answered.
+    std::erase_if(hits, [&](const Hit& hit) {
+      return !hit.cosine ||
+             (algorithm == v1::ALGORITHM_HYBRID_ALL &&
+              !ReachesCosine(*hit.cosine, static_cast<float>(min_cosine)));
+    });
+    if (algorithm == v1::ALGORITHM_HYBRID_ANY) {
+      ASSIGN_OR_RETURN(
+          const std::vector<IdCosine> semantic,
+          collection->QuerySemantic(*probe_vector, min_cosine, wanted));
+      const absl::flat_hash_set<uint32_t> have(ids.begin(), ids.end());
+      for (const IdCosine& m : semantic) {
+        if (!have.contains(m.id)) hits.push_back({m.id, 0, {}, {}, m.cosine});
+      }
+    }
+    for (Hit& hit : hits) hit.similarity = *hit.cosine;
+    std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+      return a.similarity != b.similarity ? a.similarity > b.similarity
+                                          : a.internal_id < b.internal_id;
+    });
+    if (hits.size() > wanted) hits.resize(wanted);  // before any read
+  }
+
+  // TLSH distances: one read for every hit, only when both sides have one.
+  std::vector<std::optional<TlshDigest>> hit_tlsh(hits.size());
+  if (probe_tlsh && !hits.empty()) {
+    std::vector<uint32_t> ids;
+    for (const Hit& hit : hits) ids.push_back(hit.internal_id);
+    ASSIGN_OR_RETURN(hit_tlsh, collection->TlshOf(ids));
+  }
+
+  // Matches stop before the answer would outgrow the message limit (or
+  // the caller's smaller one).
+  const size_t response_limit =
+      call.max_response_bytes > 0
+          ? std::min(call.max_response_bytes, limits_.max_response_bytes)
+          : limits_.max_response_bytes;
+  size_t explained_matches = 0, explained_bytes = 0;
+  const size_t budget = response_limit > kResponseSlackBytes
+                            ? response_limit - kResponseSlackBytes
+                            : 0;
+  size_t answer_bytes = 0;
+  for (size_t h = 0; h < hits.size(); ++h) {
+    const Hit& hit = hits[h];
+    if (static_cast<size_t>(response->matches_size()) >= top_k) break;
+    auto doc = collection->GetByInternalId(hit.internal_id,
+                                           storage::DocumentParts::kRecordOnly);
+    if (absl::IsNotFound(doc.status())) continue;  // deleted meanwhile
+    RETURN_IF_ERROR(doc.status());
+    if (doc->external_id == request.exclude_id()) continue;
+    v1::Match* match = response->add_matches();
+    // Counted as it will be encoded: the match plus its tag and length.
+    const auto fits = [&] {
+      const size_t bytes = match->ByteSizeLong() + 16;
+      if (answer_bytes + bytes > budget) return false;
+      answer_bytes += bytes;
+      return true;
+    };
+    match->set_id(doc->external_id);
+    match->set_similarity(hit.similarity);
+    if (request.explain()) {
+      RETURN_IF_ERROR(call.Check("explaining matches"));
+      if (explained_matches >= kExplainMatchesPerQuery ||
+          explained_bytes >= kExplainTextBytesPerQuery) {
+        match->set_explain_unavailable(absl::StrCat(
+            "this query's explain budget went to better matches (at most ",
+            kExplainMatchesPerQuery, " matches and ",
+            kExplainTextBytesPerQuery >> 20,
+            " MiB of text per query); ask with a smaller top_k"));
+      } else {
+        ++explained_matches;
+        RETURN_IF_ERROR(ExplainMatch(probe ? &probe->text() : nullptr,
+                                     *collection, hit.internal_id, match,
+                                     &explained_bytes));
+      }
+    } else if (h % 64 == 63) {
+      RETURN_IF_ERROR(call.Check("reading matches"));
+    }
+    if (hit.minhash) SetMinHashScores(*hit.minhash, match);
+    if (hit.distance) match->set_hamming_distance(*hit.distance);
+    if (hit.cosine) {
+      match->set_cosine(*hit.cosine);
+      // Semantic and hybrid answers rank by cosine: it is their similarity,
+      // even where MinHash scores are there too.
+      match->set_similarity(*hit.cosine);
+    }
+    if (hit_tlsh[h]) {
+      match->set_tlsh_distance(TlshDistance(*probe_tlsh, *hit_tlsh[h]));
+    }
+    if (request.include_metadata()) {
+      for (const auto& [key, value] : doc->metadata) {
+        (*match->mutable_metadata())[key] = value;
+      }
+    }
+    if (!fits()) {
+      response->mutable_matches()->RemoveLast();
+      response->set_truncated(true);
+      break;
+    }
+  }
+  response->set_candidates(stats->candidates);
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
+                                    const std::string& backup_root,
+                                    v1::CreateBackupResponse* response) {
+  if (backup_running_.exchange(true)) {
+    return absl::AbortedError(
+        "another backup is running; retry when it has finished");
+  }
+  const absl::Cleanup done = [this] { backup_running_.store(false); };
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(
+      const std::filesystem::path destination,
+      ResolveBackupDestination(backup_root, request.destination()));
+  // The checkpoint is built through descriptors, never through names
+  // someone else could swap: its parent is opened beneath the root, and
+  // RocksDB stages (and first empties) "<name>.tmp", so it builds in a
+  // private directory of ours inside the parent, and the finished
+  // checkpoint is renamed into place (never over an existing name).
+  std::error_code error;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(
+      std::filesystem::path(backup_root), error);
+  const std::filesystem::path parent =
+      destination.parent_path().lexically_relative(root);
+  ASSIGN_OR_RETURN(
+      const UniqueFd parent_dir,
+      OpenBeneath(root.string(), parent.empty() ? "." : parent.string(),
+                  O_PATH | O_DIRECTORY));
+  const std::string name = destination.filename().string();
+  // A fresh name each time: a staging directory left by a crash never
+  // blocks a later backup.
+  std::string staging;
+  for (int attempt = 0;; ++attempt) {
+    staging = absl::StrCat(".neardup-staging-",
+                           absl::Hex(absl::Uniform<uint64_t>(bitgen_)));
+    if (mkdirat(parent_dir.get(), staging.c_str(), 0700) == 0) break;
+    if (errno != EEXIST || attempt == 8) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot create a staging directory next to ",
+                       destination.string(), ": ", std::strerror(errno)));
+    }
+  }
+  const UniqueFd staging_dir(
+      openat(parent_dir.get(), staging.c_str(),
+             O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  const absl::Cleanup remove_staging = [&] {
+    std::error_code ignored;
+    if (staging_dir.get() >= 0) {
+      // Whatever is in it: the checkpoint, or RocksDB's half-built
+      // "checkpoint.tmp".
+      for (const auto& entry : std::filesystem::directory_iterator(
+               staging_dir.ProcPath(), ignored)) {
+        std::filesystem::remove_all(entry.path(), ignored);
+      }
+    }
+    unlinkat(parent_dir.get(), staging.c_str(), AT_REMOVEDIR);
+  };
+  if (staging_dir.get() < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open the staging directory: ", std::strerror(errno)));
+  }
+  ASSIGN_OR_RETURN(
+      const storage::CheckpointInfo info,
+      db_->store().Checkpoint(staging_dir.ProcPath() + "/checkpoint"));
+  int moved = renameat2(staging_dir.get(), "checkpoint", parent_dir.get(),
+                        name.c_str(), RENAME_NOREPLACE);
+  if (moved != 0 && (errno == EINVAL || errno == ENOSYS)) {
+    // No rename flags on this filesystem (NFS): a plain rename once the
+    // name is checked free; it replaces a name, never follows one.
+    struct stat existing;
+    if (fstatat(parent_dir.get(), name.c_str(), &existing,
+                AT_SYMLINK_NOFOLLOW) == 0) {
+      errno = EEXIST;
+    } else if (errno == ENOENT) {
+      moved = renameat(staging_dir.get(), "checkpoint", parent_dir.get(),
+                       name.c_str());
+    }
+  }
+  if (moved != 0) {
+    return errno == EEXIST
+               ? absl::AlreadyExistsError(absl::StrCat(
+                     "destination ", destination.string(),
+                     " appeared while the backup was made; nothing was "
+                     "written there"))
+               : absl::InternalError(absl::StrCat(
+                     "cannot move the checkpoint to ", destination.string(),
+                     ": ", std::strerror(errno)));
+  }
+  // The new name survives a power loss once its directory is on disk.
+  if (const int dir =
+          openat(parent_dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      dir >= 0) {
+    fsync(dir);
+    close(dir);
+  }
+  response->set_path(destination.string());
+  response->set_sequence_number(info.sequence_number);
+  for (const auto& [name, documents] : info.documents) {
+    v1::BackupCollection* out = response->add_collections();
+    out->set_name(name);
+    out->set_documents(documents);
+  }
+  response->set_bytes(info.bytes);
+  response->set_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Handlers::ExportStart> Handlers::StartExport(
+    const v1::ExportRequest& request) {
+  ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  ExportStart start;
+  // Evidence travels with the signatures: an import then verifies exactly.
+  ASSIGN_OR_RETURN(start.cursor,
+                   db_->store().OpenDocumentCursor(collection->record(),
+                                                   request.with_signatures()));
+  start.collection = CollectionToProto(*collection);
+  start.record = collection->record();
+  return start;
+}
+
+absl::Status Handlers::Stats(const v1::StatsRequest& request,
+                             v1::StatsResponse* response) {
+  std::vector<std::shared_ptr<engine::Collection>> collections;
+  if (request.collection().empty()) {
+    collections = db_->ListCollections();
+    for (const engine::QuarantinedCollection& bad :
+         db_->QuarantinedCollections()) {
+      v1::QuarantinedCollection* out = response->add_quarantined();
+      out->set_name(bad.name);
+      out->set_reason(std::string(bad.reason.message()));
+    }
+  } else {
+    ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+    collections.push_back(std::move(collection));
+  }
+  for (const auto& collection : collections) {
+    v1::CollectionStats* out = response->add_collections();
+    out->set_name(collection->name());
+    out->set_document_count(collection->num_documents());
+    out->set_index_bytes(collection->index_bytes());
+    out->set_bands(collection->record().config.lsh.bands);
+    out->set_rows(collection->record().config.lsh.rows);
+    out->set_simhash(collection->record().config.simhash_enabled);
+    out->set_min_threshold(collection->record().config.min_threshold);
+    if (const SemanticIndex* semantic = collection->semantic_index()) {
+      const size_t vectors = semantic->size();
+      const size_t bytes = semantic->memory_bytes();
+      out->set_semantic_vectors(vectors);
+      out->set_semantic_index_bytes(bytes);
+      out->set_semantic_bytes_per_vector(
+          vectors == 0 ? 0.0 : static_cast<double>(bytes) / vectors);
+    }
+  }
+  const storage::StoreStats store = db_->store().Stats();
+  response->set_store_live_bytes(store.live_sst_bytes + store.live_blob_bytes);
+  response->set_store_blob_garbage_bytes(store.blob_garbage_bytes);
+  response->set_store_blob_gc_on(store.blob_gc_on);
+  response->set_store_pending_compaction_bytes(
+      store.estimated_pending_compaction_bytes);
+  response->set_store_memtable_bytes(store.memtable_bytes);
+  response->set_disk_available_bytes(store.disk_available_bytes);
+  response->set_disk_capacity_bytes(store.disk_capacity_bytes);
+  response->set_disk_full(store.disk_full);
+  response->set_disk_full_reason(store.disk_full_reason);
+  response->set_disk_reserve_bytes(store.disk_reserve_bytes);
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::StatusOr<int> NewsbotBits(uint32_t requested) {
+  if (requested == 0) return 64;
+  if (requested == 16 || requested == 32 || requested == 64 ||
+      requested == 128) {
+    return static_cast<int>(requested);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "newsbot_bits must be 16, 32, 64 or 128 (or 0 for 64), got ", requested));
+}
+
+absl::StatusOr<PerceptualHasher> PerceptualOf(
+    const v1::FingerprintConfig& proto, const CollectionConfig& config,
+    uint32_t winnow_window) {
+  FingerprintSettings settings;
+  settings.shingle_k = static_cast<int>(proto.shingle_k());
+  settings.num_perm = config.num_perm;
+  settings.seed = config.seed;
+  if (winnow_window > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("winnow_window must be in [1, 1024] (or 0 for 4), got ",
+                     winnow_window));
+  }
+  return PerceptualHasher::Create(
+      PerceptualConfigOf(settings, winnow_window == 0
+                                       ? PerceptualConfig{}.w
+                                       : static_cast<int>(winnow_window)),
+      config.canonicalizer);
+}
+
+// The perceptual fingerprint of one request field, with its winnowed set.
+absl::StatusOr<PerceptualFingerprint> PerceptualOfField(
+    std::string_view field, const std::string& text,
+    const PerceptualHasher& hasher) {
+  auto fp = hasher.Fingerprint(text, /*include_intermediates=*/true);
+  RETURN_IF_ERROR(AboutField(field, fp.status()));
+  return fp;
+}
+
+// TLSH of one request field, canonicalized unless `raw`.
+absl::StatusOr<TlshDigest> TlshOfField(std::string_view field,
+                                       const std::string& bytes, bool raw,
+                                       const TlshFingerprinter& fingerprinter) {
+  auto digest = raw ? TlshOfBytes(bytes) : fingerprinter.Fingerprint(bytes);
+  RETURN_IF_ERROR(AboutField(field, digest.status()));
+  return digest;
+}
+
+}  // namespace
+
+absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
+                                   v1::FingerprintResponse* response,
+                                   const HandlerLimits& limits) {
+  const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
+  if (raw) {
+    RETURN_IF_ERROR(CheckNoContentType(request.content_type(),
+                                       "TLSH_RAW hashes the bytes as sent"));
+  }
+  ASSIGN_OR_RETURN(
+      const FieldText field,
+      FieldText::Of("text", request.text(),
+                    raw ? std::string() : request.content_type(), limits));
+  const std::string& text = field.text();
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  switch (request.kind()) {
+    case v1::FINGERPRINT_KIND_UNSPECIFIED:
+      break;
+    case v1::FINGERPRINT_KIND_TLSH:
+    case v1::FINGERPRINT_KIND_TLSH_RAW: {
+      ASSIGN_OR_RETURN(const TlshFingerprinter fingerprinter,
+                       TlshFingerprinter::Create(config.canonicalizer));
+      ASSIGN_OR_RETURN(const TlshDigest digest,
+                       TlshOfField("text", text, raw, fingerprinter));
+      response->set_tlsh(FormatTlsh(digest));
+      response->set_tlsh_config_hash(raw ? TlshFingerprinter::RawConfigHash()
+                                         : fingerprinter.config_hash());
+      return absl::OkStatus();
+    }
+    case v1::FINGERPRINT_KIND_NEWSBOT: {
+      ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
+      ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
+                       NewsbotSimHash(text, bits));
+      response->set_newsbot_simhash(FormatNewsbot(fingerprint));
+      response->set_newsbot_config_hash(NewsbotConfigHash(bits));
+      return absl::OkStatus();
+    }
+    case v1::FINGERPRINT_KIND_PERCEPTUAL: {
+      ASSIGN_OR_RETURN(
+          const PerceptualHasher hasher,
+          PerceptualOf(request.config(), config, request.winnow_window()));
+      ASSIGN_OR_RETURN(const PerceptualFingerprint fp,
+                       PerceptualOfField("text", text, hasher));
+      response->set_minhash(fp.minhash.Serialize());
+      response->set_minhash_config_hash(hasher.config_hash());
+      response->set_token_count(WinnowedSet(fp).size());
+      return absl::OkStatus();
+    }
+    default:
+      return absl::InvalidArgumentError("kind: unknown value");
+  }
+  // What a collection with this config would store for the text.
+  ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
+                   CollectionFingerprinter::Create(config));
+  std::vector<uint64_t> evidence;
+  auto sig = fingerprinter.MinHash(text, &evidence);
+  RETURN_IF_ERROR(AboutField("text", sig.status()));
+  response->set_minhash(sig->Serialize());
+  response->set_minhash_config_hash(fingerprinter.minhash_config_hash());
+  response->set_token_count(evidence.size());
+  if (fingerprinter.has_simhash()) {
+    ASSIGN_OR_RETURN(uint64_t h, fingerprinter.SimHash(text));
+    response->set_simhash(h);
+    response->set_simhash_config_hash(fingerprinter.simhash_config_hash());
+  }
+  if (fingerprinter.has_tlsh()) {
+    if (auto tlsh = fingerprinter.Tlsh(text); tlsh.ok()) {
+      response->set_tlsh(FormatTlsh(*tlsh));
+      response->set_tlsh_config_hash(fingerprinter.tlsh_config_hash());
+    } else {
+      response->set_tlsh_unavailable(std::string(tlsh.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Handlers::Compare(const v1::CompareRequest& request,
+                               v1::CompareResponse* response,
+                               const HandlerLimits& limits) {
+  const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
+  if (raw) {
+    RETURN_IF_ERROR(CheckNoContentType(request.content_type(),
+                                       "TLSH_RAW hashes the bytes as sent"));
+  }
+  const std::string content_type = raw ? std::string() : request.content_type();
+  ASSIGN_OR_RETURN(const FieldText field_a,
+                   FieldText::Of("a", request.a(), content_type, limits));
+  ASSIGN_OR_RETURN(const FieldText field_b,
+                   FieldText::Of("b", request.b(), content_type, limits));
+  const std::string& text_a = field_a.text();
+  const std::string& text_b = field_b.text();
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
+  ASSIGN_OR_RETURN(const TlshFingerprinter tlsher,
+                   TlshFingerprinter::Create(config.canonicalizer));
+  if (request.explain()) {
+    RETURN_IF_ERROR(
+        AddPassages(text_a, text_b, tlsher.canonicalizer(), response));
+  }
+  // Sets the TLSH fields, or says why there are none.
+  auto compare_tlsh = [&](bool raw) -> absl::Status {
+    auto a = TlshOfField("a", text_a, raw, tlsher);
+    auto b = a.ok() ? TlshOfField("b", text_b, raw, tlsher) : a;
+    if (!b.ok()) return b.status();
+    response->set_tlsh_distance(TlshDistance(*a, *b));
+    response->set_tlsh_distance_without_length(TlshDistance(*a, *b, false));
+    return absl::OkStatus();
+  };
+  switch (request.kind()) {
+    case v1::FINGERPRINT_KIND_UNSPECIFIED:
+      break;
+    case v1::FINGERPRINT_KIND_TLSH:
+    case v1::FINGERPRINT_KIND_TLSH_RAW:
+      return compare_tlsh(request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW);
+    case v1::FINGERPRINT_KIND_NEWSBOT: {
+      ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
+      ASSIGN_OR_RETURN(const NewsbotFingerprint a,
+                       NewsbotSimHash(text_a, bits));
+      ASSIGN_OR_RETURN(const NewsbotFingerprint b,
+                       NewsbotSimHash(text_b, bits));
+      ASSIGN_OR_RETURN(const int distance, NewsbotHamming(a, b));
+      response->set_hamming_distance(distance);
+      response->set_cosine_estimate(std::cos(M_PI * distance / bits));
+      return absl::OkStatus();
+    }
+    case v1::FINGERPRINT_KIND_PERCEPTUAL: {
+      ASSIGN_OR_RETURN(
+          const PerceptualHasher hasher,
+          PerceptualOf(request.config(), config, request.winnow_window()));
+      ASSIGN_OR_RETURN(const PerceptualFingerprint a,
+                       PerceptualOfField("a", text_a, hasher));
+      ASSIGN_OR_RETURN(const PerceptualFingerprint b,
+                       PerceptualOfField("b", text_b, hasher));
+      ASSIGN_OR_RETURN(const double estimated,
+                       EstimateJaccard(a.minhash, b.minhash));
+      response->set_estimated_jaccard(estimated);
+      response->set_exact_jaccard(
+          ExactJaccard64(WinnowedSet(a), WinnowedSet(b)));
+      return absl::OkStatus();
+    }
+    default:
+      return absl::InvalidArgumentError("kind: unknown value");
+  }
+  // The collection families of the config; SimHash always (neardup's
+  // unless the config asks for newsbot's).
+  config.simhash_enabled = true;
+  ASSIGN_OR_RETURN(config, NormalizeCollectionConfig(std::move(config)));
+  ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
+                   CollectionFingerprinter::Create(config));
+  std::vector<uint64_t> set_a, set_b;
+  auto sig_a = fingerprinter.MinHash(text_a, &set_a);
+  RETURN_IF_ERROR(AboutField("a", sig_a.status()));
+  auto sig_b = fingerprinter.MinHash(text_b, &set_b);
+  RETURN_IF_ERROR(AboutField("b", sig_b.status()));
+  ASSIGN_OR_RETURN(double estimated, EstimateJaccard(*sig_a, *sig_b));
+  ASSIGN_OR_RETURN(uint64_t h_a, fingerprinter.SimHash(text_a));
+  ASSIGN_OR_RETURN(uint64_t h_b, fingerprinter.SimHash(text_b));
+  response->set_estimated_jaccard(estimated);
+  response->set_exact_jaccard(ExactJaccard64(set_a, set_b));
+  response->set_hamming_distance(Hamming(h_a, h_b));
+  response->set_cosine_estimate(CosineEstimate(h_a, h_b));
+  // TLSH where both texts allow it; otherwise the reason, not an error.
+  if (const absl::Status tlsh = compare_tlsh(false); !tlsh.ok()) {
+    response->set_tlsh_unavailable(std::string(tlsh.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace neardup::server

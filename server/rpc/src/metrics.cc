@@ -1,0 +1,309 @@
+#include "neardup/server/internal/metrics.h"
+
+#include "neardup/base/sync.h"
+#include "neardup/engine/database.h"
+
+namespace neardup::server {
+namespace {
+
+constexpr const char* kMethodNames[] = {"CreateCollection",
+                                        "GetCollection",
+                                        "ListCollections",
+                                        "DropCollection",
+                                        "Upsert",
+                                        "BulkUpsert",
+                                        "Get",
+                                        "Delete",
+                                        "Query",
+                                        "BatchQuery",
+                                        "Fingerprint",
+                                        "Compare",
+                                        "Stats",
+                                        "CreateBackup",
+                                        "Export"};
+static_assert(std::size(kMethodNames) == static_cast<size_t>(Method::kCount));
+
+constexpr const char* kCodeNames[kNumStatusCodes] = {"OK",
+                                                     "CANCELLED",
+                                                     "UNKNOWN",
+                                                     "INVALID_ARGUMENT",
+                                                     "DEADLINE_EXCEEDED",
+                                                     "NOT_FOUND",
+                                                     "ALREADY_EXISTS",
+                                                     "PERMISSION_DENIED",
+                                                     "RESOURCE_EXHAUSTED",
+                                                     "FAILED_PRECONDITION",
+                                                     "ABORTED",
+                                                     "OUT_OF_RANGE",
+                                                     "UNIMPLEMENTED",
+                                                     "INTERNAL",
+                                                     "UNAVAILABLE",
+                                                     "DATA_LOSS",
+                                                     "UNAUTHENTICATED"};
+
+int CodeIndex(grpc::StatusCode code) {
+  const int index = static_cast<int>(code);
+  return index >= 0 && index < kNumStatusCodes ? index : 2;  // UNKNOWN
+}
+
+prometheus::ClientMetric Gauge(
+    double value, std::vector<prometheus::ClientMetric::Label> labels = {}) {
+  prometheus::ClientMetric metric;
+  metric.label = std::move(labels);
+  metric.gauge.value = value;
+  return metric;
+}
+
+// Reads collection sizes, index memory and RocksDB figures at scrape time.
+class StateCollector : public prometheus::Collectable {
+ public:
+  void SetDatabase(std::function<const engine::Database*()> database) {
+    MutexLock lock(&mu_);
+    database_ = std::move(database);
+  }
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::function<const engine::Database*()> get;
+    {
+      MutexLock lock(&mu_);
+      get = database_;
+    }
+    const engine::Database* db = get ? get() : nullptr;
+    if (db == nullptr) return {};
+    prometheus::MetricFamily documents{
+        "neardup_collection_documents",
+        "Documents in each collection's in-memory index.",
+        prometheus::MetricType::Gauge,
+        {}};
+    prometheus::MetricFamily index_bytes{
+        "neardup_index_memory_bytes",
+        "Heap bytes of each collection's in-memory indexes.",
+        prometheus::MetricType::Gauge,
+        {}};
+    prometheus::MetricFamily semantic_vectors{
+        "neardup_semantic_vectors",
+        "Vectors in the HNSW graphs of each collection with an embedding "
+        "space.",
+        prometheus::MetricType::Gauge,
+        {}};
+    prometheus::MetricFamily semantic_bytes{
+        "neardup_semantic_index_memory_bytes",
+        "Heap bytes of the HNSW graphs (vectors and links) of each collection "
+        "with an embedding space; also counted in neardup_index_memory_bytes.",
+        prometheus::MetricType::Gauge,
+        {}};
+    for (const auto& collection : db->ListCollections()) {
+      const std::vector<prometheus::ClientMetric::Label> labels = {
+          {"collection", collection->name()}};
+      documents.metric.push_back(
+          Gauge(static_cast<double>(collection->num_documents()), labels));
+      index_bytes.metric.push_back(
+          Gauge(static_cast<double>(collection->index_bytes()), labels));
+      if (const SemanticIndex* semantic = collection->semantic_index()) {
+        semantic_vectors.metric.push_back(
+            Gauge(static_cast<double>(semantic->size()), labels));
+        semantic_bytes.metric.push_back(
+            Gauge(static_cast<double>(semantic->memory_bytes()), labels));
+      }
+    }
+    const storage::StoreStats stats = db->store().Stats();
+    return {
+        std::move(documents),
+        std::move(index_bytes),
+        std::move(semantic_vectors),
+        std::move(semantic_bytes),
+        {"neardup_store_live_sst_bytes",
+         "Bytes of RocksDB SST files in the live version.",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.live_sst_bytes))}},
+        {"neardup_store_live_blob_bytes",
+         "Bytes of RocksDB blob files (stored evidence) in the live version.",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.live_blob_bytes))}},
+        {"neardup_store_blob_garbage_bytes",
+         "Bytes of those blob files that belong to replaced or deleted "
+         "documents and are not reclaimed yet.",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.blob_garbage_bytes))}},
+        {"neardup_store_pending_compaction_bytes",
+         "RocksDB's estimate of bytes compaction still has to rewrite.",
+         prometheus::MetricType::Gauge,
+         {Gauge(
+             static_cast<double>(stats.estimated_pending_compaction_bytes))}},
+        {"neardup_data_dir_available_bytes",
+         "Bytes free for neardupd on the data directory's filesystem.",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.disk_available_bytes))}},
+        {"neardup_data_dir_capacity_bytes",
+         "Size of the data directory's filesystem.",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.disk_capacity_bytes))}},
+        {"neardup_disk_full",
+         "1 while writes that grow the store are refused for lack of disk "
+         "space (below --min-free-disk-bytes, or RocksDB ran out); they "
+         "resume by themselves once space is freed.",
+         prometheus::MetricType::Gauge,
+         {Gauge(stats.disk_full ? 1 : 0)}},
+        {"neardup_quarantined_collections",
+         "Stored collections not served because their record or index "
+         "rebuild failed (see Stats and the log).",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(db->QuarantinedCollections().size()))}},
+        {"neardup_store_memtable_bytes",
+         "Bytes in RocksDB memtables (not yet flushed).",
+         prometheus::MetricType::Gauge,
+         {Gauge(static_cast<double>(stats.memtable_bytes))}},
+    };
+  }
+
+ private:
+  mutable Mutex mu_;
+  std::function<const engine::Database*()> database_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+const char* MethodName(Method method) {
+  return kMethodNames[static_cast<int>(method)];
+}
+
+ServerMetrics::ServerMetrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      state_collector_(std::make_shared<StateCollector>()) {
+  auto& rpcs = prometheus::BuildCounter()
+                   .Name("neardup_rpcs_total")
+                   .Help("Finished RPCs by method and gRPC status code.")
+                   .Register(*registry_);
+  auto& items = prometheus::BuildCounter()
+                    .Name("neardup_stream_items_total")
+                    .Help(
+                        "BulkUpsert items and BatchQuery probes by method "
+                        "and per-item status code.")
+                    .Register(*registry_);
+  auto& latency =
+      prometheus::BuildHistogram()
+          .Name("neardup_rpc_duration_seconds")
+          .Help("RPC latency from arrival to completion, by method.")
+          .Register(*registry_);
+  const prometheus::Histogram::BucketBoundaries latency_buckets = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+  for (int m = 0; m < static_cast<int>(Method::kCount); ++m) {
+    for (int c = 0; c < kNumStatusCodes; ++c) {
+      rpcs_[m][c] =
+          &rpcs.Add({{"method", kMethodNames[m]}, {"code", kCodeNames[c]}});
+      stream_items_[m][c] = nullptr;
+    }
+    latency_[m] = &latency.Add({{"method", kMethodNames[m]}}, latency_buckets);
+  }
+  for (Method m : {Method::kBulkUpsert, Method::kBatchQuery}) {
+    for (int c = 0; c < kNumStatusCodes; ++c) {
+      stream_items_[static_cast<int>(m)][c] =
+          &items.Add({{"method", MethodName(m)}, {"code", kCodeNames[c]}});
+    }
+  }
+  candidates_ = &prometheus::BuildHistogram()
+                     .Name("neardup_query_candidates")
+                     .Help("Index candidates verified per query.")
+                     .Register(*registry_)
+                     .Add({}, prometheus::Histogram::BucketBoundaries{
+                                  0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
+                                  5000, 10000});
+  auto& verified =
+      prometheus::BuildCounter()
+          .Name("neardup_query_candidates_verified_total")
+          .Help(
+              "Index candidates verified against the stored signature, by "
+              "outcome (accepted: at or above the threshold).")
+          .Register(*registry_);
+  verified_accepted_ = &verified.Add({{"result", "accepted"}});
+  verified_rejected_ = &verified.Add({{"result", "rejected"}});
+  rebuild_seconds_ = &prometheus::BuildGauge()
+                          .Name("neardup_index_rebuild_seconds")
+                          .Help(
+                              "Seconds the last start-up spent rebuilding "
+                              "each collection's index from RocksDB.")
+                          .Register(*registry_);
+  rebuild_documents_ = &prometheus::BuildGauge()
+                            .Name("neardup_index_rebuild_documents")
+                            .Help(
+                                "Documents indexed by the last start-up "
+                                "rebuild, per collection.")
+                            .Register(*registry_);
+  auto& backups = prometheus::BuildCounter()
+                      .Name("neardup_backups_total")
+                      .Help("CreateBackup calls by result (ok, error).")
+                      .Register(*registry_);
+  backups_ok_ = &backups.Add({{"result", "ok"}});
+  backups_failed_ = &backups.Add({{"result", "error"}});
+  auto gauge = [&](const char* name, const char* help) {
+    return &prometheus::BuildGauge()
+                .Name(name)
+                .Help(help)
+                .Register(*registry_)
+                .Add({});
+  };
+  backup_seconds_ = gauge("neardup_backup_last_duration_seconds",
+                          "Seconds the last successful backup took.");
+  backup_bytes_ = gauge("neardup_backup_last_bytes",
+                        "Bytes of the last successful backup's files.");
+  backup_last_success_ =
+      gauge("neardup_backup_last_success_timestamp_seconds",
+            "Unix time of the last successful backup by this process (0: "
+            "none since it started).");
+  backups_enabled_ =
+      gauge("neardup_backup_enabled", "1 when --backup-dir is set.");
+  gauge("neardup_process_start_time_seconds",
+        "Unix time this neardupd process started.")
+      ->SetToCurrentTime();
+}
+
+void ServerMetrics::RecordBackup(bool ok, double seconds, uint64_t bytes) {
+  if (!ok) {
+    backups_failed_->Increment();
+    return;
+  }
+  backups_ok_->Increment();
+  backup_seconds_->Set(seconds);
+  backup_bytes_->Set(static_cast<double>(bytes));
+  backup_last_success_->SetToCurrentTime();
+}
+
+void ServerMetrics::SetBackupsEnabled(bool enabled) {
+  backups_enabled_->Set(enabled ? 1 : 0);
+}
+
+void ServerMetrics::RecordRpc(Method method, grpc::StatusCode code,
+                              double seconds) {
+  const int m = static_cast<int>(method);
+  rpcs_[m][CodeIndex(code)]->Increment();
+  latency_[m]->Observe(seconds);
+}
+
+void ServerMetrics::RecordStreamItem(Method method, grpc::StatusCode code) {
+  prometheus::Counter* counter =
+      stream_items_[static_cast<int>(method)][CodeIndex(code)];
+  if (counter) counter->Increment();
+}
+
+void ServerMetrics::RecordQuery(const IndexQueryStats& stats) {
+  candidates_->Observe(static_cast<double>(stats.candidates));
+  verified_accepted_->Increment(static_cast<double>(stats.accepted));
+  verified_rejected_->Increment(
+      static_cast<double>(stats.candidates - stats.accepted));
+}
+
+void ServerMetrics::RecordRebuild(const std::string& collection,
+                                  uint64_t documents, double seconds) {
+  rebuild_seconds_->Add({{"collection", collection}}).Set(seconds);
+  rebuild_documents_->Add({{"collection", collection}})
+      .Set(static_cast<double>(documents));
+}
+
+void ServerMetrics::SetDatabase(
+    std::function<const engine::Database*()> database) {
+  static_cast<StateCollector*>(state_collector_.get())
+      ->SetDatabase(std::move(database));
+}
+
+}  // namespace neardup::server

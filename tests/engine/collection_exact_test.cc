@@ -1,0 +1,300 @@
+// Exact verification: the evidence column family and the decisions it
+// makes at the threshold, and the recall floor.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/engine_test_util.h"
+#include "neardup/core/shingle_set.h"
+#include "neardup/engine/database.h"
+
+namespace neardup::engine {
+namespace {
+
+using storage::DocumentWrite;
+
+using testing::EngineTest;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+std::vector<std::string> Words(int seed, int count) {
+  std::mt19937 rng(seed);
+  std::vector<std::string> words;
+  for (int i = 0; i < count; ++i) {
+    words.push_back(absl::StrCat("w", rng() % 5000));
+  }
+  return words;
+}
+
+// `base` with `edits` words replaced by fresh ones, positions from `seed`.
+std::string Edited(std::vector<std::string> base, int edits, int seed) {
+  std::mt19937 rng(seed);
+  for (int i = 0; i < edits; ++i) {
+    base[rng() % base.size()] = absl::StrCat("x", seed, "-", i);
+  }
+  return absl::StrJoin(base, " ");
+}
+
+class CollectionExactTest : public EngineTest {
+ protected:
+  // Shingle set of `id`'s stored evidence, nullopt when it has none.
+  static std::optional<std::vector<uint64_t>> Evidence(const Database& db,
+                                                       const Collection& c,
+                                                       std::string_view id) {
+    auto doc = c.Get(id);
+    if (!doc.ok()) return std::nullopt;
+    const uint32_t ids[] = {doc->internal_id};
+    auto sets = db.store().GetShingleSets(c.record(), ids);
+    EXPECT_OK(sets);
+    return sets.ok() ? (*sets)[0] : std::nullopt;
+  }
+};
+
+TEST_F(CollectionExactTest, EvidenceIsWrittenReplacedAndDeletedWithTheDoc) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  const std::string text = absl::StrJoin(Words(1, 80), " ");
+  ASSERT_OK_AND_ASSIGN(DocumentWrite write, docs->PrepareText("a", text, {}));
+  ASSERT_TRUE(write.shingles.has_value());
+  std::vector<uint64_t> expected;
+  ASSERT_OK(docs->fingerprinter().MinHash(text, &expected).status());
+  EXPECT_EQ(*write.shingles, expected);
+  ASSERT_OK(docs->Apply(write).status());
+  EXPECT_EQ(Evidence(*db, *docs, "a"), expected);
+
+  // Replaced by signatures only: the old text's evidence goes with it.
+  DocumentWrite signatures_only = write;
+  signatures_only.shingles.reset();
+  ASSERT_OK(docs->Apply(signatures_only).status());
+  EXPECT_EQ(Evidence(*db, *docs, "a"), std::nullopt);
+
+  ASSERT_OK(docs->Apply(write).status());
+  EXPECT_EQ(Evidence(*db, *docs, "a"), expected);
+  const uint32_t internal_id = docs->Get("a")->internal_id;
+  ASSERT_OK(docs->Delete("a"));
+  const uint32_t ids[] = {internal_id};
+  ASSERT_OK_AND_ASSIGN(auto sets,
+                       db->store().GetShingleSets(docs->record(), ids));
+  EXPECT_EQ(sets[0], std::nullopt);
+}
+
+TEST_F(CollectionExactTest, EstimateCollectionsKeepNoEvidence) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  CollectionConfig config;
+  config.verification = Verification::kEstimate;
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", config));
+  ASSERT_OK_AND_ASSIGN(DocumentWrite write,
+                       docs->PrepareText("a", "one two three four five", {}));
+  EXPECT_FALSE(write.shingles.has_value());
+  ASSERT_OK(docs->Apply(write).status());
+  EXPECT_EQ(Evidence(*db, *docs, "a"), std::nullopt);
+}
+
+// Finds, among deterministic edits of `base`, one whose exact Jaccard and
+// MinHash estimate fall on opposite sides of `t` in the asked direction.
+std::string Disagreeing(const CollectionFingerprinter& hasher,
+                        const std::vector<std::string>& base, double t,
+                        bool exact_above) {
+  std::vector<uint64_t> base_set;
+  const MinHashSignature base_sig =
+      hasher.MinHash(absl::StrJoin(base, " "), &base_set).value();
+  for (int seed = 0; seed < 5000; ++seed) {
+    const std::string text = Edited(base, 1 + seed % 6, seed);
+    std::vector<uint64_t> set;
+    const MinHashSignature sig = hasher.MinHash(text, &set).value();
+    const double exact = ExactJaccard64(base_set, set);
+    const double estimate = *EstimateJaccard(base_sig, sig);
+    if (exact_above ? (exact >= t && estimate < t)
+                    : (exact < t && estimate >= t)) {
+      return text;
+    }
+  }
+  ADD_FAILURE() << "no disagreeing edit found";
+  return "";
+}
+
+TEST_F(CollectionExactTest, ExactJaccardDecidesWhereTheEstimateDisagrees) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto exact, db->CreateCollection("exact", {}));
+  CollectionConfig estimate_config;
+  estimate_config.verification = Verification::kEstimate;
+  ASSERT_OK_AND_ASSIGN(auto estimate,
+                       db->CreateCollection("estimate", estimate_config));
+  const std::vector<std::string> base = Words(7, 120);
+  for (auto* c : {exact.get(), estimate.get()}) {
+    ASSERT_OK_AND_ASSIGN(auto write,
+                         c->PrepareText("base", absl::StrJoin(base, " "), {}));
+    ASSERT_OK(c->Apply(write).status());
+  }
+  const CollectionFingerprinter& hasher = exact->fingerprinter();
+  const std::string above = Disagreeing(hasher, base, 0.8, true);
+  const std::string below = Disagreeing(hasher, base, 0.8, false);
+
+  auto query = [&](const Collection& c, const std::string& text) {
+    std::vector<uint64_t> shingles;
+    const MinHashSignature sig = hasher.MinHash(text, &shingles).value();
+    return c.QueryMinHash(sig, &shingles, 0.8).value();
+  };
+  // Exact: the shingle sets decide, whatever the estimate says.
+  const std::vector<MinHashMatch> found = query(*exact, above);
+  ASSERT_THAT(found, SizeIs(1));
+  ASSERT_TRUE(found[0].exact.has_value());
+  EXPECT_GE(*found[0].exact, 0.8);
+  EXPECT_LT(found[0].estimate, 0.8);
+  EXPECT_THAT(query(*exact, below), SizeIs(0));
+  // Estimate: the other way round.
+  EXPECT_THAT(query(*estimate, above), SizeIs(0));
+  const std::vector<MinHashMatch> estimated = query(*estimate, below);
+  ASSERT_THAT(estimated, SizeIs(1));
+  EXPECT_FALSE(estimated[0].exact.has_value());
+
+  // insert_only_below decides the same way.
+  ASSERT_OK_AND_ASSIGN(auto copy, exact->PrepareText("copy", above, {}));
+  ASSERT_OK_AND_ASSIGN(auto outcome, exact->Apply(copy, {{}, 0.8}));
+  EXPECT_FALSE(outcome.written);
+  ASSERT_OK_AND_ASSIGN(copy, exact->PrepareText("copy", below, {}));
+  ASSERT_OK_AND_ASSIGN(outcome, exact->Apply(copy, {{}, 0.8}));
+  EXPECT_TRUE(outcome.written);
+}
+
+TEST_F(CollectionExactTest, DocumentsWithoutEvidenceAreDecidedByTheEstimate) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  const std::string text = absl::StrJoin(Words(3, 60), " ");
+  ASSERT_OK_AND_ASSIGN(DocumentWrite write, docs->PrepareText("s", text, {}));
+  write.shingles.reset();  // as if upserted as signatures
+  ASSERT_OK(docs->Apply(write).status());
+  std::vector<uint64_t> shingles;
+  const MinHashSignature sig =
+      docs->fingerprinter().MinHash(text, &shingles).value();
+  ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, &shingles, 0.8));
+  ASSERT_THAT(found, SizeIs(1));
+  EXPECT_FALSE(found[0].exact.has_value());
+  EXPECT_EQ(found[0].estimate, 1.0);
+}
+
+TEST_F(CollectionExactTest, ThresholdBelowTheFloorIsRefusedWithTheWayOut) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  ASSERT_OK_AND_ASSIGN(DocumentWrite write,
+                       docs->PrepareText("a", "alpha beta gamma delta", {}));
+  const absl::Status refused =
+      docs->QueryMinHash(write.minhash, nullptr, 0.6).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("min_threshold 0.7"));
+  EXPECT_THAT(refused.message(), HasSubstr("config.min_threshold <= 0.6"));
+  EXPECT_OK(docs->QueryMinHash(write.minhash, nullptr, 0.7).status());
+  const absl::Status blocked = docs->Apply(write, {{}, 0.5}).status();
+  EXPECT_EQ(blocked.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(blocked.message(), HasSubstr("insert_only_below 0.5"));
+}
+
+TEST_F(CollectionExactTest, EvidenceSurvivesAReopen) {
+  const std::string text = absl::StrJoin(Words(5, 90), " ");
+  {
+    ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+    ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+    ASSERT_OK_AND_ASSIGN(auto write, docs->PrepareText("a", text, {}));
+    ASSERT_OK(docs->Apply(write).status());
+  }
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->GetCollection("docs"));
+  std::vector<uint64_t> shingles;
+  const MinHashSignature sig =
+      docs->fingerprinter().MinHash(text, &shingles).value();
+  ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, &shingles, 0.9));
+  ASSERT_THAT(found, SizeIs(1));
+  EXPECT_EQ(found[0].exact, 1.0);
+}
+
+// A flood of identical texts is one index entry: queries cut to top_k list
+// its lowest ids, and documents with the same signature but other evidence
+// (or none) keep their own answers, before and after a rebuild.
+// Three shards: a flood's twins spread over several of them.
+TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
+  const std::vector<std::string> words = Words(6, 300);
+  const std::string text = absl::StrJoin(words, " ");
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(1, /*index_shards=*/3));
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  std::vector<uint64_t> shingles;
+  const MinHashSignature sig =
+      docs->fingerprinter().MinHash(text, &shingles).value();
+  // One more word adds one shingle; most such texts keep every minimum.
+  std::string twin_text;
+  for (int i = 0; i < 50 && twin_text.empty(); ++i) {
+    const std::string candidate = absl::StrCat(text, " extra", i);
+    if (docs->fingerprinter().MinHash(candidate).value() == sig) {
+      twin_text = candidate;
+    }
+  }
+  ASSERT_FALSE(twin_text.empty()) << "no same-signature edit found";
+
+  constexpr int kFlood = 200;
+  for (int i = 0; i < kFlood; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto write,
+                         docs->PrepareText(absl::StrCat("c", i), text, {}));
+    ASSERT_OK(docs->Apply(write).status());
+    if (i == 50) {
+      ASSERT_OK_AND_ASSIGN(auto other,
+                           docs->PrepareText("other", twin_text, {}));
+      ASSERT_OK(docs->Apply(other).status());
+      ASSERT_OK_AND_ASSIGN(auto bare, docs->PrepareText("bare", text, {}));
+      bare.shingles.reset();  // as if upserted by signatures
+      ASSERT_OK(docs->Apply(bare).status());
+    }
+  }
+  auto internal = [&](std::string_view id) {
+    return docs->Get(id).value().internal_id;
+  };
+  auto check = [&](const Collection& c, int first_copy) {
+    // Score 1: the copies (exactly) and "bare" (by its estimate).
+    std::vector<uint32_t> best = {internal("bare")};
+    for (int i = first_copy; i < kFlood; ++i) {
+      best.push_back(internal(absl::StrCat("c", i)));
+    }
+    std::sort(best.begin(), best.end());
+    ASSERT_OK_AND_ASSIGN(auto top, c.QueryMinHash(sig, &shingles, 0.9, 3));
+    ASSERT_THAT(top, SizeIs(3));
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(top[i].id, best[i]);
+      EXPECT_EQ(top[i].score(), 1.0);
+    }
+    IndexQueryStats stats;
+    ASSERT_OK_AND_ASSIGN(auto all,
+                         c.QueryMinHash(sig, &shingles, 0.9, 0, &stats));
+    ASSERT_THAT(all, SizeIs(kFlood - first_copy + 2));
+    EXPECT_EQ(stats.candidates, all.size());
+    size_t copies = 0;
+    for (const MinHashMatch& m : all) {
+      if (m.id == internal("other")) {
+        ASSERT_TRUE(m.exact.has_value());
+        EXPECT_LT(*m.exact, 1.0);
+        EXPECT_GT(*m.exact, 0.99);
+      } else if (m.id == internal("bare")) {
+        EXPECT_EQ(m.exact, std::nullopt);
+        EXPECT_EQ(m.estimate, 1.0);
+      } else {
+        EXPECT_EQ(m.exact, 1.0);
+        ++copies;
+      }
+    }
+    EXPECT_EQ(copies, static_cast<size_t>(kFlood - first_copy));
+  };
+  check(*docs, 0);
+  for (int i = 0; i < 100; ++i) ASSERT_OK(docs->Delete(absl::StrCat("c", i)));
+  check(*docs, 100);
+
+  docs.reset();
+  db.reset();
+  ASSERT_OK_AND_ASSIGN(db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(docs, db->GetCollection("docs"));
+  check(*docs, 100);
+}
+
+}  // namespace
+}  // namespace neardup::engine
