@@ -53,8 +53,7 @@ TEST_F(CollectionFamiliesTest, PerceptualCollectionsSignAndVerifyPerceptually) {
     ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("p", config));
     const PerceptualHasher reference = *PerceptualHasher::Create();
     EXPECT_EQ(docs->record().minhash_config_hash, reference.config_hash());
-    ASSERT_OK_AND_ASSIGN(DocumentWrite write,
-                         docs->PrepareText("a", text, {}));
+    ASSERT_OK_AND_ASSIGN(DocumentWrite write, docs->PrepareText("a", text, {}));
     ASSERT_OK_AND_ASSIGN(const PerceptualFingerprint expected,
                          reference.Fingerprint(text, true));
     EXPECT_EQ(write.minhash, expected.minhash);

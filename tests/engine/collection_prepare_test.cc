@@ -53,6 +53,7 @@ TEST_F(CollectionPrepareTest, ATextIsPreparedAsPrepareTextPreparesIt) {
   EXPECT_EQ(prepared.text, direct.text);
   EXPECT_EQ(prepared.metadata, direct.metadata);
   ASSERT_TRUE(prepared.tlsh.has_value());
+  EXPECT_EQ(prepared.tlsh, direct.tlsh);
   EXPECT_EQ(prepared.minhash_config_hash, docs->record().minhash_config_hash);
   EXPECT_EQ(prepared.simhash_config_hash, docs->record().simhash_config_hash);
   EXPECT_EQ(prepared.tlsh_config_hash, docs->record().tlsh_config_hash);

@@ -130,9 +130,8 @@ TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
       }
     }
     for (int i = 0; i < 3000; ++i) {  // churn: each document lives briefly
-      ASSERT_OK_AND_ASSIGN(
-          auto write,
-          docs->PrepareText(absl::StrCat("tmp", i), Text(1000 + i), {}));
+      ASSERT_OK_AND_ASSIGN(auto write, docs->PrepareText(absl::StrCat("tmp", i),
+                                                         Text(1000 + i), {}));
       ASSERT_OK(docs->Apply(write).status());
       ASSERT_OK(docs->Delete(absl::StrCat("tmp", i)));
     }
@@ -162,7 +161,7 @@ TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
   ASSERT_OK(docs->Delete("live7"));
   for (int i = 0; i < 2; ++i) {
     ASSERT_OK_AND_ASSIGN(auto write, docs->PrepareText(absl::StrCat("new", i),
-                                                        Text(500 + i), {}));
+                                                       Text(500 + i), {}));
     ASSERT_OK(docs->Apply(write).status());
   }
   ASSERT_OK_AND_ASSIGN(uint32_t bound,
@@ -237,7 +236,7 @@ TEST_F(DatabaseTest, ConcurrentNearDuplicateUpsertsAdmitExactlyOne) {
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&, t] {
         auto write = docs->PrepareText(absl::StrCat(round, "-", t),
-                                        t % 2 ? text : NearCopy(text), {});
+                                       t % 2 ? text : NearCopy(text), {});
         auto outcome = docs->Apply(*write, {{}, 0.5});
         if (outcome.ok() && outcome->written) ++written;
       });
@@ -286,8 +285,7 @@ TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
   std::vector<DocumentWrite> writes;
   for (int i = 0; i < 600; ++i) {
     ASSERT_OK_AND_ASSIGN(
-        auto write,
-        docs->PrepareText(absl::StrCat("d", i % 400), Text(i), {}));
+        auto write, docs->PrepareText(absl::StrCat("d", i % 400), Text(i), {}));
     writes.push_back(std::move(write));
   }
   std::vector<const DocumentWrite*> batch;
@@ -331,7 +329,7 @@ TEST_F(DatabaseTest, PipelinedRoundsLeaveIndexAndStoreInStep) {
         for (int i = 0; i < 1 + round % 3; ++i) {
           const int n = (t * 5 + round * 7 + i) % kIds;
           auto write = docs->PrepareText(absl::StrCat("d", n),
-                                          Text(n * 1000 + round * 10 + t), {});
+                                         Text(n * 1000 + round * 10 + t), {});
           if (!write.ok()) ++failures;
           writes.push_back(*std::move(write));
         }
@@ -353,7 +351,7 @@ TEST_F(DatabaseTest, PipelinedRoundsLeaveIndexAndStoreInStep) {
   threads.emplace_back([&] {
     for (int i = 0; i < 60; ++i) {
       auto write = docs->PrepareText(absl::StrCat("d", (i * 11) % kIds),
-                                      Text(900000 + i), {});
+                                     Text(900000 + i), {});
       if (!write.ok() || !docs->Apply(*write, {{}, 0.8}).ok()) ++failures;
     }
   });
@@ -406,7 +404,7 @@ TEST_F(DatabaseTest, GroupCommitLeaderReturnsUnderSteadyLoad) {
     others.emplace_back([&, t] {
       for (int n = 0; !a_done; ++n) {
         auto w = docs->PrepareText(absl::StrCat("b", t, "-", n),
-                                    Text(1000 + n % 50), {});
+                                   Text(1000 + n % 50), {});
         if (!w.ok()) return;
         const DocumentWrite* one = &*w;
         auto results = docs->ApplyMany({&one, 1}, WriteOptions{});

@@ -201,7 +201,7 @@ TEST(GroupCommitter, WithoutHandOverTheNextRoundWaitsForTheWholeRound) {
               ElementsAre(ElementsAre("a"), ElementsAre("b")));
 }
 
-TEST(GroupCommitter, AThrowingRoundReachesItsLeaderAndLosesNoLaterItem) {
+TEST(GroupCommitter, AThrowingRoundReachesItsLeaderWhoseQueuedItemsAreDropped) {
   Recorder recorder;
   GroupCommitter<Item> committer = CommitterOf(&recorder, 1);
   recorder.ThrowIn(0);

@@ -259,6 +259,13 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
       RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), collection,
                                           &signatures.minhash,
                                           &signatures.simhash));
+      // Before the costlier checks (Prepare checks it too): a client that
+      // left it out hears so first, as it always has.
+      if (record.config.simhash_enabled && !signatures.simhash) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("collection '", record.name,
+                         "' has SimHash on: signatures.simhash is required"));
+      }
       const std::string& shingle_set = request.signatures().shingle_set();
       if (!shingle_set.empty() &&
           record.config.verification == Verification::kExact) {

@@ -8,9 +8,11 @@
 //
 // The leader hands the lead on as soon as its round is ordered (the commit
 // function calls hand_over_lead), so the next round can be written while
-// this one finishes its slower part: a pipeline of two. Every queued item is
-// committed exactly once, and Submit returns only when all of its items are,
-// exceptions included.
+// this one finishes its slower part: a pipeline of two. Every item a round
+// takes is committed exactly once, and Submit returns only when all of its
+// items are finished. When a round throws, its leader gets the exception and
+// that writer's items still queued are taken out, never committed; other
+// writers are not affected.
 
 #include <algorithm>
 #include <cstddef>
@@ -62,7 +64,8 @@ class GroupCommitter {
   };
 
   // Commits `round` as the leader; the lead is held on entry.
-  void LeadRound(const std::vector<Slot*>& round) ABSL_LOCKS_EXCLUDED(mu_);
+  void LeadRound(const std::vector<Slot*>& round,
+                 const std::vector<Item*>& items) ABSL_LOCKS_EXCLUDED(mu_);
 
   const size_t max_round_;
   const CommitFn commit_;
@@ -92,14 +95,19 @@ void GroupCommitter<Item>::Submit(std::span<Item> items) {
         continue;
       }
       const size_t take = std::min(queue_.size(), max_round_);
+      // Allocated before the queue changes: running out of memory here
+      // leaves every item queued.
       std::vector<Slot*> round(queue_.begin(), queue_.begin() + take);
+      std::vector<Item*> round_items;
+      round_items.reserve(take);
+      for (Slot* slot : round) round_items.push_back(slot->item);
       queue_.erase(queue_.begin(), queue_.begin() + take);
       leader_active_ = true;  // only once nothing here can throw
       mu_.Unlock();
       // LeadRound finishes the round whatever happens; an exception still
       // needs the lock back for `lock` to free.
       try {
-        LeadRound(round);
+        LeadRound(round, round_items);
       } catch (...) {
         mu_.Lock();
         throw;
@@ -123,7 +131,8 @@ void GroupCommitter<Item>::Submit(std::span<Item> items) {
 }
 
 template <typename Item>
-void GroupCommitter<Item>::LeadRound(const std::vector<Slot*>& round) {
+void GroupCommitter<Item>::LeadRound(const std::vector<Slot*>& round,
+                                     const std::vector<Item*>& items) {
   bool leading = true;
   auto hand_over_lead = [&] {
     if (!leading) return;
@@ -140,9 +149,6 @@ void GroupCommitter<Item>::LeadRound(const std::vector<Slot*>& round) {
     for (Slot* slot : round) slot->done = true;
     cv_.SignalAll();
   };
-  std::vector<Item*> items;
-  items.reserve(round.size());
-  for (Slot* slot : round) items.push_back(slot->item);
   commit_(items, hand_over_lead);
 }
 
