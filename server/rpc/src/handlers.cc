@@ -148,10 +148,6 @@ void SetMinHashScores(const engine::MinHashMatch& match, v1::Match* out) {
   }
 }
 
-// MinHash matches a hybrid query weighs by cosine, at most (the best by
-// Jaccard): a flood of near-copies costs this many dot products, no more.
-constexpr size_t kMaxHybridMinHash = 10000;
-
 // Room kept in a Query answer for everything but the matches.
 constexpr size_t kResponseSlackBytes = 4096;
 
@@ -411,12 +407,9 @@ absl::Status Handlers::Delete(const v1::DeleteRequest& request,
 
 namespace {
 
-// Adds the passages `probe` and `match` share to `out`.
+// Shared passages as the API shows them (a Match or a CompareResponse).
 template <typename Message>
-absl::Status AddPassages(std::string_view probe, std::string_view match,
-                         const Canonicalizer& canonicalizer, Message* out) {
-  ASSIGN_OR_RETURN(const Explanation explained,
-                   ExplainSharedPassages(probe, match, canonicalizer));
+void RenderPassages(const Explanation& explained, Message* out) {
   for (const SharedPassage& p : explained.passages) {
     v1::SharedPassage* passage = out->add_passages();
     passage->set_probe_begin(p.a_begin);
@@ -426,101 +419,93 @@ absl::Status AddPassages(std::string_view probe, std::string_view match,
     passage->set_words(static_cast<uint32_t>(p.words));
   }
   out->set_passages_truncated(explained.truncated);
-  return absl::OkStatus();
 }
 
-// Fills `match` with the passages it shares with the probe, or says why it
-// cannot: the stored text and the probe's text are both needed.
-// `probe_text` is null for a probe sent as signatures.
-// Adds the text it read (as explain reads it: at most 1 MiB a side) to
-// `*explained_bytes`.
-absl::Status ExplainMatch(const std::string* probe_text,
-                          const engine::Collection& collection,
-                          uint32_t internal_id, v1::Match* match,
-                          size_t* explained_bytes) {
-  if (probe_text == nullptr) {
-    match->set_explain_unavailable("the probe came as signatures, not text");
-    return absl::OkStatus();
-  }
-  if (!collection.record().config.store_text) {
-    match->set_explain_unavailable(
-        "the collection keeps no text (create it with store_text)");
-    return absl::OkStatus();
-  }
-  auto doc = collection.GetByInternalId(internal_id);
-  if (absl::IsNotFound(doc.status())) return absl::OkStatus();
-  RETURN_IF_ERROR(doc.status());
-  if (!doc->text) {
-    match->set_explain_unavailable("the document came as signatures");
-    return absl::OkStatus();
-  }
-  // What was read: the whole stored text (explain then looks at its first
-  // MiB), and the probe's first MiB.
-  *explained_bytes +=
-      std::min(probe_text->size(), ExplainOptions().max_text_bytes) +
-      doc->text->size();
-  return AddPassages(*probe_text, *doc->text,
-                     collection.fingerprinter().canonicalizer(), match);
+// Adds the passages `probe` and `match` share to `out`.
+template <typename Message>
+absl::Status AddPassages(std::string_view probe, std::string_view match,
+                         const Canonicalizer& canonicalizer, Message* out) {
+  ASSIGN_OR_RETURN(const Explanation explained,
+                   ExplainSharedPassages(probe, match, canonicalizer));
+  RenderPassages(explained, out);
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::Status CallBudget::Check(std::string_view doing) const {
-  if (cancelled && cancelled()) {
-    return absl::CancelledError(
-        absl::StrCat("the caller went away while ", AbslView(doing)));
+namespace {
+
+absl::StatusOr<engine::QueryAlgorithm> AlgorithmFromProto(
+    v1::Algorithm algorithm) {
+  switch (algorithm) {
+    case v1::ALGORITHM_UNSPECIFIED:
+    case v1::ALGORITHM_MINHASH:
+      return engine::QueryAlgorithm::kMinHash;
+    case v1::ALGORITHM_SIMHASH:
+      return engine::QueryAlgorithm::kSimHash;
+    case v1::ALGORITHM_SEMANTIC:
+      return engine::QueryAlgorithm::kSemantic;
+    case v1::ALGORITHM_HYBRID_ALL:
+      return engine::QueryAlgorithm::kHybridAll;
+    case v1::ALGORITHM_HYBRID_ANY:
+      return engine::QueryAlgorithm::kHybridAny;
+    default:
+      return absl::InvalidArgumentError("algorithm: unknown value");
   }
-  if (absl::Now() > deadline) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("the call's deadline passed while ", AbslView(doing)));
-  }
-  return absl::OkStatus();
 }
+
+// A resolved match as the API shows it.
+void RenderMatch(const engine::ResolvedMatch& resolved, v1::Match* match) {
+  const engine::QueryHit& hit = *resolved.hit;
+  match->set_id(resolved.id);
+  match->set_similarity(hit.similarity);
+  if (resolved.passages) RenderPassages(*resolved.passages, match);
+  if (!resolved.explain_unavailable.empty()) {
+    match->set_explain_unavailable(resolved.explain_unavailable);
+  }
+  if (hit.minhash) SetMinHashScores(*hit.minhash, match);
+  if (hit.hamming_distance) match->set_hamming_distance(*hit.hamming_distance);
+  if (hit.cosine) {
+    match->set_cosine(*hit.cosine);
+    // Semantic and hybrid answers rank by cosine: it is their similarity,
+    // even where MinHash scores are there too.
+    match->set_similarity(*hit.cosine);
+  }
+  if (hit.tlsh_distance) match->set_tlsh_distance(*hit.tlsh_distance);
+  for (const auto& [key, value] : resolved.metadata) {
+    (*match->mutable_metadata())[key] = value;
+  }
+}
+
+}  // namespace
 
 absl::Status Handlers::Query(const v1::QueryRequest& request,
                              v1::QueryResponse* response,
                              IndexQueryStats* stats, const CallBudget& call) {
+  // Validate: the request's fields, then the query against the collection.
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
-  const CollectionConfig& config = collection->record().config;
-  const v1::Algorithm algorithm = request.algorithm();
-  if (!v1::Algorithm_IsValid(algorithm)) {
-    return absl::InvalidArgumentError("algorithm: unknown value");
+  const storage::CollectionRecord& record = collection->record();
+  engine::QuerySpec spec;
+  ASSIGN_OR_RETURN(spec.algorithm, AlgorithmFromProto(request.algorithm()));
+  const bool vectors = spec.algorithm == engine::QueryAlgorithm::kSemantic ||
+                       spec.algorithm == engine::QueryAlgorithm::kHybridAll ||
+                       spec.algorithm == engine::QueryAlgorithm::kHybridAny;
+  if (request.has_embedding()) {
+    // Decoded only where it can apply; elsewhere CheckQuery says why not.
+    if (vectors && record.config.embedding.enabled()) {
+      ASSIGN_OR_RETURN(spec.embedding, EmbeddingFromProto(request.embedding(),
+                                                          record, "embedding"));
+    } else {
+      spec.embedding.emplace();
+    }
   }
-  const bool simhash_query = algorithm == v1::ALGORITHM_SIMHASH;
-  const bool semantic_only = algorithm == v1::ALGORITHM_SEMANTIC;
-  const bool hybrid = algorithm == v1::ALGORITHM_HYBRID_ALL ||
-                      algorithm == v1::ALGORITHM_HYBRID_ANY;
-  std::optional<std::vector<float>> probe_vector;
-  double min_cosine = config.embedding.min_cosine;
-  if (semantic_only || hybrid) {
-    if (!config.embedding.enabled()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "collection '", collection->name(),
-          "' was created without an embedding space (config.embedding): "
-          "it has no vectors for ",
-          v1::Algorithm_Name(algorithm)));
-    }
-    if (request.has_embedding()) {
-      ASSIGN_OR_RETURN(probe_vector,
-                       EmbeddingFromProto(request.embedding(),
-                                          collection->record(), "embedding"));
-    } else if (config.embedding.fasttext_model.empty() ||
-               request.probe_case() != v1::QueryRequest::kText) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "algorithm ", v1::Algorithm_Name(algorithm),
-          " needs the probe's embedding (or a text probe, in a collection "
-          "that embeds texts with a fastText model)"));
-    }
-    if (request.has_min_cosine()) min_cosine = request.min_cosine();
-    if (!(min_cosine > -1 && min_cosine <= 1)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("min_cosine must be in (-1, 1], got ", min_cosine));
-    }
-  } else if (request.has_embedding() || request.has_min_cosine()) {
-    return absl::InvalidArgumentError(
-        "embedding and min_cosine apply to ALGORITHM_SEMANTIC and the hybrid "
-        "algorithms");
+  if (request.has_min_cosine()) spec.min_cosine = request.min_cosine();
+  // The raw text until it is extracted below: CheckQuery only asks whether
+  // the probe is a text.
+  if (request.probe_case() == v1::QueryRequest::kText) {
+    spec.text = request.text();
   }
+  RETURN_IF_ERROR(engine::CheckQuery(*collection, spec));
   if (request.top_k() > kMaxTopK) {
     return absl::InvalidArgumentError(absl::StrCat(
         "top_k must be at most ", kMaxTopK, ", got ", request.top_k()));
@@ -528,221 +513,69 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   if (!request.exclude_id().empty()) {
     RETURN_IF_ERROR(CheckId(request.exclude_id(), "exclude_id"));
   }
-  const size_t top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
-  const size_t wanted = top_k + (request.exclude_id().empty() ? 0 : 1);
-
-  MinHashSignature minhash;
-  std::optional<uint64_t> simhash;
-  // The probe's shingle set, when the collection verifies exactly.
-  std::optional<std::vector<uint64_t>> probe_shingles;
-  // The probe's TLSH, when the collection keeps TLSH and the probe has one.
-  std::optional<TlshDigest> probe_tlsh;
-  const CollectionFingerprinter& fingerprinter = collection->fingerprinter();
-  std::optional<FieldText> probe;  // a text probe's text
+  spec.top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
+  spec.exclude_id = request.exclude_id();
+  spec.threshold = request.threshold();
+  if (request.has_max_distance()) spec.max_distance = request.max_distance();
+  std::optional<FieldText> probe_text;
   switch (request.probe_case()) {
     case v1::QueryRequest::kText: {
-      ASSIGN_OR_RETURN(probe, FieldText::Of("text", request.text(),
-                                            request.content_type(), limits_));
-      if (simhash_query) {
-        if (!fingerprinter.has_simhash()) {
-          return absl::FailedPreconditionError(
-              absl::StrCat("collection '", collection->name(),
-                           "' was created without SimHash"));
-        }
-        auto h = fingerprinter.SimHash(probe->text());
-        RETURN_IF_ERROR(AboutField("text", h.status()));
-        simhash = *h;
-      } else if (!semantic_only) {
-        if (config.verification == Verification::kExact) {
-          probe_shingles.emplace();
-        }
-        auto sig = fingerprinter.MinHash(
-            probe->text(), probe_shingles ? &*probe_shingles : nullptr);
-        RETURN_IF_ERROR(AboutField("text", sig.status()));
-        minhash = *std::move(sig);
-      }
-      if ((semantic_only || hybrid) && !probe_vector) {
-        ASSIGN_OR_RETURN(probe_vector,
-                         collection->EmbedText(probe->text(), &embedders_));
-      }
-      if (fingerprinter.has_tlsh()) {
-        // Too short or uniform for TLSH: matches simply carry no distance.
-        if (auto tlsh = fingerprinter.Tlsh(probe->text()); tlsh.ok()) {
-          probe_tlsh = *tlsh;
-        }
-      }
+      ASSIGN_OR_RETURN(probe_text,
+                       FieldText::Of("text", request.text(),
+                                     request.content_type(), limits_));
+      spec.text = probe_text->text();
       break;
     }
     case v1::QueryRequest::kSignatures: {
       RETURN_IF_ERROR(CheckNoContentType(
           request.content_type(), "leave it unset for a signatures probe"));
+      engine::SignatureInput& signatures = spec.signatures.emplace();
       RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
-                                          &minhash, &simhash));
-      if (simhash_query && !simhash) {
-        return absl::InvalidArgumentError(
-            "a SimHash query by signatures needs signatures.simhash");
-      }
-      ASSIGN_OR_RETURN(probe_tlsh, TlshFromProto(request.signatures(),
-                                                 collection->record()));
+                                          &signatures.minhash,
+                                          &signatures.simhash));
+      ASSIGN_OR_RETURN(signatures.tlsh,
+                       TlshFromProto(request.signatures(), record));
       break;
     }
     default:
-      // A semantic query may name only its vector.
-      if (!semantic_only) {
-        return absl::InvalidArgumentError("set either text or signatures");
-      }
+      break;
   }
 
-  struct Hit {
-    uint32_t internal_id;
-    double similarity;
-    std::optional<int> distance;  // SimHash
-    std::optional<engine::MinHashMatch> minhash;
-    std::optional<float> cosine;  // semantic and hybrid
-  };
-  std::vector<Hit> hits;
-  if (simhash_query) {
-    const int max_distance =
-        request.has_max_distance()
-            ? static_cast<int>(std::min<uint32_t>(request.max_distance(), 64))
-            : config.simhash_max_distance;
-    ASSIGN_OR_RETURN(
-        std::vector<IdDistance> found,
-        collection->QuerySimHash(*simhash, max_distance, wanted, stats));
-    for (const IdDistance& m : found) {
-      hits.push_back({m.id, SimHashSimilarity(m.distance), m.distance, {}, {}});
-    }
-  } else if (semantic_only) {
-    ASSIGN_OR_RETURN(
-        const std::vector<IdCosine> found,
-        collection->QuerySemantic(*probe_vector, min_cosine, wanted));
-    for (const IdCosine& m : found) {
-      hits.push_back({m.id, m.cosine, {}, {}, m.cosine});
-    }
-  } else {
-    const double threshold =
-        request.threshold() == 0 ? config.threshold : request.threshold();
-    // Hybrid queries filter or merge the MinHash matches afterwards, so
-    // they take more of them than top_k: the best kMaxHybridMinHash.
-    ASSIGN_OR_RETURN(
-        std::vector<engine::MinHashMatch> found,
-        collection->QueryMinHash(
-            minhash, probe_shingles ? &*probe_shingles : nullptr, threshold,
-            hybrid ? std::max<size_t>(wanted, kMaxHybridMinHash) : wanted,
-            stats));
-    if (hybrid && found.size() >= std::max<size_t>(wanted, kMaxHybridMinHash)) {
-      response->set_truncated(true);  // more MinHash matches were left out
-    }
-    for (const engine::MinHashMatch& m : found) {
-      hits.push_back({m.id, m.score(), {}, m, {}});
-    }
-  }
-  if (hybrid) {
-    std::vector<uint32_t> ids;
-    for (const Hit& hit : hits) ids.push_back(hit.internal_id);
-    ASSIGN_OR_RETURN(const std::vector<std::optional<float>> cosines,
-                     collection->CosineTo(*probe_vector, ids));
-    for (size_t h = 0; h < hits.size(); ++h) hits[h].cosine = cosines[h];
-    // No vector: deleted since MinHash answered.
-    std::erase_if(hits, [&](const Hit& hit) {
-      return !hit.cosine ||
-             (algorithm == v1::ALGORITHM_HYBRID_ALL &&
-              !ReachesCosine(*hit.cosine, static_cast<float>(min_cosine)));
-    });
-    if (algorithm == v1::ALGORITHM_HYBRID_ANY) {
-      ASSIGN_OR_RETURN(
-          const std::vector<IdCosine> semantic,
-          collection->QuerySemantic(*probe_vector, min_cosine, wanted));
-      const absl::flat_hash_set<uint32_t> have(ids.begin(), ids.end());
-      for (const IdCosine& m : semantic) {
-        if (!have.contains(m.id)) hits.push_back({m.id, 0, {}, {}, m.cosine});
-      }
-    }
-    for (Hit& hit : hits) hit.similarity = *hit.cosine;
-    std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
-      return a.similarity != b.similarity ? a.similarity > b.similarity
-                                          : a.internal_id < b.internal_id;
-    });
-    if (hits.size() > wanted) hits.resize(wanted);  // before any read
-  }
+  // Plan, probe and verify.
+  ASSIGN_OR_RETURN(const engine::ProbeResult probe,
+                   engine::ProbeQuery(*collection, spec, &embedders_, stats));
+  if (probe.truncated) response->set_truncated(true);
 
-  // TLSH distances: one read for every hit, only when both sides have one.
-  std::vector<std::optional<TlshDigest>> hit_tlsh(hits.size());
-  if (probe_tlsh && !hits.empty()) {
-    std::vector<uint32_t> ids;
-    for (const Hit& hit : hits) ids.push_back(hit.internal_id);
-    ASSIGN_OR_RETURN(hit_tlsh, collection->TlshOf(ids));
-  }
-
-  // Matches stop before the answer would outgrow the message limit (or
-  // the caller's smaller one).
+  // Resolve and render: matches stop before the answer would outgrow the
+  // message limit (or the caller's smaller one).
   const size_t response_limit =
       call.max_response_bytes > 0
           ? std::min(call.max_response_bytes, limits_.max_response_bytes)
           : limits_.max_response_bytes;
-  size_t explained_matches = 0, explained_bytes = 0;
   const size_t budget = response_limit > kResponseSlackBytes
                             ? response_limit - kResponseSlackBytes
                             : 0;
   size_t answer_bytes = 0;
-  for (size_t h = 0; h < hits.size(); ++h) {
-    const Hit& hit = hits[h];
-    if (static_cast<size_t>(response->matches_size()) >= top_k) break;
-    auto doc = collection->GetByInternalId(hit.internal_id,
-                                           storage::DocumentParts::kRecordOnly);
-    if (absl::IsNotFound(doc.status())) continue;  // deleted meanwhile
-    RETURN_IF_ERROR(doc.status());
-    if (doc->external_id == request.exclude_id()) continue;
-    v1::Match* match = response->add_matches();
-    // Counted as it will be encoded: the match plus its tag and length.
-    const auto fits = [&] {
-      const size_t bytes = match->ByteSizeLong() + 16;
-      if (answer_bytes + bytes > budget) return false;
-      answer_bytes += bytes;
-      return true;
-    };
-    match->set_id(doc->external_id);
-    match->set_similarity(hit.similarity);
-    if (request.explain()) {
-      RETURN_IF_ERROR(call.Check("explaining matches"));
-      if (explained_matches >= kExplainMatchesPerQuery ||
-          explained_bytes >= kExplainTextBytesPerQuery) {
-        match->set_explain_unavailable(absl::StrCat(
-            "this query's explain budget went to better matches (at most ",
-            kExplainMatchesPerQuery, " matches and ",
-            kExplainTextBytesPerQuery >> 20,
-            " MiB of text per query); ask with a smaller top_k"));
-      } else {
-        ++explained_matches;
-        RETURN_IF_ERROR(ExplainMatch(probe ? &probe->text() : nullptr,
-                                     *collection, hit.internal_id, match,
-                                     &explained_bytes));
-      }
-    } else if (h % 64 == 63) {
-      RETURN_IF_ERROR(call.Check("reading matches"));
-    }
-    if (hit.minhash) SetMinHashScores(*hit.minhash, match);
-    if (hit.distance) match->set_hamming_distance(*hit.distance);
-    if (hit.cosine) {
-      match->set_cosine(*hit.cosine);
-      // Semantic and hybrid answers rank by cosine: it is their similarity,
-      // even where MinHash scores are there too.
-      match->set_similarity(*hit.cosine);
-    }
-    if (hit_tlsh[h]) {
-      match->set_tlsh_distance(TlshDistance(*probe_tlsh, *hit_tlsh[h]));
-    }
-    if (request.include_metadata()) {
-      for (const auto& [key, value] : doc->metadata) {
-        (*match->mutable_metadata())[key] = value;
-      }
-    }
-    if (!fits()) {
-      response->mutable_matches()->RemoveLast();
-      response->set_truncated(true);
-      break;
-    }
-  }
+  engine::ResolveOptions options;
+  options.probe_text = probe_text ? &probe_text->text() : nullptr;
+  options.explain = request.explain();
+  options.include_metadata = request.include_metadata();
+  RETURN_IF_ERROR(
+      engine::ResolveMatches(*collection, spec, probe, options, call,
+                             [&](const engine::ResolvedMatch& resolved) {
+                               v1::Match* match = response->add_matches();
+                               RenderMatch(resolved, match);
+                               // Counted as it will be encoded: the match plus
+                               // its tag and length.
+                               const size_t bytes = match->ByteSizeLong() + 16;
+                               if (answer_bytes + bytes > budget) {
+                                 response->mutable_matches()->RemoveLast();
+                                 response->set_truncated(true);
+                                 return false;
+                               }
+                               answer_bytes += bytes;
+                               return true;
+                             }));
   response->set_candidates(stats->candidates);
   return absl::OkStatus();
 }

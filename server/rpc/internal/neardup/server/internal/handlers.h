@@ -22,6 +22,7 @@
 #include "neardup/core/index/query_stats.h"
 #include "neardup/engine/database.h"
 #include "neardup/engine/embedders.h"
+#include "neardup/engine/query.h"
 #include "neardup/extract/extract.h"
 #include "neardup/extract/extract_pool.h"
 #include "neardup/v1/neardup.pb.h"
@@ -44,25 +45,9 @@ struct HandlerLimits {
   std::string models_dir;
 };
 
-// What one call may spend, beyond the server's limits: checked inside loops
-// whose length the request chooses.
-struct CallBudget {
-  // > 0: a Query answer stops adding matches before it outgrows this
-  // (streams keep their buffered answers small); 0: the message limit.
-  size_t max_response_bytes = 0;
-  absl::Time deadline = absl::InfiniteFuture();
-  // True once the caller has gone away.
-  std::function<bool()> cancelled;
-
-  // DEADLINE_EXCEEDED or CANCELLED when the call should stop, naming
-  // `doing`.
-  absl::Status Check(std::string_view doing) const;
-};
-
-// Explain reads both texts of every match it explains: a query explains at
-// most this many matches and this much text; matches past that say why.
-inline constexpr size_t kExplainMatchesPerQuery = 100;
-inline constexpr size_t kExplainTextBytesPerQuery = size_t{32} << 20;
+using engine::CallBudget;
+using engine::kExplainMatchesPerQuery;
+using engine::kExplainTextBytesPerQuery;
 
 // Documents an UpsertResponse lists as blocking a dedup-on-write insert
 // (the best first); blocking_count counts all of them.
