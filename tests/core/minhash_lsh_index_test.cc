@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <map>
 #include <optional>
 #include <random>
@@ -280,6 +282,48 @@ TEST(MinHashLshIndex, TwinKeysKeepUnequalEvidenceApart) {
   EXPECT_EQ(alone, 10u);
   EXPECT_EQ(even, 50u);
   EXPECT_EQ(odd, 40u);
+}
+
+// Twin keys may cost a store read: they are fetched with no index lock
+// held, so a query on another thread answers meanwhile (it would wait for
+// the shard's write lock, and this test time out, otherwise).
+TEST(MinHashLshIndex, TwinKeysAreFetchedWhileQueriesGoOn) {
+  MinHashIndexOptions options{
+      .num_perm = 80, .lsh = {20, 4}, .verify_bits = 16, .shards = 1};
+  std::mt19937_64 rng(14);
+  const MinHashSignature same = RandomSignature(rng, 80);
+  MinHashLshIndex* index_ptr = nullptr;
+  std::atomic<int> fetched{0};
+  bool every_query_answered = true;
+  // Kept out here: a future's destructor waits for its query, which would
+  // never end while this callback held the lock.
+  std::vector<std::future<bool>> queries;
+  options.twin_key = [&](uint32_t id) -> std::optional<uint64_t> {
+    ++fetched;
+    std::future<bool>& query = queries.emplace_back(std::async(
+        std::launch::async, [&] { return index_ptr->Query(same, 0.5).ok(); }));
+    every_query_answered =
+        every_query_answered &&
+        query.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    return id % 2;
+  };
+  ASSERT_OK_AND_ASSIGN(auto index, MinHashLshIndex::Create(options));
+  index_ptr = index.get();
+  for (uint32_t id = 0; id < 6; ++id) ASSERT_OK(index->Insert(id, same));
+  // The rebuild's path too.
+  const std::vector<uint32_t> more = {6, 7, 8, 9};
+  const std::vector<MinHashSignature> sigs(more.size(), same);
+  ASSERT_OK(index->BulkInsert(more, sigs, 1));
+  EXPECT_GT(fetched.load(), 0);
+  EXPECT_TRUE(every_query_answered);
+  // Keys still decide the groups: evens with evens, odds with odds.
+  ASSERT_OK_AND_ASSIGN(const std::vector<ScoredGroup> groups,
+                       index->QueryGroups(same, 1.0, 0));
+  ASSERT_EQ(groups.size(), 2u);
+  for (const ScoredGroup& group : groups) {
+    EXPECT_EQ(group.size, 5u);
+    for (uint32_t id : group.ids) EXPECT_EQ(id % 2, group.ids[0] % 2);
+  }
 }
 
 // Random inserts, replaces and removes over a few signatures, many of them

@@ -1,7 +1,10 @@
 #include "neardup/core/index/minhash_lsh_index.h"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
@@ -23,6 +26,22 @@ using index_internal::SlotStore;
 using index_internal::TagOf;
 using index_internal::TwinClasses;
 
+// Twin keys fetched (through options.twin_key, which may read a store)
+// before the shard's write lock is taken: the inserted document's own key,
+// and the keys of the rows whose signatures equal its own and that belong
+// to no twin class yet.
+struct TwinKeys {
+  std::optional<std::optional<uint64_t>> own;  // unset: not fetched
+  std::vector<std::pair<uint32_t, std::optional<uint64_t>>> of_rows;
+
+  std::optional<uint64_t> KeyOfRow(uint32_t row) const {
+    for (const auto& [r, key] : of_rows) {
+      if (r == row) return key;
+    }
+    return std::nullopt;  // not fetched: unknown
+  }
+};
+
 struct MinHashLshIndex::Shard {
   Shard(const MinHashIndexOptions& options, uint32_t index)
       : options(options),
@@ -40,11 +59,16 @@ struct MinHashLshIndex::Shard {
   // Twins of a table row, which the tables leave out.
   TwinClasses twins ABSL_GUARDED_BY(mu);
   size_t count ABSL_GUARDED_BY(mu) = 0;
+  // Counts inserts and removals: twin keys fetched before the write lock
+  // still hold if it has not moved.
+  uint64_t version ABSL_GUARDED_BY(mu) = 0;
 
   uint32_t IdOf(uint32_t row) const { return row * options.shards + index; }
 
+  // `keys`: what FindTwinsLocked found needed, fetched since (null when
+  // the index has no twin_key).
   void InsertLocked(uint32_t row, const uint32_t* tags,
-                    const MinHashSignature& signature)
+                    const MinHashSignature& signature, const TwinKeys* keys)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     for (size_t band = 0; band < tables.size(); ++band) {
       tables[band].Prefetch(tags[band]);
@@ -55,8 +79,9 @@ struct MinHashLshIndex::Shard {
     slots.Set(row, signature.slots);
     present.Set(row);
     ++count;
+    ++version;
     uint64_t key = 0;
-    const uint32_t twin = FindTwinLocked(row, tags, signature, &key);
+    const uint32_t twin = FindTwinLocked(row, tags, signature, keys, &key);
     if (twin != kNoRow) {
       twins.Join(twin, key, row);
       return;
@@ -66,25 +91,32 @@ struct MinHashLshIndex::Shard {
     }
   }
 
-  // A table row whose signature and twin key equal those of `row` (whose
-  // slots are set), or kNoRow. Looks only at the first rows of band 0's
-  // chain: a flood's representative sits near its head, since later
-  // documents of other signatures rarely share band 0 with it; one missed
-  // just starts a second class.
-  uint32_t FindTwinLocked(uint32_t row, const uint32_t* tags,
-                          const MinHashSignature& signature, uint64_t* key)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    constexpr int kRowsLooked = 8;
+  // At most this many rows of band 0's chain are looked at for a twin.
+  static constexpr int kRowsLooked = 8;
+  struct EqualRows {
+    uint32_t rows[kRowsLooked];
+    int size = 0;
+  };
+
+  // The first rows of band 0's chain whose signature equals `signature`
+  // (other than `row`), in chain order. Only the first rows: a flood's
+  // representative sits near the chain's head, since later documents of
+  // other signatures rarely share band 0 with it; one missed just starts a
+  // second class.
+  EqualRows EqualRowsLocked(uint32_t row, const uint32_t* tags,
+                            const MinHashSignature& signature) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu) {
     uint32_t heads[kRowsLooked];
     int looked = 0;
     tables[0].ForEachWhile(tags[0], [&](uint32_t candidate) {
       heads[looked++] = candidate;
       return looked < kRowsLooked;
     });
+    EqualRows equal;
     std::optional<SlotProbe> probe;
-    std::optional<std::optional<uint64_t>> own_key;
     for (int i = 0; i < looked; ++i) {
       const uint32_t candidate = heads[i];
+      if (candidate == row) continue;
       bool same_tags = true;
       for (size_t band = 1; band < tables.size() && same_tags; ++band) {
         same_tags = tables[band].tag(candidate) == tags[band];
@@ -92,15 +124,47 @@ struct MinHashLshIndex::Shard {
       if (!same_tags) continue;
       if (!probe) probe.emplace(signature.slots, options.verify_bits);
       if (slots.CountEqual(candidate, *probe) != options.num_perm) continue;
-      if (!options.twin_key) return candidate;
-      if (!own_key) own_key = options.twin_key(IdOf(row));
-      if (!own_key->has_value()) return kNoRow;  // unknown: kept apart
+      equal.rows[equal.size++] = candidate;
+    }
+    return equal;
+  }
+
+  // Which twin keys inserting `signature` at `row` needs: whether any
+  // equal row exists (then the document's own key), and the equal rows in
+  // no twin class (theirs). Runs under the read lock.
+  TwinKeys KeysNeededLocked(uint32_t row, const uint32_t* tags,
+                            const MinHashSignature& signature) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu) {
+    TwinKeys needed;
+    const EqualRows equal = EqualRowsLocked(row, tags, signature);
+    if (equal.size > 0) needed.own.emplace();  // "needed": fetched later
+    for (int i = 0; i < equal.size; ++i) {
+      if (twins.KeyOf(equal.rows[i]) == nullptr) {
+        needed.of_rows.push_back({equal.rows[i], std::nullopt});
+      }
+    }
+    return needed;
+  }
+
+  // A table row whose signature and twin key equal those of `row` (whose
+  // slots are set), or kNoRow. Twin keys come from `keys` (null: the index
+  // has none, equal signatures suffice); a key not there is unknown, and
+  // an unknown key keeps the document apart.
+  uint32_t FindTwinLocked(uint32_t row, const uint32_t* tags,
+                          const MinHashSignature& signature,
+                          const TwinKeys* keys, uint64_t* key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    const EqualRows equal = EqualRowsLocked(row, tags, signature);
+    for (int i = 0; i < equal.size; ++i) {
+      const uint32_t candidate = equal.rows[i];
+      if (keys == nullptr) return candidate;
+      if (!keys->own || !keys->own->has_value()) return kNoRow;  // apart
       const uint64_t* class_key = twins.KeyOf(candidate);
       const std::optional<uint64_t> candidate_key =
           class_key != nullptr ? std::optional<uint64_t>(*class_key)
-                               : options.twin_key(IdOf(candidate));
-      if (candidate_key == *own_key) {
-        *key = **own_key;
+                               : keys->KeyOfRow(candidate);
+      if (candidate_key == *keys->own) {
+        *key = **keys->own;
         return candidate;
       }
     }
@@ -121,6 +185,7 @@ struct MinHashLshIndex::Shard {
     }
     present.Clear(row);
     --count;
+    ++version;
   }
 };
 
@@ -175,10 +240,50 @@ absl::Status MinHashLshIndex::Insert(uint32_t id,
   }
   std::vector<uint32_t> tags(options_.lsh.bands);
   ComputeTags(signature, tags.data());
-  Shard& shard = *shards_[id % shards_.size()];
-  WriterLock lock(&shard.mu);
-  shard.InsertLocked(id / shards_.size(), tags.data(), signature);
+  InsertInShard(*shards_[id % shards_.size()], id / shards_.size(), tags.data(),
+                signature);
   return absl::OkStatus();
+}
+
+void MinHashLshIndex::InsertInShard(Shard& shard, uint32_t row,
+                                    const uint32_t* tags,
+                                    const MinHashSignature& signature) {
+  if (!options_.twin_key) {
+    WriterLock lock(&shard.mu);
+    shard.InsertLocked(row, tags, signature, nullptr);
+    return;
+  }
+  // Twin keys may cost a read of a store: when an insert needs some, the
+  // lock is let go while they are fetched, and they are used if the shard
+  // has not changed meanwhile (else looked for again; after a few tries the
+  // document is kept apart). Most inserts need none and take the lock once.
+  constexpr int kTries = 3;
+  std::optional<std::pair<uint64_t, TwinKeys>> fetched;  // at a version
+  for (int attempt = 1;; ++attempt) {
+    TwinKeys needed;
+    uint64_t version;
+    {
+      WriterLock lock(&shard.mu);
+      if (fetched && fetched->first == shard.version) {
+        shard.InsertLocked(row, tags, signature, &fetched->second);
+        return;
+      }
+      needed = shard.KeysNeededLocked(row, tags, signature);
+      if (!needed.own || attempt == kTries) {
+        // No equal row, so no key is needed (or, out of tries, the keys
+        // stay unknown and the document is kept apart).
+        const TwinKeys none;
+        shard.InsertLocked(row, tags, signature, &none);
+        return;
+      }
+      version = shard.version;
+    }
+    needed.own = options_.twin_key(shard.IdOf(row));
+    for (auto& [other, key] : needed.of_rows) {
+      key = options_.twin_key(shard.IdOf(other));
+    }
+    fetched.emplace(version, std::move(needed));
+  }
 }
 
 absl::Status MinHashLshIndex::BulkInsert(
@@ -207,14 +312,25 @@ absl::Status MinHashLshIndex::BulkInsert(
     for (uint32_t i : positions)
       max_row = std::max(max_row, ids[i] / uint32_t(num_shards));
     std::vector<uint32_t> tags(options_.lsh.bands);
-    WriterLock lock(&shard.mu);
-    shard.slots.ReserveRows(max_row + 1);
-    for (KeyChains& table : shard.tables) {
-      table.Reserve(table.num_keys() + positions.size(), max_row + 1);
+    {
+      WriterLock lock(&shard.mu);
+      shard.slots.ReserveRows(max_row + 1);
+      for (KeyChains& table : shard.tables) {
+        table.Reserve(table.num_keys() + positions.size(), max_row + 1);
+      }
+      if (!options_.twin_key) {
+        for (uint32_t i : positions) {
+          ComputeTags(signatures[i], tags.data());
+          shard.InsertLocked(ids[i] / num_shards, tags.data(), signatures[i],
+                             nullptr);
+        }
+        return;
+      }
     }
+    // With twin keys, one document at a time: keys are fetched unlocked.
     for (uint32_t i : positions) {
       ComputeTags(signatures[i], tags.data());
-      shard.InsertLocked(ids[i] / num_shards, tags.data(), signatures[i]);
+      InsertInShard(shard, ids[i] / num_shards, tags.data(), signatures[i]);
     }
   };
   ParallelFor(num_shards, threads, fill_shard);

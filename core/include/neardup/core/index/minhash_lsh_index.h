@@ -41,8 +41,9 @@ struct MinHashIndexOptions {
   // When set, twins must also have equal keys: a collection that verifies
   // exactly keys documents by a digest of their evidence, since equal
   // signatures do not imply equal shingle sets. nullopt means unknown: the
-  // document is kept apart. Called with index ids, under a shard's write
-  // lock, only when an inserted document's signature equals an indexed one.
+  // document is kept apart. Called with index ids, only when an inserted
+  // document's signature equals an indexed one, and never under the
+  // index's locks (it may read a store): queries go on meanwhile.
   std::function<std::optional<uint64_t>(uint32_t id)> twin_key = nullptr;
 };
 
@@ -122,6 +123,9 @@ class MinHashLshIndex {
   explicit MinHashLshIndex(const MinHashIndexOptions& options);
 
   absl::Status CheckWidth(const MinHashSignature& signature) const;
+  // Inserts into one shard, fetching twin keys before its write lock.
+  void InsertInShard(Shard& shard, uint32_t row, const uint32_t* tags,
+                     const MinHashSignature& signature);
   void ComputeTags(const MinHashSignature& signature, uint32_t* tags) const;
   // Scores every candidate once per twin group; keeps those passing `keep`,
   // each with its first `max_ids` members (0: all).
