@@ -12,6 +12,9 @@ For README.md, docs/*.md and every folder's README.md:
   symbols  a `Name::member`, `CamelCaseName` or `kConstant` in backquotes
            is an identifier of the sources (core/, storage/, server/,
            client/, proto/, bench/, tests/).
+  binaries every build/release/server/... and build/release/client/...
+           path in the docs, scripts/*.sh and deploy/Dockerfile is where
+           this build put a binary.
   flags    every `--flag` in backquotes, and every --flag on a line that
            runs neardup or neardupd, is a flag of neardupd or of some
            neardup command (as their --help prints them), or one of the
@@ -222,6 +225,21 @@ def main():
                 if flag not in flags:
                     errors.append(f"{doc}: flag {flag} (in `{line.strip()}`)"
                                   " is no flag of neardupd or neardup")
+    # Binaries where the docs and scripts run them.
+    build_root = os.path.dirname(os.path.dirname(os.path.abspath(
+        args.neardup)))
+    runners = documents(repo) + glob.glob(os.path.join(repo, "scripts",
+                                                       "*.sh"))
+    runners.append(os.path.join(repo, "deploy", "Dockerfile"))
+    for runner in runners:
+        with open(runner) as f:
+            for binary in set(re.findall(
+                    r"build/release/((?:server|client)/[\w/.-]*\w)",
+                    f.read())):
+                if not os.path.isfile(os.path.join(build_root, binary)):
+                    errors.append(f"{os.path.relpath(runner, repo)}: "
+                                  f"build/release/{binary} is not where the "
+                                  "build puts it")
     for error in errors:
         print(error)
     print(f"checked {checked['paths']} paths, {checked['symbols']} symbols, "
