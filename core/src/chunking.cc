@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/core/enum_tables.h"
 
 namespace neardup {
 namespace {
@@ -162,24 +163,11 @@ class Chunker {
 }  // namespace
 
 std::string_view ChunkModeName(ChunkMode mode) {
-  switch (mode) {
-    case ChunkMode::kFixedTokens:
-      return "fixed";
-    case ChunkMode::kRecursive:
-      return "recursive";
-    case ChunkMode::kSentenceBounded:
-      break;
-  }
-  return "sentence";
+  return kChunkModes.Name(mode);
 }
 
 absl::StatusOr<ChunkMode> ParseChunkMode(std::string_view name) {
-  if (name == "fixed") return ChunkMode::kFixedTokens;
-  if (name == "sentence") return ChunkMode::kSentenceBounded;
-  if (name == "recursive") return ChunkMode::kRecursive;
-  return absl::InvalidArgumentError(
-      absl::StrCat("chunk mode must be fixed, sentence or recursive, got \"",
-                   AbslView(name), "\""));
+  return kChunkModes.Parse(name);
 }
 
 int DefaultChunkOverlap(int max_tokens) {

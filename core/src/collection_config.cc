@@ -7,46 +7,34 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {
 
 std::string_view VerificationName(Verification verification) {
-  return verification == Verification::kEstimate ? "estimate" : "exact";
+  return kVerifications.Name(verification);
 }
 
 absl::StatusOr<Verification> ParseVerification(std::string_view name) {
-  if (name == "exact") return Verification::kExact;
-  if (name == "estimate") return Verification::kEstimate;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "verification must be exact or estimate, got \"", AbslView(name), "\""));
+  return kVerifications.Parse(name);
 }
 
 std::string_view MinHashAlgorithmName(MinHashAlgorithm algorithm) {
-  return algorithm == MinHashAlgorithm::kPerceptual ? "perceptual" : "shingled";
+  return kMinHashAlgorithms.Name(algorithm);
 }
 
 absl::StatusOr<MinHashAlgorithm> ParseMinHashAlgorithm(std::string_view name) {
-  if (name == "shingled" || name == "minhash") {
-    return MinHashAlgorithm::kShingled;
-  }
-  if (name == "perceptual") return MinHashAlgorithm::kPerceptual;
-  return absl::InvalidArgumentError(
-      absl::StrCat("minhash algorithm must be shingled or perceptual, got \"",
-                   AbslView(name), "\""));
+  return kMinHashAlgorithms.Parse(name);
 }
 
 std::string_view SimHashVariantName(SimHashVariant variant) {
-  return variant == SimHashVariant::kNewsbot ? "newsbot" : "txtfp";
+  return kSimHashVariants.Name(variant);
 }
 
 absl::StatusOr<SimHashVariant> ParseSimHashVariant(std::string_view name) {
-  if (name == "txtfp") return SimHashVariant::kTxtfp;
-  if (name == "newsbot") return SimHashVariant::kNewsbot;
-  return absl::InvalidArgumentError(
-      absl::StrCat("simhash variant must be txtfp or newsbot, got \"",
-                   AbslView(name), "\""));
+  return kSimHashVariants.Parse(name);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {
@@ -74,18 +75,11 @@ absl::StatusOr<uint64_t> ParseSeed(std::string_view text) {
 }
 
 absl::StatusOr<Normalization> ParseNormalization(std::string_view name) {
-  if (name == "nfkc") return Normalization::kNfkc;
-  if (name == "nfc") return Normalization::kNfc;
-  if (name == "none") return Normalization::kNone;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "normalization must be nfkc, nfc or none, got \"", AbslView(name), "\""));
+  return kNormalizations.Parse(name);
 }
 
 absl::StatusOr<CaseFold> ParseCaseFold(std::string_view name) {
-  if (name == "full" || name == "simple") return CaseFold::kFull;
-  if (name == "none") return CaseFold::kNone;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "case folding must be full or none, got \"", AbslView(name), "\""));
+  return kCaseFolds.Parse(name);
 }
 
 absl::StatusOr<MinHashConfig> MinHashConfigOf(

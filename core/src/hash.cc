@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/internal/inline_hash.h"
 
 namespace neardup {
@@ -26,17 +27,11 @@ uint64_t Xxh3Hash64(std::string_view bytes) {
 }
 
 std::string_view HashFamilyName(HashFamily family) {
-  return family == HashFamily::kXxh3 ? "xxh3-64" : "mmh3-x64-128";
+  return kHashFamilies.Name(family);
 }
 
 absl::StatusOr<HashFamily> ParseHashFamily(std::string_view name) {
-  if (name == "xxh3-64" || name == "xxh3") return HashFamily::kXxh3;
-  if (name == "mmh3-x64-128" || name == "mmh3" || name == "murmur3") {
-    return HashFamily::kMurmur3;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown hash family \"", AbslView(name),
-                   "\": expected xxh3-64 or mmh3-x64-128"));
+  return kHashFamilies.Parse(name);
 }
 
 }  // namespace neardup

@@ -12,6 +12,7 @@
 #include "neardup/base/scratch.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/internal/token_hashing.h"
 
 namespace neardup {
@@ -112,24 +113,11 @@ uint64_t DistinctSimHash(std::vector<WeightedToken>& tokens, bool idf) {
 }  // namespace
 
 std::string_view SimHashWeightingName(SimHashWeighting w) {
-  switch (w) {
-    case SimHashWeighting::kTf:
-      return "tf";
-    case SimHashWeighting::kUniform:
-      return "uniform";
-    case SimHashWeighting::kIdf:
-      return "idf-weighted";
-  }
-  return "tf";
+  return kSimHashWeightings.Name(w);
 }
 
 absl::StatusOr<SimHashWeighting> ParseSimHashWeighting(std::string_view name) {
-  if (name == "tf") return SimHashWeighting::kTf;
-  if (name == "uniform") return SimHashWeighting::kUniform;
-  if (name == "idf-weighted" || name == "idf") return SimHashWeighting::kIdf;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown SimHash weighting \"", AbslView(name),
-                   "\": expected tf, uniform or idf-weighted"));
+  return kSimHashWeightings.Parse(name);
 }
 
 SimHasher::SimHasher(SimHashConfig config, Canonicalizer canonicalizer,

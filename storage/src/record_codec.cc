@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/storage/records.pb.h"
 
@@ -29,131 +30,52 @@ absl::StatusOr<Message> ParseMessage(std::string_view bytes,
   return message;
 }
 
-// Enums, both ways. Proto enums start at an UNSPECIFIED 0 so an unknown or
-// missing value is an error, not a silent default.
+// Enums, both ways, by their tables (core/enum_tables.h). Most proto enums
+// start at an UNSPECIFIED 0, so an unknown or missing value is an error, not
+// a silent default.
+
+template <typename Enum, size_t N>
+absl::StatusOr<Enum> FromDisk(const EnumTable<Enum, N>& table, int number) {
+  if (const std::optional<Enum> value = table.FromDisk(number)) return *value;
+  return Malformed("collection",
+                   absl::StrCat(AbslView(table.what), " ", number));
+}
 
 pb::Normalization ToProto(Normalization value) {
-  switch (value) {
-    case Normalization::kNfkc:
-      return pb::NORMALIZATION_NFKC;
-    case Normalization::kNfc:
-      return pb::NORMALIZATION_NFC;
-    case Normalization::kNone:
-      return pb::NORMALIZATION_NONE;
-  }
-  return pb::NORMALIZATION_UNSPECIFIED;
+  return static_cast<pb::Normalization>(kNormalizations.Disk(value));
 }
-
 absl::StatusOr<Normalization> FromProto(pb::Normalization value) {
-  switch (value) {
-    case pb::NORMALIZATION_NFKC:
-      return Normalization::kNfkc;
-    case pb::NORMALIZATION_NFC:
-      return Normalization::kNfc;
-    case pb::NORMALIZATION_NONE:
-      return Normalization::kNone;
-    default:
-      return Malformed("collection", absl::StrCat("normalization ", value));
-  }
+  return FromDisk(kNormalizations, value);
 }
-
 pb::CaseFold ToProto(CaseFold value) {
-  switch (value) {
-    case CaseFold::kFull:
-      return pb::CASE_FOLD_FULL;
-    case CaseFold::kNone:
-      return pb::CASE_FOLD_NONE;
-  }
-  return pb::CASE_FOLD_UNSPECIFIED;
+  return static_cast<pb::CaseFold>(kCaseFolds.Disk(value));
 }
-
 absl::StatusOr<CaseFold> FromProto(pb::CaseFold value) {
-  switch (value) {
-    case pb::CASE_FOLD_FULL:
-      return CaseFold::kFull;
-    case pb::CASE_FOLD_NONE:
-      return CaseFold::kNone;
-    default:
-      return Malformed("collection", absl::StrCat("case_fold ", value));
-  }
+  return FromDisk(kCaseFolds, value);
 }
-
 pb::HashFamily ToProto(HashFamily value) {
-  switch (value) {
-    case HashFamily::kXxh3:
-      return pb::HASH_FAMILY_XXH3;
-    case HashFamily::kMurmur3:
-      return pb::HASH_FAMILY_MURMUR3;
-  }
-  return pb::HASH_FAMILY_UNSPECIFIED;
+  return static_cast<pb::HashFamily>(kHashFamilies.Disk(value));
 }
-
 absl::StatusOr<HashFamily> FromProto(pb::HashFamily value) {
-  switch (value) {
-    case pb::HASH_FAMILY_XXH3:
-      return HashFamily::kXxh3;
-    case pb::HASH_FAMILY_MURMUR3:
-      return HashFamily::kMurmur3;
-    default:
-      return Malformed("collection", absl::StrCat("hash family ", value));
-  }
+  return FromDisk(kHashFamilies, value);
 }
-
 pb::SimHashWeighting ToProto(SimHashWeighting value) {
-  switch (value) {
-    case SimHashWeighting::kTf:
-      return pb::SIMHASH_WEIGHTING_TF;
-    case SimHashWeighting::kUniform:
-      return pb::SIMHASH_WEIGHTING_UNIFORM;
-    case SimHashWeighting::kIdf:
-      return pb::SIMHASH_WEIGHTING_IDF;
-  }
-  return pb::SIMHASH_WEIGHTING_UNSPECIFIED;
+  return static_cast<pb::SimHashWeighting>(kSimHashWeightings.Disk(value));
 }
-
 absl::StatusOr<SimHashWeighting> FromProto(pb::SimHashWeighting value) {
-  switch (value) {
-    case pb::SIMHASH_WEIGHTING_TF:
-      return SimHashWeighting::kTf;
-    case pb::SIMHASH_WEIGHTING_UNIFORM:
-      return SimHashWeighting::kUniform;
-    case pb::SIMHASH_WEIGHTING_IDF:
-      return SimHashWeighting::kIdf;
-    default:
-      return Malformed("collection", absl::StrCat("simhash weighting ", value));
-  }
+  return FromDisk(kSimHashWeightings, value);
 }
-
 pb::BandingRule ToProto(BandingRule value) {
-  return value == BandingRule::kTxtfp ? pb::BANDING_RULE_TXTFP
-                                      : pb::BANDING_RULE_RECALL_FIRST;
+  return static_cast<pb::BandingRule>(kBandingRules.Disk(value));
 }
-
 absl::StatusOr<BandingRule> FromProto(pb::BandingRule value) {
-  switch (value) {
-    case pb::BANDING_RULE_RECALL_FIRST:
-      return BandingRule::kRecallFirst;
-    case pb::BANDING_RULE_TXTFP:
-      return BandingRule::kTxtfp;
-    default:
-      return Malformed("collection", absl::StrCat("banding rule ", value));
-  }
+  return FromDisk(kBandingRules, value);
 }
-
 pb::Verification ToProto(Verification value) {
-  return value == Verification::kEstimate ? pb::VERIFICATION_ESTIMATE
-                                          : pb::VERIFICATION_EXACT;
+  return static_cast<pb::Verification>(kVerifications.Disk(value));
 }
-
 absl::StatusOr<Verification> FromProto(pb::Verification value) {
-  switch (value) {
-    case pb::VERIFICATION_EXACT:
-      return Verification::kExact;
-    case pb::VERIFICATION_ESTIMATE:
-      return Verification::kEstimate;
-    default:
-      return Malformed("collection", absl::StrCat("verification ", value));
-  }
+  return FromDisk(kVerifications, value);
 }
 
 void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
@@ -183,14 +105,11 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   out->set_min_threshold(config.min_threshold);
   out->set_banding(ToProto(config.banding));
   out->set_verification(ToProto(config.verification));
-  out->set_minhash_algorithm(config.minhash_algorithm ==
-                                     MinHashAlgorithm::kPerceptual
-                                 ? pb::MINHASH_ALGORITHM_PERCEPTUAL
-                                 : pb::MINHASH_ALGORITHM_SHINGLED);
+  out->set_minhash_algorithm(static_cast<pb::MinHashAlgorithm>(
+      kMinHashAlgorithms.Disk(config.minhash_algorithm)));
   out->set_winnow_window(config.winnow_window);
-  out->set_simhash_variant(config.simhash_variant == SimHashVariant::kNewsbot
-                               ? pb::SIMHASH_VARIANT_NEWSBOT
-                               : pb::SIMHASH_VARIANT_TXTFP);
+  out->set_simhash_variant(static_cast<pb::SimHashVariant>(
+      kSimHashVariants.Disk(config.simhash_variant)));
   out->set_keep_tlsh(config.keep_tlsh);
   if (config.embedding.enabled()) {
     pb::EmbeddingSpace* space = out->mutable_embedding();
@@ -202,7 +121,7 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
     space->set_min_cosine(config.embedding.min_cosine);
     space->set_hnsw(config.embedding.hnsw);
     space->set_fasttext_model(config.embedding.fasttext_model);
-    space->set_chunk_mode(static_cast<int>(config.embedding.chunking.mode));
+    space->set_chunk_mode(kChunkModes.Disk(config.embedding.chunking.mode));
     space->set_chunk_max_tokens(config.embedding.chunking.max_tokens);
     space->set_chunk_overlap(config.embedding.chunking.overlap);
   }
@@ -211,28 +130,10 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
 // The format-3 fields; an older record has them all 0, as it meant.
 absl::Status FamiliesFromProto(const pb::CollectionConfig& in,
                                CollectionConfig& config) {
-  switch (in.minhash_algorithm()) {
-    case pb::MINHASH_ALGORITHM_SHINGLED:
-      config.minhash_algorithm = MinHashAlgorithm::kShingled;
-      break;
-    case pb::MINHASH_ALGORITHM_PERCEPTUAL:
-      config.minhash_algorithm = MinHashAlgorithm::kPerceptual;
-      break;
-    default:
-      return Malformed("collection", absl::StrCat("minhash_algorithm ",
-                                                  in.minhash_algorithm()));
-  }
-  switch (in.simhash_variant()) {
-    case pb::SIMHASH_VARIANT_TXTFP:
-      config.simhash_variant = SimHashVariant::kTxtfp;
-      break;
-    case pb::SIMHASH_VARIANT_NEWSBOT:
-      config.simhash_variant = SimHashVariant::kNewsbot;
-      break;
-    default:
-      return Malformed("collection",
-                       absl::StrCat("simhash_variant ", in.simhash_variant()));
-  }
+  ASSIGN_OR_RETURN(config.minhash_algorithm,
+                   FromDisk(kMinHashAlgorithms, in.minhash_algorithm()));
+  ASSIGN_OR_RETURN(config.simhash_variant,
+                   FromDisk(kSimHashVariants, in.simhash_variant()));
   config.winnow_window = in.winnow_window();
   config.keep_tlsh = in.keep_tlsh();
   if (in.has_embedding()) {  // format 4
@@ -246,11 +147,8 @@ absl::Status FamiliesFromProto(const pb::CollectionConfig& in,
     space.min_cosine = wire.min_cosine();
     space.hnsw = wire.hnsw();
     space.fasttext_model = wire.fasttext_model();
-    if (wire.chunk_mode() < 0 || wire.chunk_mode() > 2) {
-      return Malformed("collection",
-                       absl::StrCat("chunk_mode ", wire.chunk_mode()));
-    }
-    space.chunking.mode = static_cast<ChunkMode>(wire.chunk_mode());
+    ASSIGN_OR_RETURN(space.chunking.mode,
+                     FromDisk(kChunkModes, wire.chunk_mode()));
     space.chunking.max_tokens = wire.chunk_max_tokens();
     space.chunking.overlap = wire.chunk_overlap();
   }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/internal/inline_hash.h"
 
 namespace neardup {
@@ -57,14 +58,11 @@ absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
 }
 
 std::string_view BandingRuleName(BandingRule rule) {
-  return rule == BandingRule::kTxtfp ? "txtfp" : "recall-first";
+  return kBandingRules.Name(rule);
 }
 
 absl::StatusOr<BandingRule> ParseBandingRule(std::string_view name) {
-  if (name == "recall-first") return BandingRule::kRecallFirst;
-  if (name == "txtfp") return BandingRule::kTxtfp;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "banding must be recall-first or txtfp, got \"", AbslView(name), "\""));
+  return kBandingRules.Parse(name);
 }
 
 double CandidateAreaBelow(double floor, const LshParams& params) {

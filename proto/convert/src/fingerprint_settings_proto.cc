@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/perceptual.h"
 
 namespace neardup::proto {
@@ -11,21 +12,13 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
   FingerprintSettings settings;
   CanonicalizerOptions& canonicalizer = settings.canonicalizer;
   const v1::CanonicalizerOptions& canon = proto.canonicalizer();
-  switch (canon.normalization()) {
-    case v1::CanonicalizerOptions::NORMALIZATION_UNSPECIFIED:
-    case v1::CanonicalizerOptions::NORMALIZATION_NFKC:
-      canonicalizer.normalization = Normalization::kNfkc;
-      break;
-    case v1::CanonicalizerOptions::NORMALIZATION_NFC:
-      canonicalizer.normalization = Normalization::kNfc;
-      break;
-    case v1::CanonicalizerOptions::NORMALIZATION_NONE:
-      canonicalizer.normalization = Normalization::kNone;
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          "config.canonicalizer.normalization: unknown value");
+  const std::optional<Normalization> normalization =
+      kNormalizations.FromApi(canon.normalization());
+  if (!normalization) {
+    return absl::InvalidArgumentError(
+        "config.canonicalizer.normalization: unknown value");
   }
+  canonicalizer.normalization = *normalization;
   canonicalizer.case_fold =
       canon.disable_case_fold() ? CaseFold::kNone : CaseFold::kFull;
   canonicalizer.strip_bidi = !canon.keep_bidi_controls();
@@ -52,29 +45,19 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
     settings.num_perm = static_cast<int>(proto.num_perm());
   }
   if (proto.has_seed()) settings.seed = proto.seed();
-  switch (proto.hash_family()) {
-    case v1::HASH_FAMILY_UNSPECIFIED:
-    case v1::HASH_FAMILY_XXH3:
-      settings.family = HashFamily::kXxh3;
-      break;
-    case v1::HASH_FAMILY_MURMUR3:
-      settings.family = HashFamily::kMurmur3;
-      break;
-    default:
-      return absl::InvalidArgumentError("config.hash_family: unknown value");
+  const std::optional<HashFamily> family =
+      kHashFamilies.FromApi(proto.hash_family());
+  if (!family) {
+    return absl::InvalidArgumentError("config.hash_family: unknown value");
   }
-  switch (proto.simhash_weighting()) {
-    case v1::SIMHASH_WEIGHTING_UNSPECIFIED:
-    case v1::SIMHASH_WEIGHTING_TF:
-      settings.weighting = SimHashWeighting::kTf;
-      break;
-    case v1::SIMHASH_WEIGHTING_UNIFORM:
-      settings.weighting = SimHashWeighting::kUniform;
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          "config.simhash_weighting: unknown value");
+  settings.family = *family;
+  const std::optional<SimHashWeighting> weighting =
+      kSimHashWeightings.FromApi(proto.simhash_weighting());
+  if (!weighting) {
+    return absl::InvalidArgumentError(
+        "config.simhash_weighting: unknown value");
   }
+  settings.weighting = *weighting;
   return settings;
 }
 
@@ -82,17 +65,8 @@ void SettingsToProto(const FingerprintSettings& settings,
                      v1::FingerprintConfig* proto) {
   const CanonicalizerOptions& canonicalizer = settings.canonicalizer;
   v1::CanonicalizerOptions* canon = proto->mutable_canonicalizer();
-  switch (canonicalizer.normalization) {
-    case Normalization::kNfkc:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFKC);
-      break;
-    case Normalization::kNfc:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NFC);
-      break;
-    case Normalization::kNone:
-      canon->set_normalization(v1::CanonicalizerOptions::NORMALIZATION_NONE);
-      break;
-  }
+  canon->set_normalization(static_cast<v1::CanonicalizerOptions::Normalization>(
+      kNormalizations.Api(canonicalizer.normalization)));
   canon->set_disable_case_fold(canonicalizer.case_fold == CaseFold::kNone);
   canon->set_keep_bidi_controls(!canonicalizer.strip_bidi);
   canon->set_keep_format_characters(!canonicalizer.strip_format);
@@ -103,48 +77,41 @@ void SettingsToProto(const FingerprintSettings& settings,
   proto->set_shingle_k(static_cast<uint32_t>(settings.shingle_k));
   proto->set_num_perm(static_cast<uint32_t>(settings.num_perm));
   proto->set_seed(settings.seed);
-  proto->set_hash_family(settings.family == HashFamily::kMurmur3
-                             ? v1::HASH_FAMILY_MURMUR3
-                             : v1::HASH_FAMILY_XXH3);
-  proto->set_simhash_weighting(settings.weighting == SimHashWeighting::kUniform
-                                   ? v1::SIMHASH_WEIGHTING_UNIFORM
-                                   : v1::SIMHASH_WEIGHTING_TF);
+  proto->set_hash_family(
+      static_cast<v1::HashFamily>(kHashFamilies.Api(settings.family)));
+  // IDF has no API value: sent as the default, TF.
+  const int weighting = kSimHashWeightings.Api(settings.weighting);
+  proto->set_simhash_weighting(static_cast<v1::SimHashWeighting>(
+      weighting != 0 ? weighting
+                     : kSimHashWeightings.Api(SimHashWeighting::kTf)));
 }
 
 v1::Banding BandingToProto(BandingRule rule) {
-  return rule == BandingRule::kTxtfp ? v1::BANDING_TXTFP
-                                     : v1::BANDING_RECALL_FIRST;
+  return static_cast<v1::Banding>(kBandingRules.Api(rule));
 }
 
 BandingRule BandingFromProto(v1::Banding banding) {
-  return banding == v1::BANDING_TXTFP ? BandingRule::kTxtfp
-                                      : BandingRule::kRecallFirst;
+  return kBandingRules.FromApi(banding).value_or(BandingRule::kRecallFirst);
 }
 
 v1::Verification VerificationToProto(Verification verification) {
-  return verification == Verification::kEstimate ? v1::VERIFICATION_ESTIMATE
-                                                 : v1::VERIFICATION_EXACT;
+  return static_cast<v1::Verification>(kVerifications.Api(verification));
 }
 
 void FamiliesToProto(const CollectionConfig& config,
                      v1::FingerprintConfig* proto) {
-  proto->set_minhash_algorithm(config.minhash_algorithm ==
-                                       MinHashAlgorithm::kPerceptual
-                                   ? v1::MINHASH_ALGORITHM_PERCEPTUAL
-                                   : v1::MINHASH_ALGORITHM_SHINGLED);
+  proto->set_minhash_algorithm(static_cast<v1::MinHashAlgorithm>(
+      kMinHashAlgorithms.Api(config.minhash_algorithm)));
   proto->set_winnow_window(static_cast<uint32_t>(config.winnow_window));
-  proto->set_simhash_variant(config.simhash_variant == SimHashVariant::kNewsbot
-                                 ? v1::SIMHASH_VARIANT_NEWSBOT
-                                 : v1::SIMHASH_VARIANT_TXTFP);
+  proto->set_simhash_variant(static_cast<v1::SimHashVariant>(
+      kSimHashVariants.Api(config.simhash_variant)));
   proto->set_tlsh(config.keep_tlsh);
 }
 
 absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,
                                CollectionConfig* config) {
-  config->simhash_variant =
-      proto.simhash_variant() == v1::SIMHASH_VARIANT_NEWSBOT
-          ? SimHashVariant::kNewsbot
-          : SimHashVariant::kTxtfp;
+  config->simhash_variant = kSimHashVariants.FromApi(proto.simhash_variant())
+                                .value_or(SimHashVariant::kTxtfp);
   config->keep_tlsh = proto.tlsh();
   config->winnow_window = static_cast<int>(proto.winnow_window());
   if (proto.minhash_algorithm() != v1::MINHASH_ALGORITHM_PERCEPTUAL) {
@@ -162,31 +129,15 @@ absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,
 }
 
 v1::EmbeddingSpace::ChunkMode ChunkModeToProto(ChunkMode mode) {
-  switch (mode) {
-    case ChunkMode::kFixedTokens:
-      return v1::EmbeddingSpace::CHUNK_MODE_FIXED;
-    case ChunkMode::kRecursive:
-      return v1::EmbeddingSpace::CHUNK_MODE_RECURSIVE;
-    case ChunkMode::kSentenceBounded:
-      break;
-  }
-  return v1::EmbeddingSpace::CHUNK_MODE_SENTENCE;
+  return static_cast<v1::EmbeddingSpace::ChunkMode>(kChunkModes.Api(mode));
 }
 
 ChunkMode ChunkModeFromProto(v1::EmbeddingSpace::ChunkMode mode) {
-  switch (mode) {
-    case v1::EmbeddingSpace::CHUNK_MODE_FIXED:
-      return ChunkMode::kFixedTokens;
-    case v1::EmbeddingSpace::CHUNK_MODE_RECURSIVE:
-      return ChunkMode::kRecursive;
-    default:
-      return ChunkMode::kSentenceBounded;
-  }
+  return kChunkModes.FromApi(mode).value_or(ChunkMode::kSentenceBounded);
 }
 
 Verification VerificationFromProto(v1::Verification verification) {
-  return verification == v1::VERIFICATION_ESTIMATE ? Verification::kEstimate
-                                                   : Verification::kExact;
+  return kVerifications.FromApi(verification).value_or(Verification::kExact);
 }
 
 }  // namespace neardup::proto
