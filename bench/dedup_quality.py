@@ -6,7 +6,7 @@
 2. A generated near-duplicate set with exact Jaccard truth: Reuters texts
    reduced to lowercase letter-only words (so neardup's tokenizer and this
    script see the same 5-word shingles), each with 4 variants made by random
-   word edits. Precision and recall at threshold 0.8 for each --verify mode.
+   word edits. Precision and recall at threshold 0.8 for each --verification mode.
 3. End-to-end throughput on Reuters-21578 + 20 Newsgroups with 2 threads
    for each algorithm: docs/s, MB/s, peak RSS.
 
@@ -54,13 +54,13 @@ def clough(binary, data, work):
     with open(os.path.join(data, "clough_plagiarism_pairs.jsonl")) as f:
         pairs = [json.loads(line) for line in f]
     print("## Clough plagiarism corpus: answers clustered with their source")
-    print("(--verify exact, 5-word shingles; share of pairs per category)\n")
+    print("(--verification exact, 5-word shingles; share of pairs per category)\n")
     print("| threshold | cut | light | heavy | non |")
     print("| --- | --- | --- | --- | --- |")
     for threshold in (0.05, 0.1, 0.2, 0.3, 0.5, 0.8):
         clusters_path = os.path.join(work, "clough_clusters.jsonl")
         run_dedup(binary, [docs_path], os.path.join(work, "clough_out.jsonl"),
-                  ["--threshold", str(threshold), "--verify", "exact",
+                  ["--threshold", str(threshold), "--verification", "exact",
                    "--clusters", clusters_path])
         cluster_of = {}
         for c in read_clusters(clusters_path):
@@ -161,7 +161,7 @@ def generated(binary, data, work, n_bases, threads):
         clusters_path = os.path.join(work, "gen_clusters.jsonl")
         stats_path = os.path.join(work, "gen_stats.json")
         run_dedup(binary, [path], os.path.join(work, "gen_out.jsonl"),
-                  ["--algorithm", algorithm, "--verify", verify,
+                  ["--method", algorithm, "--verification", verify,
                    "--threshold", str(THRESHOLD), "--threads", str(threads),
                    "--clusters", clusters_path, "--stats", stats_path])
         stats = read_json(stats_path)
@@ -199,10 +199,10 @@ def throughput(binary, data, work, threads, repeats=3):
                               ("minhash-lsh", "exact"), ("lshbloom", "none"),
                               ("simhash", "estimate"), ("suffix-array", "exact")):
         stats_path = os.path.join(work, "tp_stats.json")
-        extra = ["--algorithm", algorithm, "--threads", str(threads),
+        extra = ["--method", algorithm, "--threads", str(threads),
                  "--stats", stats_path]
         if algorithm != "suffix-array":
-            extra += ["--verify", verify]
+            extra += ["--verification", verify]
         runs = []
         for _ in range(repeats):
             run_dedup(binary, inputs, os.path.join(work, "tp_out.jsonl"), extra)

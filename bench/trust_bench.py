@@ -369,22 +369,22 @@ def dedup(bin_dir, stored, probes, attacked, work, threshold=0.8,
 
 def winnowing(bin_dir, stored, probes, work, threshold=0.8):
     """What winnowing buys: perceptual dedup at w in 1, 2, 4, 8 next to plain
-    MinHash, all with 5-word shingles and --verify estimate, so the
+    MinHash, all with 5-word shingles and --verification estimate, so the
     signatures alone decide, against the same greedy exact truth."""
     profiles = [("minhash-lsh (plain shingles)", [])]
     for w in (1, 2, 4, 8):
         profiles.append((f"perceptual w={w}",
-                         ["--algorithm", "perceptual", "--ngram", "5",
+                         ["--method", "perceptual", "--ngram", "5",
                           "--winnow-window", str(w)]))
     docs, sets, truth_removed = greedy_truth(stored, probes, threshold)
     print(f"## Winnowing (T = {threshold}, {len(docs)} docs, "
-          f"{len(truth_removed)} true duplicates, --verify estimate)\n")
+          f"{len(truth_removed)} true duplicates, --verification estimate)\n")
     print("| run | removed | recall | precision | seconds |")
     print("| --- | --- | --- | --- | --- |")
     for label, extra in profiles:
         removed, edges, seconds = run_dedup(
             bin_dir, work, [(d, " ".join(w)) for d, w, _ in docs], threshold,
-            ["--verify", "estimate", *extra])
+            ["--verification", "estimate", *extra])
         good = sum(1 for r, m in edges
                    if jaccard(sets[r], sets[m]) >= threshold)
         recall = len(removed & truth_removed) / max(len(truth_removed), 1)
@@ -416,9 +416,9 @@ def main():
                    probes, attacked, work)
         if not args.skip_dedup:
             dedup(args.bin_dir, stored, probes, attacked, work, profiles=(
-                ("default (--verify exact)", []),
-                ("--verify estimate", ["--verify", "estimate"]),
-                ("--verify none", ["--verify", "none"]),
+                ("default (--verification exact)", []),
+                ("--verification estimate", ["--verification", "estimate"]),
+                ("--verification none", ["--verification", "none"]),
                 ("--profile robust", ["--profile", "robust"]),
             ))
 

@@ -20,7 +20,7 @@ PACKAGES=(
   python3 python3-grpcio python3-protobuf
   # CLI and benchmarks
   libcli11-dev libsimdjson-dev libbenchmark-dev
-  # neardup dedup --algorithm suffix-array
+  # neardup dedup --method suffix-array
   libdivsufsort-dev
   # semantic index (core: HNSW)
   libhnswlib-dev

@@ -24,14 +24,14 @@ Result RunNeardup(const std::string& args) {
 }
 
 TEST(CliBinary, FingerprintFromStdin) {
-  const Result r = RunNeardup("fingerprint - --algo simhash < /dev/null");
+  const Result r = RunNeardup("fingerprint - --kind simhash < /dev/null");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.out, HasSubstr("neardup: error: <stdin>: empty document"));
 
   TempDir dir;
   const std::string fox =
       dir.Write("fox.txt", "the quick brown fox jumps over the lazy dog");
-  const Result ok = RunNeardup("fingerprint --algo simhash < " + fox);
+  const Result ok = RunNeardup("fingerprint --kind simhash < " + fox);
   EXPECT_EQ(ok.exit_code, 0);
   EXPECT_EQ(ok.out, "ce0e315a6cc6f940\n");
 }
@@ -47,16 +47,16 @@ TEST(CliBinary, MarkupAndPdfByExtensionOrFlag) {
                 "dog</p><script>var x;</script>");
   const std::string pdf =
       dir.Write("fox.pdf", ::neardup::testing::SimplePdf({words}));
-  const Result plain = RunNeardup("fingerprint --algo simhash " + txt);
+  const Result plain = RunNeardup("fingerprint --kind simhash " + txt);
   ASSERT_EQ(plain.exit_code, 0) << plain.out;
   for (const std::string& file : {html, pdf}) {
-    const Result r = RunNeardup("fingerprint --algo simhash " + file);
+    const Result r = RunNeardup("fingerprint --kind simhash " + file);
     EXPECT_EQ(r.exit_code, 0) << r.out;
     EXPECT_EQ(r.out, plain.out) << file;
   }
   // Standard input has no extension: the flag says what it is.
   const Result piped = RunNeardup(
-      "fingerprint --algo simhash --content-type application/pdf < " + pdf);
+      "fingerprint --kind simhash --content-type application/pdf < " + pdf);
   EXPECT_EQ(piped.out, plain.out);
   const Result compared = RunNeardup("compare " + html + " " + pdf);
   EXPECT_EQ(compared.exit_code, 0) << compared.out;

@@ -122,7 +122,7 @@ TEST_F(CliTest, FingerprintErrorsNameTheProblem) {
 
   cmd.input = dir_.Write("ok.txt", kFox);
   cmd.format = "yaml";
-  EXPECT_THAT(RunFingerprint(cmd, out).message(), HasSubstr("--format"));
+  EXPECT_THAT(RunFingerprint(cmd, out).message(), HasSubstr("--output-format"));
   cmd.format = "hex";
   cmd.fingerprint.num_perm = 100;
   EXPECT_THAT(RunFingerprint(cmd, out).message(), HasSubstr("num_perm"));
@@ -244,7 +244,7 @@ TEST_F(CliTest, FingerprintTlshCanonicalAndRaw) {
               HasSubstr("short.txt: TLSH needs at least 50 bytes"));
   cmd.algorithm = "minhash";
   EXPECT_THAT(RunFingerprint(cmd, short_out).message(),
-              HasSubstr("--raw applies to --algo tlsh only"));
+              HasSubstr("--raw applies to --kind tlsh only"));
 }
 
 TEST_F(CliTest, CompareTlsh) {

@@ -45,7 +45,7 @@ uint64_t OfflineSimHash(const Args& flags) {
   CLI::App app;
   FingerprintCommand cmd;
   AddFingerprintCommand(&app, &cmd);
-  Args args = {"fingerprint", "--algo", "simhash"};
+  Args args = {"fingerprint", "--kind", "simhash"};
   args.insert(args.end(), flags.begin(), flags.end());
   Parse(app, args);
   return SimHasher::Create(*SimHashConfigOf(cmd.fingerprint))->config_hash();
@@ -165,9 +165,9 @@ TEST(FlagVocabulary, NgramZeroIsTheDefaultAndOneIsPlainTokens) {
   EXPECT_EQ(Online({}).minhash_tokenizer, "shingle-k=5/word-uax29");
 }
 
-// The perceptual family: `fingerprint --algo perceptual`, `dedup --algorithm
-// perceptual` and `collections create --algorithm perceptual` agree, for
-// the default k (0 meaning 9) and for others.
+// The perceptual family: `fingerprint --kind perceptual`, `dedup --method
+// perceptual` and `collections create --minhash-algorithm perceptual` agree,
+// for the default k (0 meaning 9) and for others.
 TEST(FlagVocabulary, PerceptualFlagsGiveOneConfigHashEverywhere) {
   for (const Args& flags :
        std::vector<Args>{{},
@@ -176,7 +176,7 @@ TEST(FlagVocabulary, PerceptualFlagsGiveOneConfigHashEverywhere) {
                          {"--ngram", "3", "--winnow-window", "8", "--seed", "5",
                           "--confusable"}}) {
     SCOPED_TRACE(::testing::PrintToString(flags));
-    Args online_flags = {"--algorithm", "perceptual"};
+    Args online_flags = {"--minhash-algorithm", "perceptual"};
     online_flags.insert(online_flags.end(), flags.begin(), flags.end());
     const uint64_t server =
         CollectionFingerprinter::Create(Online(online_flags))
@@ -185,7 +185,7 @@ TEST(FlagVocabulary, PerceptualFlagsGiveOneConfigHashEverywhere) {
     CLI::App app;
     FingerprintCommand fingerprint;
     AddFingerprintCommand(&app, &fingerprint);
-    Args args = {"fingerprint", "--algo", "perceptual"};
+    Args args = {"fingerprint", "--kind", "perceptual"};
     args.insert(args.end(), flags.begin(), flags.end());
     Parse(app, args);
     EXPECT_EQ(
@@ -198,8 +198,8 @@ TEST(FlagVocabulary, PerceptualFlagsGiveOneConfigHashEverywhere) {
     CLI::App dedup_app;
     DedupCommand dedup;
     AddDedupCommand(&dedup_app, &dedup);
-    Args dedup_args = {"dedup",     "in.jsonl",    "-o",
-                       "out.jsonl", "--algorithm", "perceptual"};
+    Args dedup_args = {"dedup",     "in.jsonl", "-o",
+                       "out.jsonl", "--method", "perceptual"};
     dedup_args.insert(dedup_args.end(), flags.begin(), flags.end());
     Parse(dedup_app, dedup_args);
     EXPECT_EQ(PerceptualHasher::Create(dedup::PerceptualConfigOf(dedup.options),
@@ -219,6 +219,58 @@ TEST(FlagVocabulary, NewsbotAndTlshCollectionsTakeTheirFamiliesHashes) {
   EXPECT_TRUE(tlsh.keep_tlsh);
   EXPECT_EQ(CollectionFingerprinter::Create(tlsh)->tlsh_config_hash(),
             TlshFingerprinter::Create(tlsh.canonicalizer)->config_hash());
+}
+
+// The old spellings still work for one release, set what the new ones set,
+// say they are deprecated, and are not in --help.
+TEST(FlagVocabulary, OldSpellingsAreDeprecatedAliasesOfTheNewOnes) {
+  ::testing::internal::CaptureStderr();
+  {
+    CLI::App app;
+    FingerprintCommand cmd;
+    AddFingerprintCommand(&app, &cmd);
+    Parse(app, {"fingerprint", "--algo", "tlsh", "--format", "json"});
+    EXPECT_EQ(cmd.algorithm, "tlsh");
+    EXPECT_EQ(cmd.format, "json");
+    EXPECT_THAT(app.get_subcommand("fingerprint")->help(),
+                ::testing::Not(::testing::HasSubstr("--algo ")));
+  }
+  {
+    CLI::App app;
+    CompareCommand cmd;
+    AddCompareCommand(&app, &cmd);
+    Parse(app, {"compare", "a", "b", "--algo", "newsbot"});
+    EXPECT_EQ(cmd.algorithm, "newsbot");
+  }
+  {
+    CLI::App app;
+    DedupCommand cmd;
+    AddDedupCommand(&app, &cmd);
+    Parse(app, {"dedup", "in.jsonl", "-o", "out.jsonl", "--algorithm",
+                "simhash", "--verify", "none"});
+    EXPECT_EQ(cmd.options.algorithm, dedup::Algorithm::kSimHash);
+    EXPECT_EQ(cmd.options.verify, dedup::Verify::kNone);
+  }
+  {
+    CLI::App app;
+    DedupCommand cmd;
+    AddDedupCommand(&app, &cmd);
+    // lshbloom's default verification still follows the method.
+    Parse(app,
+          {"dedup", "in.jsonl", "-o", "out.jsonl", "--algorithm", "lshbloom"});
+    EXPECT_EQ(cmd.options.verify, dedup::Verify::kEstimate);
+  }
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  for (const char* expected :
+       {"--algo is deprecated", "use --kind", "--format is deprecated",
+        "use --output-format", "--algorithm is deprecated", "use --method",
+        "--verify is deprecated", "use --verification"}) {
+    EXPECT_THAT(warnings, ::testing::HasSubstr(expected));
+  }
+  EXPECT_EQ(Online({"--algorithm", "perceptual"}).minhash_algorithm,
+            MinHashAlgorithm::kPerceptual);
+  EXPECT_EQ(Online({"--minhash-algorithm", "perceptual"}).minhash_algorithm,
+            MinHashAlgorithm::kPerceptual);
 }
 
 }  // namespace

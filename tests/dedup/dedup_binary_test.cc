@@ -37,7 +37,7 @@ TEST(DedupBinary, HelpListsDedupAndItsOptions) {
   const Result r = RunNeardup("dedup --help");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* flag :
-       {"--algorithm", "--verify", "--threshold", "--stream", "--clusters",
+       {"--method", "--verification", "--threshold", "--stream", "--clusters",
         "--stats", "--skip-invalid", "--min-length", "--normalization"}) {
     EXPECT_THAT(r.out, HasSubstr(flag));
   }
@@ -93,9 +93,9 @@ TEST(DedupBinary, MalformedLineFailsNamingFileAndLine) {
 }
 
 TEST(DedupBinary, UnknownAlgorithmIsRejected) {
-  const Result r = RunNeardup("dedup x.jsonl -o y --algorithm magic");
+  const Result r = RunNeardup("dedup x.jsonl -o y --method magic");
   EXPECT_EQ(r.exit_code, 2);  // a bad command line, refused before running
-  EXPECT_THAT(r.out, HasSubstr("--algorithm must be"));
+  EXPECT_THAT(r.out, HasSubstr("--method must be"));
 }
 
 TEST(DedupBinary, StreamTakesDashOrNothingButNotAFile) {
@@ -123,7 +123,7 @@ TEST(DedupBinary, SuffixArrayRefusesStandardInput) {
   const std::string in = dir.Write(
       "in.txt", "a line long enough to be a span of the suffix array test\n");
   const Result r = RunNeardup("dedup - -o " + dir.path() +
-                              "/out.txt --format txt --algorithm suffix-array"
+                              "/out.txt --format txt --method suffix-array"
                               " < " +
                               in);
   EXPECT_EQ(r.exit_code, 1);

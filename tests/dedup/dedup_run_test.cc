@@ -101,7 +101,7 @@ TEST_F(DedupRunTest, EachAlgorithmAndVerifyModeFindsTheKnownClusters) {
       {Algorithm::kSimHash, Verify::kExact},
       {Algorithm::kSimHash, Verify::kEstimate, SimHashVariant::kNewsbot},
       {Algorithm::kSimHash, Verify::kExact, SimHashVariant::kNewsbot},
-      // (Not with --verify none: its banding trades recall for precision,
+      // (Not with --verification none: its banding trades recall for precision,
       // and a one-word edit leaves a winnowed Jaccard near 0.85.)
       {Algorithm::kPerceptual, Verify::kEstimate},
       {Algorithm::kPerceptual, Verify::kExact},
@@ -128,7 +128,7 @@ TEST_F(DedupRunTest, VariantOptionsAreChecked) {
   DedupOptions o = Options({"in.jsonl"});
   o.simhash_variant = SimHashVariant::kNewsbot;
   EXPECT_THAT(ValidateOptions(o).message(),
-              HasSubstr("--simhash-variant newsbot needs --algorithm simhash"));
+              HasSubstr("--simhash-variant newsbot needs --method simhash"));
   o.algorithm = Algorithm::kSimHash;
   o.simhash_bits = 16;
   EXPECT_THAT(ValidateOptions(o).message(), HasSubstr("--bits must be 64"));
@@ -137,7 +137,7 @@ TEST_F(DedupRunTest, VariantOptionsAreChecked) {
   o = Options({"in.jsonl"});
   o.winnow_window = 8;
   EXPECT_THAT(ValidateOptions(o).message(),
-              HasSubstr("--winnow-window applies to --algorithm perceptual"));
+              HasSubstr("--winnow-window applies to --method perceptual"));
   o.algorithm = Algorithm::kPerceptual;
   EXPECT_OK(ValidateOptions(o));
   o.winnow_window = 0;
@@ -247,8 +247,8 @@ TEST_F(DedupRunTest, SameBytesForOneAndTwoThreadsAndAcrossRuns) {
     data += JsonLine(i, Join(words));
   }
   const std::string input = dir_.Write("in.jsonl", data);
-  // The default (--verify exact, with its lazily sorted kept sets) and the
-  // index alone.
+  // The default (--verification exact, with its lazily sorted kept sets) and
+  // the index alone.
   for (Verify verify : {Verify::kExact, Verify::kNone}) {
     std::string first;
     for (int threads : {1, 2, 2, 1, 3}) {

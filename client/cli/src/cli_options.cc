@@ -1,8 +1,11 @@
 #include "neardup/cli/cli_options.h"
 
+#include <iostream>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "neardup/base/sync.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/core/tokenizer.h"
@@ -84,6 +87,30 @@ void AddFingerprintFlags(CLI::App* app, FingerprintSettings* settings) {
                   ParseSimHashWeighting,
                   "SimHash weighting: tf (default) or uniform");
   AddCanonicalizerFlags(app, &settings->canonicalizer);
+}
+
+void WarnDeprecated(const std::string& old_flag, const std::string& new_flag) {
+  // Never destroyed: a command may still parse while the process exits.
+  static Mutex* const mu = new Mutex;
+  static std::set<std::string>* const warned = new std::set<std::string>;
+  MutexLock lock(mu);
+  if (!warned->insert(old_flag).second) return;
+  std::cerr << "neardup: " << old_flag << " is deprecated and will go in the "
+            << "next release; use " << new_flag << "\n";
+}
+
+CLI::Option* AddDeprecatedOption(CLI::App* app, const std::string& old_flag,
+                                 const std::string& new_flag,
+                                 std::string* field) {
+  return app
+      ->add_option_function<std::string>(
+          old_flag,
+          [old_flag, new_flag, field](const std::string& text) {
+            WarnDeprecated(old_flag, new_flag);
+            *field = text;
+          },
+          "deprecated: use " + new_flag)
+      ->group("");
 }
 
 }  // namespace neardup::cli

@@ -27,7 +27,8 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
       ->required();
   sub->add_option("file_b", cmd->input_b, "Second file")->required();
   sub->add_flag("--json", cmd->json, "Print one JSON object");
-  sub->add_option("--algo", cmd->algorithm,
+  AddDeprecatedOption(sub, "--algo", "--kind", &cmd->algorithm);
+  sub->add_option("--kind", cmd->algorithm,
                   "all (MinHash, SimHash, and TLSH when both inputs are long "
                   "and varied enough), tlsh, newsbot or perceptual")
       ->check(CLI::IsMember({"all", "tlsh", "newsbot", "perceptual"}))
@@ -222,20 +223,20 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   if (cmd.algorithm != "all" && cmd.algorithm != "tlsh" &&
       cmd.algorithm != "newsbot" && cmd.algorithm != "perceptual") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--algo must be all, tlsh, newsbot or perceptual (got \"",
+        absl::StrCat("--kind must be all, tlsh, newsbot or perceptual (got \"",
                      cmd.algorithm, "\")"));
   }
   if (cmd.raw_bytes && cmd.algorithm != "tlsh") {
     return absl::InvalidArgumentError(
-        "--raw applies to --algo tlsh only: MinHash and SimHash hash "
+        "--raw applies to --kind tlsh only: MinHash and SimHash hash "
         "canonical tokens");
   }
   if (cmd.bits != 64 && cmd.algorithm != "newsbot") {
-    return absl::InvalidArgumentError("--bits applies to --algo newsbot only");
+    return absl::InvalidArgumentError("--bits applies to --kind newsbot only");
   }
   if (cmd.winnow_window != 4 && cmd.algorithm != "perceptual") {
     return absl::InvalidArgumentError(
-        "--winnow-window applies to --algo perceptual only");
+        "--winnow-window applies to --kind perceptual only");
   }
   if (cmd.algorithm != "all") {
     ASSIGN_OR_RETURN(std::string a,

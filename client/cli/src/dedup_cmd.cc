@@ -32,24 +32,29 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
       ->capture_default_str();
   sub->add_flag("--doc-per-file", o.input.doc_per_file,
                 "TXT: every file (under the input folders) is one document");
-  AddParsedOption(sub, "--algorithm", &o.algorithm, dedup::ParseAlgorithm,
+  AddParsedOption(sub, "--method", &o.algorithm, dedup::ParseAlgorithm,
                   "minhash-lsh (default), lshbloom, simhash, suffix-array "
                   "or perceptual (rolling shingles + winnowing + MinHash)");
-  CLI::Option* verify = AddParsedOption(
-      sub, "--verify", &o.verify, dedup::ParseVerify,
+  AddDeprecatedParsedOption(sub, "--algorithm", "--method", &o.algorithm,
+                            dedup::ParseAlgorithm);
+  CLI::Option* verification = AddParsedOption(
+      sub, "--verification", &o.verify, dedup::ParseVerify,
       "exact (the default: exact Jaccard of the shingle sets >= threshold), "
       "estimate (MinHash estimate >= threshold; lshbloom's default) or none "
       "(an index hit is a duplicate)");
+  CLI::Option* verify = AddDeprecatedParsedOption(
+      sub, "--verify", "--verification", &o.verify, dedup::ParseVerify);
   // lshbloom keeps no shingle sets: its default is the estimate.
-  sub->parse_complete_callback([&o, verify] {
-    if (verify->count() == 0 && o.algorithm == Algorithm::kLshBloom) {
+  sub->parse_complete_callback([&o, verification, verify] {
+    if (verification->count() == 0 && verify->count() == 0 &&
+        o.algorithm == Algorithm::kLshBloom) {
       o.verify = dedup::Verify::kEstimate;
     }
   });
   sub->add_option("--threshold", o.threshold, "Jaccard threshold")
       ->capture_default_str();
   sub->add_option("--bands", o.bands,
-                  "LSH bands (0: chosen from --threshold and --verify)")
+                  "LSH bands (0: chosen from --threshold and --verification)")
       ->capture_default_str();
   sub->add_option("--max-distance", o.max_distance,
                   "simhash: largest Hamming distance of a duplicate")

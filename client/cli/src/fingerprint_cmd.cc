@@ -134,8 +134,8 @@ absl::Status CheckFormat(const std::string& format) {
   if (format == "hex" || format == "raw" || format == "json") {
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("--format must be hex, raw or json (got \"", format, "\")"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--output-format must be hex, raw or json (got \"", format, "\")"));
 }
 
 }  // namespace
@@ -146,10 +146,12 @@ CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
       "Print the MinHash, SimHash, TLSH or newsbot SimHash of a text");
   sub->add_option("file", cmd->input, "Input file, or - for standard input")
       ->capture_default_str();
-  sub->add_option("--format", cmd->format,
+  sub->add_option("--output-format", cmd->format,
                   "hex (one lowercase hex string), raw (wire bytes) or json")
       ->capture_default_str();
-  sub->add_option("--algo", cmd->algorithm,
+  AddDeprecatedOption(sub, "--format", "--output-format", &cmd->format);
+  AddDeprecatedOption(sub, "--algo", "--kind", &cmd->algorithm);
+  sub->add_option("--kind", cmd->algorithm,
                   "minhash, simhash, tlsh, newsbot (newsbot's MD5 SimHash) "
                   "or perceptual (UCFP: rolling shingles, winnowing, "
                   "MinHash; k is --ngram, 0 meaning 9)")
@@ -176,20 +178,20 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
   if (algo != "minhash" && algo != "simhash" && algo != "tlsh" &&
       algo != "newsbot" && algo != "perceptual") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--algo must be minhash, simhash, tlsh, newsbot or perceptual (got \"",
+        "--kind must be minhash, simhash, tlsh, newsbot or perceptual (got \"",
         algo, "\")"));
   }
   if (cmd.raw_bytes && algo != "tlsh") {
     return absl::InvalidArgumentError(
-        "--raw applies to --algo tlsh only: MinHash and SimHash hash "
+        "--raw applies to --kind tlsh only: MinHash and SimHash hash "
         "canonical tokens");
   }
   if (cmd.bits != 64 && algo != "newsbot") {
-    return absl::InvalidArgumentError("--bits applies to --algo newsbot only");
+    return absl::InvalidArgumentError("--bits applies to --kind newsbot only");
   }
   if (cmd.winnow_window != 4 && algo != "perceptual") {
     return absl::InvalidArgumentError(
-        "--winnow-window applies to --algo perceptual only");
+        "--winnow-window applies to --kind perceptual only");
   }
   if (algo == "tlsh") return PrintTlsh(cmd, out);
   if (algo == "newsbot") return PrintNewsbot(cmd, out);

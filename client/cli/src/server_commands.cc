@@ -428,11 +428,13 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
       ->capture_default_str();
   create->add_flag("--store-text", c.store_text,
                    "keep texts (to return them, and for query --explain)");
-  AddParsedOption(create, "--algorithm", &c.minhash_algorithm,
+  AddParsedOption(create, "--minhash-algorithm", &c.minhash_algorithm,
                   ParseMinHashAlgorithm,
                   "MinHash family: shingled (default; also \"minhash\") or "
                   "perceptual (UCFP: rolling shingles of --ngram words, 0 "
                   "meaning 9, winnowed, then MinHash)");
+  AddDeprecatedParsedOption(create, "--algorithm", "--minhash-algorithm",
+                            &c.minhash_algorithm, ParseMinHashAlgorithm);
   create->add_option("--winnow-window", c.winnow_window,
                      "perceptual: winnowing window in shingles (0: 4)");
   AddParsedOption(create, "--simhash-variant", &c.simhash_variant,

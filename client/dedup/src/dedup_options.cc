@@ -16,7 +16,7 @@ absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "suffix-array") return Algorithm::kSuffixArray;
   if (name == "perceptual") return Algorithm::kPerceptual;
   return absl::InvalidArgumentError(absl::StrCat(
-      "--algorithm must be minhash-lsh, lshbloom, simhash, suffix-array or "
+      "--method must be minhash-lsh, lshbloom, simhash, suffix-array or "
       "perceptual (got \"",
       AbslView(name), "\")"));
 }
@@ -47,7 +47,7 @@ absl::StatusOr<Verify> ParseVerify(std::string_view name) {
   if (name == "estimate") return Verify::kEstimate;
   if (name == "exact") return Verify::kExact;
   return absl::InvalidArgumentError(
-      absl::StrCat("--verify must be none, estimate or exact (got \"",
+      absl::StrCat("--verification must be none, estimate or exact (got \"",
                    AbslView(name), "\")"));
 }
 
@@ -92,8 +92,8 @@ absl::Status ValidateOptions(const DedupOptions& o) {
     if (o.verify == Verify::kExact) {
       return absl::InvalidArgumentError(
           "lshbloom keeps no documents, so it cannot verify exactly; use "
-          "--verify estimate (or none) with lshbloom, or --algorithm "
-          "minhash-lsh for --verify exact");
+          "--verification estimate (or none) with lshbloom, or --method "
+          "minhash-lsh for --verification exact");
     }
     if (!o.clusters_path.empty()) {
       return absl::InvalidArgumentError(
@@ -104,7 +104,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
   if (o.simhash_variant == SimHashVariant::kNewsbot) {
     if (o.algorithm != Algorithm::kSimHash) {
       return absl::InvalidArgumentError(
-          "--simhash-variant newsbot needs --algorithm simhash");
+          "--simhash-variant newsbot needs --method simhash");
     }
     if (o.simhash_bits != 64) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -127,7 +127,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
     }
   } else if (o.winnow_window != 4) {
     return absl::InvalidArgumentError(
-        "--winnow-window applies to --algorithm perceptual only");
+        "--winnow-window applies to --method perceptual only");
   }
   if (!o.content_type.empty()) {
     if (auto type = extract::ParseContentType(o.content_type); !type.ok()) {
@@ -181,7 +181,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
           "only (no --content-type)");
     }
   } else if (!o.spans_path.empty()) {
-    return absl::InvalidArgumentError("--spans needs --algorithm suffix-array");
+    return absl::InvalidArgumentError("--spans needs --method suffix-array");
   }
   if (o.batch_records == 0 || o.batch_bytes == 0) {
     return absl::InvalidArgumentError("batch sizes must be positive");

@@ -43,7 +43,7 @@ class DuplicateFinder {
 };
 
 // Bands for minhash-lsh: LshParamsForThreshold(t) when the index decides
-// alone (--verify none); when candidates are verified, the recall-first
+// alone (--verification none); when candidates are verified, the recall-first
 // banding with its floor at t (a pair at t is a candidate with probability
 // >= 0.995), so verification sees (nearly) every pair at or above the
 // threshold. `bands` > 0 forces it (it must divide num_perm).

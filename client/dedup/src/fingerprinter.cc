@@ -44,7 +44,7 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out,
                             HashChunkWriter* chunks) const {
   scratch->clear();
   ComputeInto(text, out, scratch);
-  // Only --verify exact reads the sets (perceptual makes one regardless).
+  // Only --verification exact reads the sets (perceptual makes one regardless).
   out->token_set = exact_ && out->kind == DocFingerprint::Kind::kOk
                        ? chunks->Append(*scratch, &out->token_chunk)
                        : chunks->Append({}, &out->token_chunk);
@@ -92,7 +92,7 @@ void Fingerprinter::ComputeInto(std::string_view text, DocFingerprint* out,
     }
     out->simhash = *hash;
   } else {
-    // --verify exact: the shingle hashes come from the same hashing, and
+    // --verification exact: the shingle hashes come from the same hashing, and
     // are sorted only once a candidate needs them (TokenSetStore).
     absl::StatusOr<MinHashSignature> sig =
         exact_ ? minhash_->FingerprintWithRawHashes(text, token_set)

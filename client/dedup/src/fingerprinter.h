@@ -2,7 +2,7 @@
 #define NEARDUP_CLIENT_DEDUP_SRC_FINGERPRINTER_H_
 
 // What the worker threads compute for one document: its signature for the
-// chosen algorithm and, for --verify exact, its shingle-hash set. Pure and
+// chosen algorithm and, for --verification exact, its shingle-hash set. Pure and
 // thread-safe, so the results do not depend on which thread ran them.
 
 #include <cstdint>
@@ -29,7 +29,7 @@ struct DocFingerprint {
   std::string error;         // kInvalid: why (without file and line)
   MinHashSignature minhash;  // minhash-lsh, lshbloom, perceptual
   uint64_t simhash = 0;      // simhash
-  // --verify exact: the low 64 bits of the token hashes, in token order
+  // --verification exact: the low 64 bits of the token hashes, in token order
   // with repeats (SortUniqueHashes makes them the shingle set); for
   // perceptual, the winnowed shingle hashes. They lie in `token_chunk`,
   // which the finder shares for a kept document instead of copying them.
@@ -42,7 +42,7 @@ class Fingerprinter {
   static absl::StatusOr<Fingerprinter> Create(const DedupOptions& options);
 
   // Invalid UTF-8 is kInvalid; a document without tokens is kEmpty. The
-  // token set (--verify exact) goes through `scratch` into `chunks`.
+  // token set (--verification exact) goes through `scratch` into `chunks`.
   void Compute(std::string_view text, DocFingerprint* out,
                std::vector<uint64_t>* scratch, HashChunkWriter* chunks) const;
 

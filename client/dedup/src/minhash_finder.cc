@@ -57,7 +57,8 @@ class MinHashFinder : public DuplicateFinder {
         }
       }
     } else {
-      // --verify none: any band hit counts, scored only to name the closest.
+      // --verification none: any band hit counts, scored only to name the
+      // closest.
       const double floor = verify_ == Verify::kNone ? 0.0 : threshold_;
       ASSIGN_OR_RETURN(std::vector<ScoredId> hits,
                        index_->Query(fingerprint->minhash, floor));

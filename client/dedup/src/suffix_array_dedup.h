@@ -1,7 +1,7 @@
 #ifndef NEARDUP_CLIENT_DEDUP_SRC_SUFFIX_ARRAY_DEDUP_H_
 #define NEARDUP_CLIENT_DEDUP_SRC_SUFFIX_ARRAY_DEDUP_H_
 
-// --algorithm suffix-array: exact-substring dedup in the manner of
+// --method suffix-array: exact-substring dedup in the manner of
 // google-research/deduplicate-text-datasets. Every byte span of at least
 // --min-length bytes that already occurred earlier in the corpus (in input
 // order) is cut from the later document; the first occurrence stays.

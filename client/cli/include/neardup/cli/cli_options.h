@@ -33,6 +33,32 @@ CLI::Option* AddParsedOption(CLI::App* app, const std::string& flag, T* field,
       help);
 }
 
+// Says once, on standard error, that `old_flag` is deprecated and what to
+// use instead.
+void WarnDeprecated(const std::string& old_flag, const std::string& new_flag);
+
+// An old spelling of a parsed option, kept for one release: it sets what
+// `new_flag` sets, is left out of --help, and says it is deprecated.
+template <typename T, typename Parse>
+CLI::Option* AddDeprecatedParsedOption(CLI::App* app,
+                                       const std::string& old_flag,
+                                       const std::string& new_flag, T* field,
+                                       Parse parse) {
+  return AddParsedOption(
+             app, old_flag, field,
+             [old_flag, new_flag, parse](const std::string& text) {
+               WarnDeprecated(old_flag, new_flag);
+               return parse(text);
+             },
+             "deprecated: use " + new_flag)
+      ->group("");
+}
+
+// The same, for an option that stores its text as it is.
+CLI::Option* AddDeprecatedOption(CLI::App* app, const std::string& old_flag,
+                                 const std::string& new_flag,
+                                 std::string* field);
+
 // --normalization, --case-fold, --keep-bidi, --keep-format, --confusable.
 void AddCanonicalizerFlags(CLI::App* app, CanonicalizerOptions* options);
 

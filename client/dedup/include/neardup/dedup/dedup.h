@@ -8,7 +8,7 @@
 // Pipeline: a reader cuts the inputs into batches; worker threads extract
 // and fingerprint whole batches; the calling thread then takes the batches
 // strictly in input order, asks the index whether each document duplicates
-// a kept one and keeps it otherwise. Only signatures (and, for --verify
+// a kept one and keeps it otherwise. Only signatures (and, for --verification
 // exact, shingle-hash sets) of kept documents stay in memory, never texts.
 // Same input and options give the same output bytes for any thread count.
 

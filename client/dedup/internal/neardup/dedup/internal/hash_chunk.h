@@ -1,7 +1,7 @@
 #ifndef NEARDUP_DEDUP_INTERNAL_HASH_CHUNK_H_
 #define NEARDUP_DEDUP_INTERNAL_HASH_CHUNK_H_
 
-// Where --verify exact keeps shingle hashes. The worker that fingerprints a
+// Where --verification exact keeps shingle hashes. The worker that fingerprints a
 // batch writes each document's hashes once, into a chunk; the in-order stage
 // then shares that chunk with the TokenSetStore for every document it keeps
 // instead of copying the hashes. Kept sets are most of dedup's memory, and

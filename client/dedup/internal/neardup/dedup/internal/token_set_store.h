@@ -1,7 +1,7 @@
 #ifndef NEARDUP_DEDUP_INTERNAL_TOKEN_SET_STORE_H_
 #define NEARDUP_DEDUP_INTERNAL_TOKEN_SET_STORE_H_
 
-// Shingle-hash sets of the kept documents, for --verify exact. The hashes
+// Shingle-hash sets of the kept documents, for --verification exact. The hashes
 // stay where the workers wrote them (HashChunk): the store shares those
 // chunks and keeps a span per document. Only kept documents are looked up:
 // a duplicate is never compared against again. Duplicates' hashes share the
