@@ -261,7 +261,7 @@ TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
     ASSERT_OK_AND_ASSIGN(auto top, c.QueryMinHash(sig, &shingles, 0.9, 3));
     ASSERT_THAT(top, SizeIs(3));
     for (int i = 0; i < 3; ++i) {
-      EXPECT_EQ(top[i].id, best[i]);
+      EXPECT_EQ(top[i].internal_id, best[i]);
       EXPECT_EQ(top[i].score(), 1.0);
     }
     IndexQueryStats stats;
@@ -271,11 +271,11 @@ TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
     EXPECT_EQ(stats.candidates, all.size());
     size_t copies = 0;
     for (const MinHashMatch& m : all) {
-      if (m.id == internal("other")) {
+      if (m.internal_id == internal("other")) {
         ASSERT_TRUE(m.exact.has_value());
         EXPECT_LT(*m.exact, 1.0);
         EXPECT_GT(*m.exact, 0.99);
-      } else if (m.id == internal("bare")) {
+      } else if (m.internal_id == internal("bare")) {
         EXPECT_EQ(m.exact, std::nullopt);
         EXPECT_EQ(m.estimate, 1.0);
       } else {

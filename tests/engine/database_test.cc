@@ -153,7 +153,7 @@ TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
     ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(i)));
     ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << i;
-    EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
+    EXPECT_EQ(docs->GetByInternalId(found[0].internal_id)->external_id,
               absl::StrCat("live", i));
   }
   // Gaps found by the rebuild are reused too.
@@ -170,7 +170,7 @@ TEST_F(DatabaseTest, InternalIdsAreReusedSoMemoryFollowsLiveDocuments) {
   ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(501)));
   ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
   ASSERT_THAT(found, SizeIs(1));
-  EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id, "new1");
+  EXPECT_EQ(docs->GetByInternalId(found[0].internal_id)->external_id, "new1");
 }
 
 TEST_F(DatabaseTest, CollectionsCreateGetListDrop) {
@@ -272,7 +272,7 @@ TEST_F(DatabaseTest, ConcurrentUpsertsAllLandOnceEach) {
     ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(n)));
     ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << n;
-    EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
+    EXPECT_EQ(docs->GetByInternalId(found[0].internal_id)->external_id,
               absl::StrCat("d", n));
   }
 }
@@ -305,7 +305,7 @@ TEST_F(DatabaseTest, UpsertManyAppliesInOrderAcrossGroupCommitRounds) {
     ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(last)));
     ASSERT_OK_AND_ASSIGN(auto found, docs->QueryMinHash(sig, nullptr, 1.0));
     ASSERT_THAT(found, SizeIs(1)) << i;
-    EXPECT_EQ(docs->GetByInternalId(found[0].id)->external_id,
+    EXPECT_EQ(docs->GetByInternalId(found[0].internal_id)->external_id,
               absl::StrCat("d", i));
   }
   EXPECT_THAT(docs->ApplyMany({}, WriteOptions{}), SizeIs(0));
@@ -366,9 +366,10 @@ TEST_F(DatabaseTest, PipelinedRoundsLeaveIndexAndStoreInStep) {
     ++live;
     ASSERT_OK_AND_ASSIGN(auto found,
                          docs->QueryMinHash(stored->minhash, nullptr, 1.0));
-    EXPECT_TRUE(std::any_of(
-        found.begin(), found.end(),
-        [&](const MinHashMatch& m) { return m.id == stored->internal_id; }))
+    EXPECT_TRUE(std::any_of(found.begin(), found.end(),
+                            [&](const MinHashMatch& m) {
+                              return m.internal_id == stored->internal_id;
+                            }))
         << "d" << n << " is stored but not indexed under its signature";
   }
   EXPECT_EQ(docs->num_documents(), live);
@@ -505,7 +506,7 @@ TEST_F(DatabaseTest, CheckpointRestoresIntoAWorkingDatabase) {
   ASSERT_OK_AND_ASSIGN(auto sig, docs->fingerprinter().MinHash(Text(3)));
   ASSERT_OK_AND_ASSIGN(auto matches, docs->QueryMinHash(sig, nullptr, 0.9));
   ASSERT_THAT(matches, SizeIs(1));
-  EXPECT_EQ(docs->GetByInternalId(matches[0].id)->external_id, "3");
+  EXPECT_EQ(docs->GetByInternalId(matches[0].internal_id)->external_id, "3");
 }
 
 TEST_F(DatabaseTest, SimHashQueryWithoutSimHashIsAPreconditionError) {

@@ -64,7 +64,7 @@ class QueryTest : public EngineTest {
     EXPECT_OK(ResolveMatches(*docs_, spec, *probe, options, {},
                              [&](const ResolvedMatch& match) {
                                if (ids.size() >= room) return false;
-                               ids.push_back(match.id);
+                               ids.push_back(match.external_id);
                                return true;
                              }));
     return ids;

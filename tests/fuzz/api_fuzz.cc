@@ -30,8 +30,8 @@
 
 namespace {
 
-using neardup::server::HandlerLimits;
 using neardup::server::Handlers;
+using neardup::server::HandlerSettings;
 namespace v1 = neardup::v1;
 
 // A small FuzzedDataProvider: takes values from the front of the input and
@@ -189,7 +189,7 @@ struct World {
   std::string dir;
   std::unique_ptr<neardup::engine::Database> db;
   std::unique_ptr<Handlers> handlers;
-  HandlerLimits limits;
+  HandlerSettings settings;
 
   World() {
     char pattern[] = "/tmp/neardup-api-fuzz-XXXXXX";
@@ -202,9 +202,9 @@ struct World {
     auto opened = neardup::engine::Database::Open(dir + "/db", options);
     if (!opened.ok()) std::abort();
     db = *std::move(opened);
-    limits.max_document_bytes = 4096;
-    limits.max_response_bytes = 8192;  // reaches the truncation path
-    handlers = std::make_unique<Handlers>(db.get(), limits);
+    settings.max_document_bytes = 4096;
+    settings.max_response_bytes = 8192;  // reaches the truncation path
+    handlers = std::make_unique<Handlers>(db.get(), settings);
   }
   ~World() {
     handlers.reset();
@@ -250,7 +250,7 @@ void RunOne(Bytes& in) {
           v1::FingerprintResponse made;
           auto* signatures = request.mutable_signatures();
           if (in.Bool() &&
-              Handlers::Fingerprint(fp, &made, world.limits).ok()) {
+              Handlers::Fingerprint(fp, &made, world.settings).ok()) {
             signatures->set_minhash(made.minhash());
             signatures->set_minhash_config_hash(made.minhash_config_hash());
           } else {
@@ -326,7 +326,7 @@ void RunOne(Bytes& in) {
         FillConfig(in, request.mutable_config());
         v1::FingerprintResponse response;
         Check("Fingerprint",
-              Handlers::Fingerprint(request, &response, world.limits));
+              Handlers::Fingerprint(request, &response, world.settings));
         break;
       }
       case 9: {
@@ -335,7 +335,7 @@ void RunOne(Bytes& in) {
         request.set_b(Text(in));
         FillConfig(in, request.mutable_config());
         v1::CompareResponse response;
-        Check("Compare", Handlers::Compare(request, &response, world.limits));
+        Check("Compare", Handlers::Compare(request, &response, world.settings));
         break;
       }
       case 10: {

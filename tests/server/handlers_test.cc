@@ -36,7 +36,7 @@ class HandlersTest : public ::testing::Test {
     auto db = engine::Database::Open(temp_.path() + "/db", options);
     ASSERT_OK(db);
     db_ = *std::move(db);
-    handlers_ = std::make_unique<Handlers>(db_.get(), HandlerLimits{});
+    handlers_ = std::make_unique<Handlers>(db_.get(), HandlerSettings{});
     v1::CreateCollectionRequest create;
     create.set_name("c");
     create.mutable_config()->set_threshold(0.5);
@@ -82,7 +82,8 @@ TEST_F(HandlersTest, MatchesSayWhatDecidedThem) {
   fingerprint.set_text(text);
   fingerprint.mutable_config()->set_threshold(0.5);
   v1::FingerprintResponse signatures;
-  ASSERT_OK(handlers_->Fingerprint(fingerprint, &signatures, HandlerLimits{}));
+  ASSERT_OK(
+      handlers_->Fingerprint(fingerprint, &signatures, HandlerSettings{}));
   v1::UpsertRequest by_signature;
   by_signature.set_collection("c");
   by_signature.set_id("sig");
@@ -265,7 +266,7 @@ TEST_F(HandlersTest, IdsAndMetadataHaveLimits) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("over the limit of 1024"));
   request.set_id("ok");
-  for (int i = 0; i < HandlerLimits{}.max_metadata_keys + 1; ++i) {
+  for (int i = 0; i < HandlerSettings{}.max_metadata_keys + 1; ++i) {
     // (A std::string, not a literal: GCC 12 warns falsely on the latter.)
     (*request.mutable_metadata())[absl::StrCat("k", i)] = std::string("v");
   }
@@ -273,7 +274,7 @@ TEST_F(HandlersTest, IdsAndMetadataHaveLimits) {
   EXPECT_THAT(status.message(), HasSubstr("--max-metadata-keys"));
   request.clear_metadata();
   (*request.mutable_metadata())["big"] =
-      std::string(HandlerLimits{}.max_metadata_bytes, 'x');
+      std::string(HandlerSettings{}.max_metadata_bytes, 'x');
   status = handlers_->Upsert(request, &response);
   EXPECT_THAT(status.message(), HasSubstr("--max-metadata-bytes"));
   EXPECT_EQ(
@@ -283,7 +284,7 @@ TEST_F(HandlersTest, IdsAndMetadataHaveLimits) {
 
 // The answer stops before the message limit and says so.
 TEST_F(HandlersTest, QueryAnswerStaysUnderTheMessageLimit) {
-  HandlerLimits small;
+  HandlerSettings small;
   small.max_response_bytes = 4096 + 300;  // the slack plus a few matches
   Handlers handlers(db_.get(), small);
   const std::string text = GeneratedText(5, 60);

@@ -301,7 +301,7 @@ absl::StatusOr<UpsertOutcome> Collection::Apply(const PreparedDocument& doc,
       auto existing = store_->GetDocument(record_, doc.external_id);
       if (existing.ok()) {
         std::erase_if(matches, [&](const MinHashMatch& m) {
-          return m.id == existing->internal_id;
+          return m.internal_id == existing->internal_id;
         });
       } else if (existing.status().code() != absl::StatusCode::kNotFound) {
         return existing.status();
@@ -506,7 +506,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
     if (set) match.exact = ExactJaccard64(*shingles, *set);
     if (match.score() < threshold) return;
     for (uint32_t id : group.ids) {
-      match.id = id;
+      match.internal_id = id;
       matches.push_back(match);
     }
   };
@@ -557,7 +557,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   std::sort(matches.begin(), matches.end(),
             [](const MinHashMatch& a, const MinHashMatch& b) {
               return a.score() != b.score() ? a.score() > b.score()
-                                            : a.id < b.id;
+                                            : a.internal_id < b.internal_id;
             });
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
   return matches;

@@ -191,7 +191,7 @@ absl::StatusOr<ProbeResult> ProbeQuery(const Collection& collection,
                                 threshold, take, stats));
     if (hybrid && found.size() >= take) result.truncated = true;
     for (const MinHashMatch& m : found) {
-      hits.push_back({m.id, m.score(), {}, m, {}, {}});
+      hits.push_back({m.internal_id, m.score(), {}, m, {}, {}});
     }
   }
   if (hybrid) {
@@ -292,7 +292,7 @@ absl::Status ResolveMatches(
     if (doc->external_id == spec.exclude_id) continue;
     ResolvedMatch match;
     match.hit = &hit;
-    match.id = std::move(doc->external_id);
+    match.external_id = std::move(doc->external_id);
     if (options.explain) {
       RETURN_IF_ERROR(call.Check("explaining matches"));
       if (explained_matches >= kExplainMatchesPerQuery ||

@@ -39,11 +39,11 @@ namespace neardup::server {
 namespace {
 
 absl::Status CheckText(std::string_view field, const std::string& text,
-                       const HandlerLimits& limits) {
-  if (text.size() > limits.max_document_bytes) {
+                       const HandlerSettings& settings) {
+  if (text.size() > settings.max_document_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         AbslView(field), " is ", text.size(), " bytes, over the limit of ",
-        limits.max_document_bytes, " bytes (--max-document-bytes)"));
+        settings.max_document_bytes, " bytes (--max-document-bytes)"));
   }
   return absl::OkStatus();
 }
@@ -62,23 +62,24 @@ class FieldText {
   static absl::StatusOr<FieldText> Of(std::string_view field,
                                       const std::string& bytes,
                                       const std::string& content_type,
-                                      const HandlerLimits& limits) {
-    RETURN_IF_ERROR(CheckText(field, bytes, limits));
+                                      const HandlerSettings& settings) {
+    RETURN_IF_ERROR(CheckText(field, bytes, settings));
     absl::StatusOr<extract::ContentType> type =
         extract::ParseContentType(content_type);
     if (!type.ok()) return Prefixed("content_type", type.status());
     FieldText out(bytes);
     if (*type == extract::ContentType::kPlainText) return out;
     if (*type == extract::ContentType::kPdf &&
-        bytes.size() > limits.max_pdf_bytes) {
+        bytes.size() > settings.max_pdf_bytes) {
       return absl::InvalidArgumentError(
           absl::StrCat(AbslView(field), ": PDF is ", bytes.size(),
-                       " bytes, over the limit of ", limits.max_pdf_bytes,
+                       " bytes, over the limit of ", settings.max_pdf_bytes,
                        " (--pdf-max-bytes)"));
     }
     absl::StatusOr<std::string> text =
-        limits.extractor != nullptr ? limits.extractor->Extract(bytes, *type)
-                                    : extract::ExtractText(bytes, *type);
+        settings.extractor != nullptr
+            ? settings.extractor->Extract(bytes, *type)
+            : extract::ExtractText(bytes, *type);
     RETURN_IF_ERROR(AboutField(field, text.status()));
     out.extracted_ = *std::move(text);
     return out;
@@ -121,18 +122,18 @@ absl::Status CheckId(const std::string& id, std::string_view field = "id") {
 
 absl::Status CheckMetadata(
     const google::protobuf::Map<std::string, std::string>& metadata,
-    const HandlerLimits& limits) {
-  if (metadata.size() > static_cast<size_t>(limits.max_metadata_keys)) {
+    const HandlerSettings& settings) {
+  if (metadata.size() > static_cast<size_t>(settings.max_metadata_keys)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "metadata has ", metadata.size(), " keys, over the limit of ",
-        limits.max_metadata_keys, " (--max-metadata-keys)"));
+        settings.max_metadata_keys, " (--max-metadata-keys)"));
   }
   size_t bytes = 0;
   for (const auto& [key, value] : metadata) bytes += key.size() + value.size();
-  if (bytes > limits.max_metadata_bytes) {
+  if (bytes > settings.max_metadata_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "metadata is ", bytes, " bytes, over the limit of ",
-        limits.max_metadata_bytes, " bytes (--max-metadata-bytes)"));
+        settings.max_metadata_bytes, " bytes (--max-metadata-bytes)"));
   }
   return absl::OkStatus();
 }
@@ -236,7 +237,7 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
   const engine::Collection& collection = *prepared.collection;
   const storage::CollectionRecord& record = collection.record();
   RETURN_IF_ERROR(CheckId(request.id()));
-  RETURN_IF_ERROR(CheckMetadata(request.metadata(), limits_));
+  RETURN_IF_ERROR(CheckMetadata(request.metadata(), settings_));
   engine::DocumentInput input;
   input.external_id = request.id();
   input.metadata = MetadataFromProto(request.metadata());
@@ -244,7 +245,7 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
   switch (request.content_case()) {
     case v1::UpsertRequest::kText: {
       ASSIGN_OR_RETURN(text, FieldText::Of("text", request.text(),
-                                           request.content_type(), limits_));
+                                           request.content_type(), settings_));
       input.text = text->text();
       break;
     }
@@ -267,7 +268,7 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
           record.config.verification == Verification::kExact) {
         // 5.5-7 bytes per distinct shingle: it can outgrow its text (CJK),
         // so it is bounded by the message, not by --max-document-bytes.
-        if (shingle_set.size() > limits_.max_response_bytes) {
+        if (shingle_set.size() > settings_.max_response_bytes) {
           return absl::InvalidArgumentError(absl::StrCat(
               "signatures.shingle_set is ", shingle_set.size(),
               " bytes, over the message limit (--max-message-bytes)"));
@@ -289,7 +290,7 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
     input.embedding_model_id = request.embedding().model_id();
   }
   ASSIGN_OR_RETURN(prepared.doc, collection.Prepare(input, &embedders_));
-  prepared.options.write.sync = request.sync() || limits_.sync_writes;
+  prepared.options.write.sync = request.sync() || settings_.sync_writes;
   if (request.has_insert_only_below()) {
     const double t = request.insert_only_below();
     RETURN_IF_ERROR(collection.CheckThreshold(t, "insert_only_below"));
@@ -312,7 +313,7 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
       break;
     }
     auto stored = collection.GetByInternalId(
-        match.id, storage::DocumentParts::kRecordOnly);
+        match.internal_id, storage::DocumentParts::kRecordOnly);
     if (!stored.ok()) continue;  // deleted meanwhile
     v1::Match* out = response->add_blocking();
     out->set_id(stored->external_id);
@@ -401,7 +402,7 @@ absl::Status Handlers::Delete(const v1::DeleteRequest& request,
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   RETURN_IF_ERROR(CheckId(request.id()));
   storage::WriteOptions options;
-  options.sync = request.sync() || limits_.sync_writes;
+  options.sync = request.sync() || settings_.sync_writes;
   return collection->Delete(request.id(), options);
 }
 
@@ -457,7 +458,7 @@ absl::StatusOr<engine::QueryAlgorithm> AlgorithmFromProto(
 // A resolved match as the API shows it.
 void RenderMatch(const engine::ResolvedMatch& resolved, v1::Match* match) {
   const engine::QueryHit& hit = *resolved.hit;
-  match->set_id(resolved.id);
+  match->set_id(resolved.external_id);
   match->set_similarity(hit.similarity);
   if (resolved.passages) RenderPassages(*resolved.passages, match);
   if (!resolved.explain_unavailable.empty()) {
@@ -522,7 +523,7 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     case v1::QueryRequest::kText: {
       ASSIGN_OR_RETURN(probe_text,
                        FieldText::Of("text", request.text(),
-                                     request.content_type(), limits_));
+                                     request.content_type(), settings_));
       spec.text = probe_text->text();
       break;
     }
@@ -550,8 +551,8 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
   // message limit (or the caller's smaller one).
   const size_t response_limit =
       call.max_response_bytes > 0
-          ? std::min(call.max_response_bytes, limits_.max_response_bytes)
-          : limits_.max_response_bytes;
+          ? std::min(call.max_response_bytes, settings_.max_response_bytes)
+          : settings_.max_response_bytes;
   const size_t budget = response_limit > kResponseSlackBytes
                             ? response_limit - kResponseSlackBytes
                             : 0;
@@ -801,7 +802,7 @@ absl::StatusOr<TlshDigest> TlshOfField(std::string_view field,
 
 absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
                                    v1::FingerprintResponse* response,
-                                   const HandlerLimits& limits) {
+                                   const HandlerSettings& settings) {
   const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
   if (raw) {
     RETURN_IF_ERROR(CheckNoContentType(request.content_type(),
@@ -810,7 +811,7 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
   ASSIGN_OR_RETURN(
       const FieldText field,
       FieldText::Of("text", request.text(),
-                    raw ? std::string() : request.content_type(), limits));
+                    raw ? std::string() : request.content_type(), settings));
   const std::string& text = field.text();
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
   switch (request.kind()) {
@@ -876,7 +877,7 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
 
 absl::Status Handlers::Compare(const v1::CompareRequest& request,
                                v1::CompareResponse* response,
-                               const HandlerLimits& limits) {
+                               const HandlerSettings& settings) {
   const bool raw = request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW;
   if (raw) {
     RETURN_IF_ERROR(CheckNoContentType(request.content_type(),
@@ -884,9 +885,9 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
   }
   const std::string content_type = raw ? std::string() : request.content_type();
   ASSIGN_OR_RETURN(const FieldText field_a,
-                   FieldText::Of("a", request.a(), content_type, limits));
+                   FieldText::Of("a", request.a(), content_type, settings));
   ASSIGN_OR_RETURN(const FieldText field_b,
-                   FieldText::Of("b", request.b(), content_type, limits));
+                   FieldText::Of("b", request.b(), content_type, settings));
   const std::string& text_a = field_a.text();
   const std::string& text_b = field_b.text();
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));

@@ -137,17 +137,17 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.stream_idle_seconds = config.stream_idle_seconds;
   options.export_min_bytes_per_second = config.export_min_bytes_per_second;
   options.max_message_bytes = config.max_message_bytes;
-  options.limits.max_document_bytes = config.max_document_bytes;
-  options.limits.extractor = server->extractor_.get();
-  options.limits.max_pdf_bytes = config.pdf_max_bytes;
+  options.handler.max_document_bytes = config.max_document_bytes;
+  options.handler.extractor = server->extractor_.get();
+  options.handler.max_pdf_bytes = config.pdf_max_bytes;
   options.max_extractions_per_client = config.max_extractions_per_client > 0
                                            ? config.max_extractions_per_client
                                            : std::max(1, sizing.workers / 2);
-  options.limits.max_metadata_keys = config.max_metadata_keys;
-  options.limits.max_metadata_bytes = config.max_metadata_bytes;
-  options.limits.max_response_bytes = config.max_message_bytes;
-  options.limits.sync_writes = config.sync_writes;
-  options.limits.models_dir = config.models_dir;
+  options.handler.max_metadata_keys = config.max_metadata_keys;
+  options.handler.max_metadata_bytes = config.max_metadata_bytes;
+  options.handler.max_response_bytes = config.max_message_bytes;
+  options.handler.sync_writes = config.sync_writes;
+  options.handler.models_dir = config.models_dir;
   options.default_deadline_seconds = config.default_deadline_seconds;
   if (!config.backup_dir.empty()) {
     // Created now, so that a typo shows at start and not at the first

@@ -35,7 +35,7 @@ NearDupService::NearDupService(ServiceOptions options, WorkerPool* pool,
                              options.stream_idle_seconds / 4))) {}
 
 void NearDupService::SetDatabase(engine::Database* db) {
-  owned_handlers_ = std::make_unique<Handlers>(db, options_.limits);
+  owned_handlers_ = std::make_unique<Handlers>(db, options_.handler);
   handlers_.store(owned_handlers_.get(), std::memory_order_release);
 }
 
@@ -367,7 +367,7 @@ grpc::ServerUnaryReactor* NearDupService::Fingerprint(
                                                        : CallCost::kExtracts,
                   [this, request, response](Handlers*, const CallBudget&) {
                     return Handlers::Fingerprint(*request, response,
-                                                 options_.limits);
+                                                 options_.handler);
                   });
 }
 
@@ -379,7 +379,7 @@ grpc::ServerUnaryReactor* NearDupService::Compare(
                                                        : CallCost::kExtracts,
                   [this, request, response](Handlers*, const CallBudget&) {
                     return Handlers::Compare(*request, response,
-                                             options_.limits);
+                                             options_.handler);
                   });
 }
 

@@ -35,7 +35,7 @@ namespace neardup::engine {
 
 // A document that reached a MinHash threshold, and how that was decided.
 struct MinHashMatch {
-  uint32_t id = 0;
+  uint32_t internal_id = 0;
   double estimate = 0;  // fraction of equal slots (as the index keeps them)
   // Exact Jaccard of the shingle sets: when the collection verifies exactly
   // and both the probe and the document have evidence. It decided the

@@ -103,7 +103,7 @@ absl::StatusOr<ProbeResult> ProbeQuery(const Collection& collection,
 // A hit with its document read (and explained, when asked).
 struct ResolvedMatch {
   const QueryHit* hit = nullptr;
-  std::string id;
+  std::string external_id;
   storage::Metadata metadata;  // when asked for
   // Explain: the passages, or why there are none.
   std::optional<Explanation> passages;

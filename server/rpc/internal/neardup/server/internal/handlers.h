@@ -29,7 +29,9 @@
 
 namespace neardup::server {
 
-struct HandlerLimits {
+// What the handlers are set up with: the server's limits on a request, and
+// the services and switches they use.
+struct HandlerSettings {
   size_t max_document_bytes = size_t{16} << 20;
   int max_metadata_keys = 64;  // per document
   size_t max_metadata_bytes = size_t{64} << 10;
@@ -60,8 +62,8 @@ inline constexpr size_t kMaxIdBytes = 1024;
 
 class Handlers {
  public:
-  Handlers(engine::Database* db, HandlerLimits limits)
-      : db_(db), limits_(limits), embedders_(limits.models_dir) {}
+  Handlers(engine::Database* db, HandlerSettings settings)
+      : db_(db), settings_(settings), embedders_(settings.models_dir) {}
 
   absl::Status CreateCollection(const v1::CreateCollectionRequest& request,
                                 v1::Collection* response);
@@ -105,10 +107,10 @@ class Handlers {
   // Stateless; no database needed.
   static absl::Status Fingerprint(const v1::FingerprintRequest& request,
                                   v1::FingerprintResponse* response,
-                                  const HandlerLimits& limits);
+                                  const HandlerSettings& settings);
   static absl::Status Compare(const v1::CompareRequest& request,
                               v1::CompareResponse* response,
-                              const HandlerLimits& limits);
+                              const HandlerSettings& settings);
 
  private:
   // A validated, fingerprinted upsert, ready to write.
@@ -129,7 +131,7 @@ class Handlers {
       std::string_view name) const;
 
   engine::Database* const db_;
-  const HandlerLimits limits_;
+  const HandlerSettings settings_;
   engine::EmbedderCache embedders_;
   // One backup at a time (two with the same new name would both pass the
   // "does not exist" check and share RocksDB's staging directory); another

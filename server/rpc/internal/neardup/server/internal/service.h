@@ -28,7 +28,7 @@ namespace neardup::server {
 enum class CallCost { kCheap, kPooled, kExtracts };
 
 struct ServiceOptions {
-  HandlerLimits limits;
+  HandlerSettings handler;
   double default_deadline_seconds = 30;
   size_t stream_window = 64;  // BatchQuery probes processed ahead of writing
   // BulkUpsert messages (batches of up to hundreds of documents) processed
