@@ -26,7 +26,7 @@ neardup::MinHashIndexOptions DefaultOptions() {
   neardup::MinHashIndexOptions options;
   options.num_perm = 128;
   options.lsh = {20, 4};
-  options.verify_bits = 16;
+  options.slot_bits = 16;
   return options;
 }
 

@@ -98,7 +98,7 @@ void RunMinHash(size_t n, int threads) {
   const size_t rss_before = ResidentBytes();
   const LshParams lsh = Banding();
   auto index = *MinHashLshIndex::Create(
-      {.num_perm = 128, .lsh = lsh, .verify_bits = 16, .shards = Shards()});
+      {.num_perm = 128, .lsh = lsh, .slot_bits = 16, .shards = Shards()});
   auto start = Clock::now();
   if (!index->BulkInsert(ids, sigs, threads).ok()) std::abort();
   const double insert_seconds = Seconds(start);

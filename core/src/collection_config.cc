@@ -184,10 +184,10 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     }
     config.lsh = *lsh;
   }
-  if (config.verify_bits != 16 && config.verify_bits != 32 &&
-      config.verify_bits != 64) {
+  if (config.slot_bits != 16 && config.slot_bits != 32 &&
+      config.slot_bits != 64) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "verify_bits must be 16, 32 or 64, got ", config.verify_bits));
+        "slot_bits must be 16, 32 or 64, got ", config.slot_bits));
   }
   if (auto tokenizer = MakeTokenizer(config.minhash_tokenizer);
       !tokenizer.ok()) {

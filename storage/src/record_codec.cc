@@ -96,7 +96,7 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   out->set_threshold(config.threshold);
   out->set_lsh_bands(config.lsh.bands);
   out->set_lsh_rows(config.lsh.rows);
-  out->set_verify_bits(config.verify_bits);
+  out->set_slot_bits(config.slot_bits);
   out->set_simhash_enabled(config.simhash_enabled);
   out->set_simhash_tokenizer(config.simhash_tokenizer);
   out->set_simhash_weighting(ToProto(config.simhash_weighting));
@@ -175,7 +175,7 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
   ASSIGN_OR_RETURN(config.family, FromProto(in.family()));
   config.threshold = in.threshold();
   config.lsh = {.bands = in.lsh_bands(), .rows = in.lsh_rows()};
-  config.verify_bits = in.verify_bits();
+  config.slot_bits = in.slot_bits();
   config.simhash_enabled = in.simhash_enabled();
   config.simhash_tokenizer = in.simhash_tokenizer();
   ASSIGN_OR_RETURN(config.simhash_weighting, FromProto(in.simhash_weighting()));

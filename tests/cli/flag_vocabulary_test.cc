@@ -271,6 +271,8 @@ TEST(FlagVocabulary, OldSpellingsAreDeprecatedAliasesOfTheNewOnes) {
             MinHashAlgorithm::kPerceptual);
   EXPECT_EQ(Online({"--minhash-algorithm", "perceptual"}).minhash_algorithm,
             MinHashAlgorithm::kPerceptual);
+  EXPECT_EQ(Online({"--verify-bits", "32"}).slot_bits, 32);
+  EXPECT_EQ(Online({"--slot-bits", "64"}).slot_bits, 64);
 }
 
 }  // namespace

@@ -78,8 +78,8 @@ TEST(CollectionConfig, RejectsBadFields) {
   config.threshold = 1.0;
   EXPECT_THAT(ErrorOf(config).message(), HasSubstr("threshold"));
   config = {};
-  config.verify_bits = 8;
-  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("verify_bits"));
+  config.slot_bits = 8;
+  EXPECT_THAT(ErrorOf(config).message(), HasSubstr("slot_bits"));
   config = {};
   config.minhash_tokenizer = "nope";
   EXPECT_THAT(ErrorOf(config).message(), HasSubstr("minhash tokenizer"));

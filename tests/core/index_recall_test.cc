@@ -43,7 +43,7 @@ TEST_P(IndexRecallTest, RecallFollowsSCurve) {
     const double jaccard = shared / double(kUnion);
     auto index = MinHashLshIndex::Create({.num_perm = config.num_perm,
                                           .lsh = lsh,
-                                          .verify_bits = 64,
+                                          .slot_bits = 64,
                                           .shards = 8});
     ASSERT_OK(index);
     std::vector<MinHashSignature> probes;

@@ -20,13 +20,13 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::unique_ptr<MinHashLshIndex> MakeIndex(int verify_bits = 64,
+std::unique_ptr<MinHashLshIndex> MakeIndex(int slot_bits = 64,
                                            LshParams lsh = {16, 8},
                                            int shards = 4) {
   auto index =
       MinHashLshIndex::Create({.num_perm = static_cast<int>(lsh.slots_used()),
                                .lsh = lsh,
-                               .verify_bits = verify_bits,
+                               .slot_bits = slot_bits,
                                .shards = shards});
   EXPECT_OK(index);
   return *std::move(index);
@@ -49,9 +49,9 @@ MinHashSignature WithEqualPrefix(const MinHashSignature& base, int equal,
 
 TEST(MinHashLshIndex, CreateRejectsBadOptions) {
   EXPECT_FALSE(MinHashLshIndex::Create({.lsh = {0, 8}}).ok());
-  auto bits = MinHashLshIndex::Create({.verify_bits = 8});
+  auto bits = MinHashLshIndex::Create({.slot_bits = 8});
   ASSERT_FALSE(bits.ok());
-  EXPECT_THAT(bits.status().message(), HasSubstr("verify_bits"));
+  EXPECT_THAT(bits.status().message(), HasSubstr("slot_bits"));
   EXPECT_FALSE(MinHashLshIndex::Create({.shards = 0}).ok());
 }
 
@@ -255,7 +255,7 @@ TEST(MinHashLshIndex, FloodQueriesListOnlyTheBestMembers) {
 // equal; an unknown key keeps a document apart.
 TEST(MinHashLshIndex, TwinKeysKeepUnequalEvidenceApart) {
   MinHashIndexOptions options{
-      .num_perm = 80, .lsh = {20, 4}, .verify_bits = 16, .shards = 1};
+      .num_perm = 80, .lsh = {20, 4}, .slot_bits = 16, .shards = 1};
   options.twin_key = [](uint32_t id) -> std::optional<uint64_t> {
     if (id % 10 == 9) return std::nullopt;
     return id % 2;
@@ -289,7 +289,7 @@ TEST(MinHashLshIndex, TwinKeysKeepUnequalEvidenceApart) {
 // the shard's write lock, and this test time out, otherwise).
 TEST(MinHashLshIndex, TwinKeysAreFetchedWhileQueriesGoOn) {
   MinHashIndexOptions options{
-      .num_perm = 80, .lsh = {20, 4}, .verify_bits = 16, .shards = 1};
+      .num_perm = 80, .lsh = {20, 4}, .slot_bits = 16, .shards = 1};
   std::mt19937_64 rng(14);
   const MinHashSignature same = RandomSignature(rng, 80);
   MinHashLshIndex* index_ptr = nullptr;
@@ -337,7 +337,7 @@ TEST(MinHashLshIndex, TwinGroupsAnswerLikeBruteForce) {
   }
   for (const bool keyed : {false, true}) {
     MinHashIndexOptions options{
-        .num_perm = 64, .lsh = {16, 4}, .verify_bits = 64, .shards = 3};
+        .num_perm = 64, .lsh = {16, 4}, .slot_bits = 64, .shards = 3};
     if (keyed) {
       options.twin_key = [](uint32_t id) { return uint64_t{id % 3 == 0}; };
     }

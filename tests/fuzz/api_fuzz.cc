@@ -138,7 +138,7 @@ void FillConfig(Bytes& in, v1::FingerprintConfig* config) {
     config->set_rows(in.Pick(kU32));
   }
   config->set_verification(static_cast<v1::Verification>(in.Below(4)));
-  config->set_verify_bits(in.Pick(kU32));
+  config->set_slot_bits(in.Pick(kU32));
   config->set_simhash(in.Bool());
   config->set_simhash_weighting(static_cast<v1::SimHashWeighting>(in.Below(4)));
   if (in.Bool()) config->set_simhash_max_distance(in.Pick(kU32));

@@ -11,6 +11,9 @@
 #include "neardup/core/simhash.h"
 #include "support/status_matchers.h"
 
+// The deprecated verify_bits is set on purpose (its old name must work).
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace neardup::server {
 namespace {
 
@@ -52,7 +55,7 @@ TEST(ConfigFromProto, MapsEveryField) {
   proto.set_verification(v1::VERIFICATION_ESTIMATE);
   proto.set_bands(16);
   proto.set_rows(4);
-  proto.set_verify_bits(64);
+  proto.set_slot_bits(64);
   proto.set_simhash(true);
   proto.set_simhash_weighting(v1::SIMHASH_WEIGHTING_UNIFORM);
   proto.set_simhash_max_distance(5);
@@ -71,7 +74,7 @@ TEST(ConfigFromProto, MapsEveryField) {
   EXPECT_DOUBLE_EQ(config->min_threshold, 0.6);
   EXPECT_EQ(config->banding, BandingRule::kTxtfp);
   EXPECT_EQ(config->verification, Verification::kEstimate);
-  EXPECT_EQ(config->verify_bits, 64);
+  EXPECT_EQ(config->slot_bits, 64);
   EXPECT_EQ(config->simhash_weighting, SimHashWeighting::kUniform);
   EXPECT_EQ(config->simhash_max_distance, 5);
   EXPECT_TRUE(config->store_text);
@@ -192,7 +195,13 @@ TEST(ConfigFromProto, NumericFieldsOutsideTheirRangeAreRefused) {
       {[](auto& p) { p.set_bands(128), p.set_rows(33554433); }, "rows"},
       {[](auto& p) { p.set_bands(33554433), p.set_rows(128); }, "bands"},
       {[](auto& p) { p.set_bands(16); }, "bands and config.rows"},
-      {[](auto& p) { p.set_verify_bits(4294967295u); }, "verify_bits"},
+      {[](auto& p) { p.set_slot_bits(4294967295u); }, "slot_bits"},
+      {[](auto& p) { p.set_verify_bits(4294967295u); }, "slot_bits"},
+      {[](auto& p) {
+         p.set_slot_bits(32);
+         p.set_verify_bits(64);
+       },
+       "slot_bits"},
       {[](auto& p) { p.set_threshold(-0.5); }, "threshold"},
       {[](auto& p) { p.set_threshold(std::nan("")); }, "threshold"},
       {[](auto& p) { p.set_threshold(INFINITY); }, "threshold"},

@@ -30,7 +30,7 @@ CollectionRecord EveryFieldSet() {
   config.family = HashFamily::kMurmur3;
   config.threshold = 0.55;
   config.lsh = {.bands = 32, .rows = 8};
-  config.verify_bits = 32;
+  config.slot_bits = 32;
   config.simhash_enabled = true;
   config.simhash_tokenizer = "cjk-icu";
   config.simhash_weighting = SimHashWeighting::kUniform;

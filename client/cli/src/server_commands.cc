@@ -186,7 +186,7 @@ v1::FingerprintConfig CollectionConfigRequest(
   config.set_verification(proto::VerificationToProto(flags.verification));
   config.set_bands(static_cast<uint32_t>(flags.bands));
   config.set_rows(static_cast<uint32_t>(flags.rows));
-  config.set_verify_bits(static_cast<uint32_t>(flags.verify_bits));
+  config.set_slot_bits(static_cast<uint32_t>(flags.slot_bits));
   config.set_simhash(flags.simhash);
   config.set_simhash_max_distance(static_cast<uint32_t>(flags.max_distance));
   config.set_store_text(flags.store_text);
@@ -420,9 +420,18 @@ std::vector<CLI::App*> AddServerCommands(CLI::App* app, ServerCommands* cmd) {
   create->add_option("--bands", c.bands, "LSH bands (with --rows)");
   create->add_option("--rows", c.rows, "LSH rows per band (with --bands)");
   create
-      ->add_option("--verify-bits", c.verify_bits,
+      ->add_option("--slot-bits", c.slot_bits,
                    "bits per slot kept in memory: 16, 32, 64")
       ->capture_default_str();
+  AddDeprecatedParsedOption(
+      create, "--verify-bits", "--slot-bits", &c.slot_bits,
+      [](const std::string& text) -> absl::StatusOr<int> {
+        int bits = 0;
+        if (!absl::SimpleAtoi(text, &bits)) {
+          return absl::InvalidArgumentError("expected a number of bits");
+        }
+        return bits;
+      });
   create->add_flag("--simhash", c.simhash, "also index 64-bit SimHashes");
   create->add_option("--max-distance", c.max_distance, "SimHash Hamming radius")
       ->capture_default_str();

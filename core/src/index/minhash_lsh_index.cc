@@ -46,7 +46,7 @@ struct MinHashLshIndex::Shard {
   Shard(const MinHashIndexOptions& options, uint32_t index)
       : options(options),
         index(index),
-        slots(options.num_perm, options.verify_bits),
+        slots(options.num_perm, options.slot_bits),
         tables(options.lsh.bands) {}
 
   const MinHashIndexOptions& options;
@@ -122,7 +122,7 @@ struct MinHashLshIndex::Shard {
         same_tags = tables[band].tag(candidate) == tags[band];
       }
       if (!same_tags) continue;
-      if (!probe) probe.emplace(signature.slots, options.verify_bits);
+      if (!probe) probe.emplace(signature.slots, options.slot_bits);
       if (slots.CountEqual(candidate, *probe) != options.num_perm) continue;
       equal.rows[equal.size++] = candidate;
     }
@@ -202,10 +202,10 @@ MinHashLshIndex::~MinHashLshIndex() = default;
 absl::StatusOr<std::unique_ptr<MinHashLshIndex>> MinHashLshIndex::Create(
     const MinHashIndexOptions& options) {
   RETURN_IF_ERROR(ValidateLshParams(options.lsh, options.num_perm));
-  if (options.verify_bits != 16 && options.verify_bits != 32 &&
-      options.verify_bits != 64) {
+  if (options.slot_bits != 16 && options.slot_bits != 32 &&
+      options.slot_bits != 64) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "verify_bits must be 16, 32 or 64, got ", options.verify_bits));
+        "slot_bits must be 16, 32 or 64, got ", options.slot_bits));
   }
   if (options.shards < 1 || options.shards > 4096) {
     return absl::InvalidArgumentError(
@@ -375,7 +375,7 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
     IndexQueryStats* stats) const {
   std::vector<uint32_t> tags(options_.lsh.bands);
   ComputeTags(signature, tags.data());
-  const SlotProbe probe(signature.slots, options_.verify_bits);
+  const SlotProbe probe(signature.slots, options_.slot_bits);
   const double inverse_h = 1.0 / num_perm();
   std::vector<ScoredGroup> out;
   std::vector<uint32_t> rows;

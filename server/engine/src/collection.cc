@@ -109,7 +109,7 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
                    CollectionFingerprinter::Create(config));
   MinHashIndexOptions index_options{.num_perm = config.num_perm,
                                     .lsh = config.lsh,
-                                    .verify_bits = config.verify_bits,
+                                    .slot_bits = config.slot_bits,
                                     .shards = index_shards};
   if (config.verification == Verification::kExact) {
     // Equal signatures need not mean equal shingle sets, and exact answers

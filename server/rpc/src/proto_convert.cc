@@ -16,6 +16,14 @@
 namespace neardup::server {
 namespace {
 
+// verify_bits is read (and written) on purpose, for one release.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+// slot_bits, or its deprecated old name verify_bits.
+uint32_t SlotBitsOf(const v1::FingerprintConfig& proto) {
+  return proto.slot_bits() != 0 ? proto.slot_bits() : proto.verify_bits();
+}
+
 // Range checks on the wire values, before any of them is narrowed to int or
 // multiplied: core checks the converted config again.
 absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
@@ -69,9 +77,16 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
     return absl::InvalidArgumentError(
         "config.bands and config.rows are set together or both left 0");
   }
-  const uint32_t bits = proto.verify_bits();
+  if (proto.slot_bits() != 0 && proto.verify_bits() != 0 &&
+      proto.slot_bits() != proto.verify_bits()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.slot_bits (", proto.slot_bits(),
+                     ") and its deprecated old name config.verify_bits (",
+                     proto.verify_bits(), ") disagree; set slot_bits only"));
+  }
+  const uint32_t bits = SlotBitsOf(proto);
   if (bits != 0 && bits != 16 && bits != 32 && bits != 64) {
-    return out_of_range("verify_bits", bits, "0 (16), 16, 32 or 64");
+    return out_of_range("slot_bits", bits, "0 (16), 16, 32 or 64");
   }
   // Only a collection with SimHash uses it (older records may hold more).
   if (proto.has_embedding()) {
@@ -127,8 +142,8 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
                  static_cast<int>(proto.rows())};
   config->verification =
       neardup::proto::VerificationFromProto(proto.verification());
-  if (proto.verify_bits() != 0) {
-    config->verify_bits = static_cast<int>(proto.verify_bits());
+  if (const uint32_t bits = SlotBitsOf(proto); bits != 0) {
+    config->slot_bits = static_cast<int>(bits);
   }
   config->simhash_enabled = proto.simhash();
   if (proto.simhash() && proto.has_simhash_max_distance()) {
@@ -202,7 +217,8 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
       neardup::proto::VerificationToProto(config.verification));
   proto.set_bands(config.lsh.bands);
   proto.set_rows(config.lsh.rows);
-  proto.set_verify_bits(config.verify_bits);
+  proto.set_slot_bits(config.slot_bits);
+  proto.set_verify_bits(config.slot_bits);  // deprecated name, one release
   proto.set_simhash(config.simhash_enabled);
   proto.set_simhash_max_distance(config.simhash_max_distance);
   proto.set_store_text(config.store_text);

@@ -114,7 +114,7 @@ struct CollectionConfig {
   // Bits of each MinHash slot the in-memory index keeps for scoring
   // (16, 32 or 64). Fewer bits -> less memory; a 16-bit slot misreads an
   // unequal slot as equal with probability 2^-16.
-  int verify_bits = 16;
+  int slot_bits = 16;
   // Perceptual only: the winnowing window in shingles, 1..1024 (0 before
   // normalization means 4). 0 for shingled MinHash.
   int winnow_window = 0;

@@ -41,7 +41,7 @@ struct CollectionConfigFlags {
   Verification verification = Verification::kExact;
   int bands = 0;
   int rows = 0;
-  int verify_bits = 16;
+  int slot_bits = 16;
   bool simhash = false;
   int max_distance = 3;
   bool store_text = false;
