@@ -119,7 +119,8 @@ void FillConfig(Bytes& in, v1::FingerprintConfig* config) {
   auto* canon = config->mutable_canonicalizer();
   canon->set_normalization(
       static_cast<v1::CanonicalizerOptions::Normalization>(in.Below(5)));
-  canon->set_disable_case_fold(in.Bool());
+  canon->set_case_fold(
+      static_cast<v1::CanonicalizerOptions::CaseFold>(in.Below(4)));
   canon->set_confusable_skeleton(in.Bool());
   canon->set_strip_default_ignorables(in.Bool());
   canon->set_fold_small_capitals(in.Bool());

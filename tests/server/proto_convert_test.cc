@@ -102,6 +102,33 @@ TEST(ConfigFromProto, RobustProfileSetsItsSwitchesAndRoundTrips) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// case_fold, and its deprecated old form disable_case_fold (one release).
+TEST(ConfigFromProto, CaseFoldAndItsDeprecatedBool) {
+  v1::FingerprintConfig proto;
+  auto* canon = proto.mutable_canonicalizer();
+  ASSERT_OK_AND_ASSIGN(CollectionConfig config, ConfigFromProto(proto));
+  EXPECT_EQ(config.canonicalizer.case_fold, CaseFold::kFull);
+  canon->set_case_fold(v1::CanonicalizerOptions::CASE_FOLD_NONE);
+  ASSERT_OK_AND_ASSIGN(config, ConfigFromProto(proto));
+  EXPECT_EQ(config.canonicalizer.case_fold, CaseFold::kNone);
+  // Answers carry both names.
+  const v1::FingerprintConfig back = ConfigToProto(config);
+  EXPECT_EQ(back.canonicalizer().case_fold(),
+            v1::CanonicalizerOptions::CASE_FOLD_NONE);
+  EXPECT_TRUE(back.canonicalizer().disable_case_fold());
+  canon->clear_case_fold();
+  canon->set_disable_case_fold(true);
+  ASSERT_OK_AND_ASSIGN(config, ConfigFromProto(proto));
+  EXPECT_EQ(config.canonicalizer.case_fold, CaseFold::kNone);
+  canon->set_case_fold(v1::CanonicalizerOptions::CASE_FOLD_FULL);
+  EXPECT_THAT(ConfigFromProto(proto).status().message(),
+              ::testing::HasSubstr("contradict"));
+  canon->set_disable_case_fold(false);
+  canon->set_case_fold(static_cast<v1::CanonicalizerOptions::CaseFold>(9));
+  EXPECT_EQ(ConfigFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ConfigFromProto, FamiliesMapAndRoundTrip) {
   v1::FingerprintConfig proto;
   proto.set_minhash_algorithm(v1::MINHASH_ALGORITHM_PERCEPTUAL);

@@ -67,6 +67,7 @@ TEST(EnumTables, NumbersAreThoseOfTheProtos) {
   ExpectApi(kNormalizations,
             v1::CanonicalizerOptions::Normalization_descriptor());
   ExpectDisk(kNormalizations, pb::Normalization_descriptor());
+  ExpectApi(kCaseFolds, v1::CanonicalizerOptions::CaseFold_descriptor());
   ExpectDisk(kCaseFolds, pb::CaseFold_descriptor());
   ExpectApi(kHashFamilies, v1::HashFamily_descriptor());
   ExpectDisk(kHashFamilies, pb::HashFamily_descriptor());
@@ -94,6 +95,8 @@ TEST(EnumTables, EachValueMapsToTheProtoValueOfItsName) {
   EXPECT_EQ(kNormalizations.Disk(Normalization::kNone), pb::NORMALIZATION_NONE);
   EXPECT_EQ(kCaseFolds.Disk(CaseFold::kFull), pb::CASE_FOLD_FULL);
   EXPECT_EQ(kCaseFolds.Disk(CaseFold::kNone), pb::CASE_FOLD_NONE);
+  EXPECT_EQ(kCaseFolds.Api(CaseFold::kNone),
+            v1::CanonicalizerOptions::CASE_FOLD_NONE);
   EXPECT_EQ(kHashFamilies.Api(HashFamily::kMurmur3), v1::HASH_FAMILY_MURMUR3);
   EXPECT_EQ(kHashFamilies.Disk(HashFamily::kMurmur3), pb::HASH_FAMILY_MURMUR3);
   EXPECT_EQ(kSimHashWeightings.Api(SimHashWeighting::kUniform),

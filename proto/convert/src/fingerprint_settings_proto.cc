@@ -7,6 +7,9 @@
 
 namespace neardup::proto {
 
+// disable_case_fold is read (and written) on purpose, for one release.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 absl::StatusOr<FingerprintSettings> SettingsFromProto(
     const v1::FingerprintConfig& proto) {
   FingerprintSettings settings;
@@ -19,8 +22,21 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
         "config.canonicalizer.normalization: unknown value");
   }
   canonicalizer.normalization = *normalization;
-  canonicalizer.case_fold =
-      canon.disable_case_fold() ? CaseFold::kNone : CaseFold::kFull;
+  const std::optional<CaseFold> case_fold =
+      kCaseFolds.FromApi(canon.case_fold());
+  if (!case_fold) {
+    return absl::InvalidArgumentError(
+        "config.canonicalizer.case_fold: unknown value");
+  }
+  canonicalizer.case_fold = *case_fold;
+  if (canon.disable_case_fold()) {  // the deprecated name, one release
+    if (canon.case_fold() == v1::CanonicalizerOptions::CASE_FOLD_FULL) {
+      return absl::InvalidArgumentError(
+          "config.canonicalizer.case_fold CASE_FOLD_FULL and the deprecated "
+          "disable_case_fold contradict each other; set case_fold only");
+    }
+    canonicalizer.case_fold = CaseFold::kNone;
+  }
   canonicalizer.strip_bidi = !canon.keep_bidi_controls();
   canonicalizer.strip_format = !canon.keep_format_characters();
   canonicalizer.confusable_skeleton = canon.confusable_skeleton();
@@ -67,6 +83,8 @@ void SettingsToProto(const FingerprintSettings& settings,
   v1::CanonicalizerOptions* canon = proto->mutable_canonicalizer();
   canon->set_normalization(static_cast<v1::CanonicalizerOptions::Normalization>(
       kNormalizations.Api(canonicalizer.normalization)));
+  canon->set_case_fold(static_cast<v1::CanonicalizerOptions::CaseFold>(
+      kCaseFolds.Api(canonicalizer.case_fold)));
   canon->set_disable_case_fold(canonicalizer.case_fold == CaseFold::kNone);
   canon->set_keep_bidi_controls(!canonicalizer.strip_bidi);
   canon->set_keep_format_characters(!canonicalizer.strip_format);

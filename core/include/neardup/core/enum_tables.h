@@ -96,11 +96,11 @@ inline constexpr EnumTable<Normalization, 3> kNormalizations{
       {Normalization::kNfc, "nfc", "", 2, 2},
       {Normalization::kNone, "none", "", 3, 3}}}};
 
-// The API sends case folding as a bool (disable_case_fold): no numbers.
+// Config strings keep txtfp's name for full folding, "cf-simple".
 inline constexpr EnumTable<CaseFold, 2> kCaseFolds{
     "case folding",
-    {{{CaseFold::kFull, "full", "simple", 0, 1},
-      {CaseFold::kNone, "none", "", 0, 2}}}};
+    {{{CaseFold::kFull, "full", "simple", 1, 1},
+      {CaseFold::kNone, "none", "", 2, 2}}}};
 
 inline constexpr EnumTable<HashFamily, 2> kHashFamilies{
     "hash family",
