@@ -87,6 +87,20 @@ TEST_F(QueryTest, CheckQueryRefusesWhatTheCollectionCannotAnswer) {
   EXPECT_OK(CheckQuery(*docs_, spec));
 }
 
+TEST_F(QueryTest, AVectorOfTheWrongSizeIsRefused) {
+  CollectionConfig config;
+  config.embedding.model_id = "m@1";
+  config.embedding.dim = 8;
+  ASSERT_OK_AND_ASSIGN(auto vectors, db_->CreateCollection("v", config));
+  QuerySpec spec;
+  spec.algorithm = QueryAlgorithm::kHybridAll;
+  spec.embedding = std::vector<float>(3, 0.5f);
+  EXPECT_THAT(CheckQuery(*vectors, spec).message(), HasSubstr("has 3 values"));
+  spec.embedding = std::vector<float>(8, 0.0f);
+  (*spec.embedding)[0] = 1;
+  EXPECT_OK(CheckQuery(*vectors, spec));
+}
+
 TEST_F(QueryTest, MinHashFindsTheNearCopiesBestFirstAndVerifiesExactly) {
   const std::string probe = Text(0);
   QuerySpec spec;

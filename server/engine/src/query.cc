@@ -123,6 +123,12 @@ absl::Status CheckQuery(const Collection& collection, const QuerySpec& spec) {
           "it has no vectors for ",
           AbslView(ApiName(spec.algorithm))));
     }
+    if (spec.embedding &&
+        spec.embedding->size() != static_cast<size_t>(config.embedding.dim)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "embedding has ", spec.embedding->size(), " values; collection '",
+          collection.name(), "' has ", config.embedding.dim, " dimensions"));
+    }
     if (!spec.embedding &&
         (config.embedding.fasttext_model.empty() || !spec.text)) {
       return absl::InvalidArgumentError(absl::StrCat(
