@@ -7,9 +7,14 @@
 //   ASSERT_OK(store->DropCollection("a"));
 //   EXPECT_OK(client.Health());
 //   ASSERT_OK_AND_ASSIGN(auto db, Database::Open(dir));
+// and a matcher of an absl::Status's code and message:
+//   EXPECT_THAT(result.status(), testing::StatusIs(
+//                   absl::StatusCode::kInvalidArgument, HasSubstr("b: ")));
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -23,6 +28,12 @@ inline const absl::Status& StatusOf(const absl::Status& status) {
 template <typename T>
 const absl::Status& StatusOf(const absl::StatusOr<T>& status_or) {
   return status_or.status();
+}
+
+MATCHER_P2(StatusIs, code, message_matcher, "") {
+  *result_listener << "which is " << arg;
+  return arg.code() == code &&
+         ::testing::Matches(message_matcher)(std::string(arg.message()));
 }
 
 }  // namespace neardup::testing

@@ -13,7 +13,8 @@
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
-#include "neardup/core/shingle_set.h"
+#include "neardup/core/simhash.h"
+#include "neardup/core/stateless.h"
 #include "neardup/core/tlsh.h"
 #include "passages.h"
 
@@ -52,104 +53,107 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
 
 namespace {
 
-struct TlshPair {
-  TlshDigest a, b;
-};
-
-absl::StatusOr<TlshPair> TlshOfBoth(const CompareCommand& cmd,
-                                    const std::string& a,
-                                    const std::string& b) {
-  ASSIGN_OR_RETURN(const TlshFingerprinter fp,
-                   TlshFingerprinter::Create(cmd.fingerprint.canonicalizer));
-  auto digest = [&](const std::string& path,
-                    const std::string& bytes) -> absl::StatusOr<TlshDigest> {
-    auto d = cmd.raw_bytes ? TlshOfBytes(bytes) : fp.Fingerprint(bytes);
-    if (!d.ok()) return InFile(path, d.status());
-    return d;
-  };
-  TlshPair pair;
-  ASSIGN_OR_RETURN(pair.a, digest(cmd.input_a, a));
-  ASSIGN_OR_RETURN(pair.b, digest(cmd.input_b, b));
-  return pair;
-}
-
-absl::Status CompareTlsh(const CompareCommand& cmd, const std::string& a,
-                         const std::string& b, std::ostream& out) {
-  ASSIGN_OR_RETURN(const TlshPair pair, TlshOfBoth(cmd, a, b));
-  const int distance = TlshDistance(pair.a, pair.b);
-  const int without_length = TlshDistance(pair.a, pair.b, false);
+void PrintTlsh(const CompareCommand& cmd, const TextComparison& compared,
+               std::ostream& out) {
   if (cmd.json) {
     const nlohmann::ordered_json json = {
-        {"tlsh_distance", distance},
-        {"tlsh_distance_without_length", without_length},
-        {"tlsh_a", FormatTlsh(pair.a)},
-        {"tlsh_b", FormatTlsh(pair.b)},
+        {"tlsh_distance", *compared.tlsh_distance},
+        {"tlsh_distance_without_length",
+         *compared.tlsh_distance_without_length},
+        {"tlsh_a", FormatTlsh(*compared.a.tlsh)},
+        {"tlsh_b", FormatTlsh(*compared.b.tlsh)},
         {"input", cmd.raw_bytes ? "raw bytes" : "canonical text"},
     };
     out << ToJsonText(json) << "\n";
-    return absl::OkStatus();
+    return;
   }
-  out << distance << "\n";
-  return absl::OkStatus();
+  out << *compared.tlsh_distance << "\n";
 }
 
-// Prints the Hamming distance of the two newsbot SimHashes.
-absl::Status CompareNewsbot(const CompareCommand& cmd, const std::string& a,
-                            const std::string& b, std::ostream& out) {
-  ASSIGN_OR_RETURN(const NewsbotFingerprint fa, NewsbotSimHash(a, cmd.bits));
-  ASSIGN_OR_RETURN(const NewsbotFingerprint fb, NewsbotSimHash(b, cmd.bits));
-  ASSIGN_OR_RETURN(const int distance, NewsbotHamming(fa, fb));
+// The Hamming distance of the two newsbot SimHashes.
+void PrintNewsbot(const CompareCommand& cmd, const TextComparison& compared,
+                  std::ostream& out) {
   if (cmd.json) {
     const nlohmann::ordered_json json = {
-        {"hamming", distance},
+        {"hamming", *compared.hamming_distance},
         {"bits", cmd.bits},
-        {"simhash_a", FormatNewsbot(fa)},
-        {"simhash_b", FormatNewsbot(fb)},
-        {"config_hash", FormatHex64(NewsbotConfigHash(cmd.bits))},
+        {"simhash_a", FormatNewsbot(*compared.a.newsbot)},
+        {"simhash_b", FormatNewsbot(*compared.b.newsbot)},
+        {"config_hash", FormatHex64(compared.a.newsbot_config_hash)},
     };
     out << ToJsonText(json) << "\n";
-    return absl::OkStatus();
+    return;
   }
-  out << distance << "\n";
-  return absl::OkStatus();
+  out << *compared.hamming_distance << "\n";
 }
 
 // Estimated Jaccard of the perceptual signatures and exact Jaccard of the
 // winnowed shingle sets they summarise.
-absl::Status ComparePerceptual(const CompareCommand& cmd, const std::string& a,
-                               const std::string& b, std::ostream& out) {
-  ASSIGN_OR_RETURN(const PerceptualHasher hasher,
-                   PerceptualHasher::Create(
-                       PerceptualConfigOf(cmd.fingerprint, cmd.winnow_window),
-                       cmd.fingerprint.canonicalizer));
-  auto fingerprint =
-      [&](const std::string& path,
-          const std::string& text) -> absl::StatusOr<PerceptualFingerprint> {
-    auto fp = hasher.Fingerprint(text, /*include_intermediates=*/true);
-    if (!fp.ok()) return InFile(path, fp.status());
-    return fp;
-  };
-  ASSIGN_OR_RETURN(const PerceptualFingerprint fa, fingerprint(cmd.input_a, a));
-  ASSIGN_OR_RETURN(const PerceptualFingerprint fb, fingerprint(cmd.input_b, b));
-  ASSIGN_OR_RETURN(const double estimated,
-                   EstimateJaccard(fa.minhash, fb.minhash));
-  const double exact = ExactJaccard64(WinnowedSet(fa), WinnowedSet(fb));
+void PrintPerceptual(const CompareCommand& cmd, const TextComparison& compared,
+                     std::ostream& out) {
+  const double estimated = *compared.estimated_jaccard;
+  const double exact = *compared.exact_jaccard;
   if (cmd.json) {
     const nlohmann::ordered_json json = {
         {"estimated_jaccard", Rounded(estimated, 6)},
         {"winnowed_jaccard", Rounded(exact, 6)},
-        {"config_hash", FormatHex64(hasher.config_hash())},
-        {"algorithm", hasher.algorithm()},
+        {"config_hash", FormatHex64(compared.a.minhash_config_hash)},
+        {"algorithm", compared.a.algorithm},
     };
     out << ToJsonText(json) << "\n";
-    return absl::OkStatus();
+    return;
   }
   out << absl::StrFormat("estimated jaccard  %.4f   (%s)\n", estimated,
-                         hasher.algorithm());
+                         compared.a.algorithm);
   out << absl::StrFormat(
       "winnowed jaccard   %.4f   (%d and %d winnowed shingles)\n", exact,
-      fa.meta.winnowed, fb.meta.winnowed);
-  return absl::OkStatus();
+      compared.a.perceptual->winnowed, compared.b.perceptual->winnowed);
+}
+
+// Every measure a collection of the flags could take.
+void PrintAll(const CompareCommand& cmd, const TextComparison& compared,
+              std::ostream& out) {
+  const double estimated = *compared.estimated_jaccard;
+  const double exact = *compared.exact_jaccard;
+  const int hamming = *compared.hamming_distance;
+  const double cosine = *compared.cosine_estimate;
+  if (cmd.json) {
+    nlohmann::ordered_json json = {
+        {"estimated_jaccard", Rounded(estimated, 6)},
+        {"exact_jaccard", Rounded(exact, 6)},
+        {"hamming", hamming},
+        {"cosine_estimate", Rounded(cosine, 6)},
+        {"minhash_config_hash", FormatHex64(compared.a.minhash_config_hash)},
+        {"simhash_config_hash", FormatHex64(compared.a.simhash_config_hash)},
+        {"tokenizer", compared.a.minhash_tokenizer},
+    };
+    if (compared.tlsh_distance) {
+      json["tlsh_distance"] = *compared.tlsh_distance;
+    } else {
+      json["tlsh_distance"] = nullptr;
+      json["tlsh_unavailable"] = compared.tlsh_unavailable;
+    }
+    out << ToJsonText(json) << "\n";
+    return;
+  }
+  out << absl::StrFormat("estimated jaccard  %.4f   (MinHash H=%d, %s)\n",
+                         estimated, compared.a.minhash->num_perm(),
+                         compared.a.minhash_tokenizer);
+  out << absl::StrFormat(
+      "exact jaccard      %.4f   (%d and %d distinct tokens)\n", exact,
+      compared.a.shingle_count, compared.b.shingle_count);
+  out << absl::StrFormat(
+      "hamming            %d        (SimHash64, %s, %s)\n", hamming,
+      compared.a.simhash_tokenizer,
+      std::string(SimHashWeightingName(cmd.fingerprint.weighting)));
+  out << absl::StrFormat("cosine estimate    %.4f\n", cosine);
+  if (compared.tlsh_distance) {
+    out << absl::StrFormat("tlsh distance      %d        (lower is closer)\n",
+                           *compared.tlsh_distance);
+  } else {
+    out << "tlsh distance      n/a      (" << compared.tlsh_unavailable
+        << ")\n";
+  }
 }
 
 }  // namespace
@@ -238,87 +242,36 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
     return absl::InvalidArgumentError(
         "--winnow-window applies to --kind perceptual only");
   }
-  if (cmd.algorithm != "all") {
-    ASSIGN_OR_RETURN(std::string a,
-                     ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));
-    ASSIGN_OR_RETURN(std::string b,
-                     ReadText(cmd.input_b, cmd.content_type, cmd.raw_bytes));
-    if (cmd.algorithm == "tlsh") return CompareTlsh(cmd, a, b, out);
-    if (cmd.algorithm == "newsbot") return CompareNewsbot(cmd, a, b, out);
-    return ComparePerceptual(cmd, a, b, out);
-  }
-  ASSIGN_OR_RETURN(MinHashConfig mconfig, MinHashConfigOf(cmd.fingerprint));
-  ASSIGN_OR_RETURN(SimHashConfig sconfig, SimHashConfigOf(cmd.fingerprint));
-  ASSIGN_OR_RETURN(MinHasher minhasher, MinHasher::Create(mconfig));
-  ASSIGN_OR_RETURN(SimHasher simhasher, SimHasher::Create(sconfig));
-  ASSIGN_OR_RETURN(std::string a,
+  StatelessOptions options;
+  options.kind = cmd.algorithm == "all"       ? FingerprintKind::kCollection
+                 : cmd.algorithm == "newsbot" ? FingerprintKind::kNewsbot
+                 : cmd.algorithm == "perceptual"
+                     ? FingerprintKind::kPerceptual
+                     : (cmd.raw_bytes ? FingerprintKind::kTlshRaw
+                                      : FingerprintKind::kTlsh);
+  options.settings = cmd.fingerprint;
+  options.newsbot_bits = cmd.bits;
+  options.winnow_window = cmd.winnow_window;
+  ASSIGN_OR_RETURN(const std::string a,
                    ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));
-  ASSIGN_OR_RETURN(std::string b,
+  ASSIGN_OR_RETURN(const std::string b,
                    ReadText(cmd.input_b, cmd.content_type, cmd.raw_bytes));
-
-  struct Doc {
-    MinHashSignature minhash;
-    uint64_t simhash;
-    std::vector<Hash128> tokens;
-  };
-  auto fingerprint = [&](const std::string& path,
-                         const std::string& text) -> absl::StatusOr<Doc> {
-    Doc d;
-    auto m = minhasher.Fingerprint(text);
-    if (!m.ok()) return InFile(path, m.status());
-    auto s = simhasher.Fingerprint(text);
-    if (!s.ok()) return InFile(path, s.status());
-    auto t = minhasher.TokenSet(text);
-    if (!t.ok()) return InFile(path, t.status());
-    d.minhash = *std::move(m);
-    d.simhash = *s;
-    d.tokens = *std::move(t);
-    return d;
-  };
-  ASSIGN_OR_RETURN(Doc da, fingerprint(cmd.input_a, a));
-  ASSIGN_OR_RETURN(Doc db, fingerprint(cmd.input_b, b));
-  ASSIGN_OR_RETURN(double estimated, EstimateJaccard(da.minhash, db.minhash));
-  const double exact = ExactJaccard(da.tokens, db.tokens);
-  const int hamming = Hamming(da.simhash, db.simhash);
-  const double cosine = CosineEstimate(da.simhash, db.simhash);
-  // TLSH only where both texts allow one (50 bytes, varied enough).
-  const absl::StatusOr<TlshPair> tlsh = TlshOfBoth(cmd, a, b);
-
-  if (cmd.json) {
-    const nlohmann::ordered_json json = {
-        {"estimated_jaccard", Rounded(estimated, 6)},
-        {"exact_jaccard", Rounded(exact, 6)},
-        {"hamming", hamming},
-        {"cosine_estimate", Rounded(cosine, 6)},
-        {"minhash_config_hash", FormatHex64(minhasher.config_hash())},
-        {"simhash_config_hash", FormatHex64(simhasher.config_hash())},
-        {"tokenizer", minhasher.tokenizer().Name()},
-    };
-    nlohmann::ordered_json with_tlsh = json;
-    if (tlsh.ok()) {
-      with_tlsh["tlsh_distance"] = TlshDistance(tlsh->a, tlsh->b);
-    } else {
-      with_tlsh["tlsh_distance"] = nullptr;
-      with_tlsh["tlsh_unavailable"] = std::string(tlsh.status().message());
-    }
-    out << ToJsonText(with_tlsh) << "\n";
-    return absl::OkStatus();
-  }
-  out << absl::StrFormat("estimated jaccard  %.4f   (MinHash H=%d, %s)\n",
-                         estimated, minhasher.config().num_perm,
-                         minhasher.tokenizer().Name());
-  out << absl::StrFormat(
-      "exact jaccard      %.4f   (%d and %d distinct tokens)\n", exact,
-      da.tokens.size(), db.tokens.size());
-  out << absl::StrFormat("hamming            %d        (SimHash64, %s, %s)\n",
-                         hamming, simhasher.tokenizer().Name(),
-                         std::string(SimHashWeightingName(sconfig.weighting)));
-  out << absl::StrFormat("cosine estimate    %.4f\n", cosine);
-  if (tlsh.ok()) {
-    out << absl::StrFormat("tlsh distance      %d        (lower is closer)\n",
-                           TlshDistance(tlsh->a, tlsh->b));
-  } else {
-    out << "tlsh distance      n/a      (" << tlsh.status().message() << ")\n";
+  ASSIGN_OR_RETURN(const TextComparison compared,
+                   CompareTexts(options, {InputName(cmd.input_a), a},
+                                {InputName(cmd.input_b), b}));
+  switch (options.kind) {
+    case FingerprintKind::kTlsh:
+    case FingerprintKind::kTlshRaw:
+      PrintTlsh(cmd, compared, out);
+      break;
+    case FingerprintKind::kNewsbot:
+      PrintNewsbot(cmd, compared, out);
+      break;
+    case FingerprintKind::kPerceptual:
+      PrintPerceptual(cmd, compared, out);
+      break;
+    default:
+      PrintAll(cmd, compared, out);
   }
   return absl::OkStatus();
 }

@@ -7,6 +7,7 @@
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
+#include "neardup/core/stateless.h"
 #include "neardup/core/tlsh.h"
 
 namespace neardup::cli {
@@ -23,111 +24,121 @@ std::string HexBytes(std::string_view bytes) {
   return out;
 }
 
-template <typename Hasher>
-nlohmann::ordered_json JsonHeader(const Hasher& h) {
+// The wire bytes of a hex string (TLSH skips its "T1" version prefix).
+void PutHexBytes(std::string_view hex, std::ostream& out) {
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.put(static_cast<char>(
+        std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+}
+
+nlohmann::ordered_json JsonHeader(const FingerprintCommand& cmd,
+                                  const TextFingerprint& fp,
+                                  uint64_t config_hash,
+                                  const std::string& tokenizer) {
   return {
-      {"algorithm", h.algorithm()},
-      {"config_hash", FormatHex64(h.config_hash())},
-      {"canonicalizer", h.canonicalizer().ConfigString()},
-      {"tokenizer", h.tokenizer().Name()},
-      {"hash", std::string(HashFamilyName(h.config().family))},
-      {"seed", FormatHex64(h.config().seed)},
+      {"algorithm", fp.algorithm},
+      {"config_hash", FormatHex64(config_hash)},
+      {"canonicalizer", fp.canonicalizer},
+      {"tokenizer", tokenizer},
+      {"hash", std::string(HashFamilyName(cmd.fingerprint.family))},
+      {"seed", FormatHex64(cmd.fingerprint.seed)},
   };
 }
 
 // The hex form is the reference's "T1" string; raw is its 35 bytes.
-absl::Status PrintTlsh(const FingerprintCommand& cmd, std::ostream& out) {
-  ASSIGN_OR_RETURN(const std::string bytes,
-                   ReadText(cmd.input, cmd.content_type, cmd.raw_bytes));
-  ASSIGN_OR_RETURN(const TlshFingerprinter fp,
-                   TlshFingerprinter::Create(cmd.fingerprint.canonicalizer));
-  const absl::StatusOr<TlshDigest> digest =
-      cmd.raw_bytes ? TlshOfBytes(bytes) : fp.Fingerprint(bytes);
-  if (!digest.ok()) return InFile(cmd.input, digest.status());
-  const std::string hex = FormatTlsh(*digest);
+void PrintTlsh(const FingerprintCommand& cmd, const TextFingerprint& fp,
+               std::ostream& out) {
+  const std::string hex = FormatTlsh(*fp.tlsh);
   if (cmd.format == "hex") {
     out << hex << "\n";
   } else if (cmd.format == "raw") {
-    for (size_t i = 2; i + 1 < hex.size(); i += 2) {
-      out.put(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
+    PutHexBytes(std::string_view(hex).substr(2), out);
   } else {
     const nlohmann::ordered_json json = {
-        {"algorithm", std::string(TlshFingerprinter::Algorithm())},
-        {"config_hash",
-         FormatHex64(cmd.raw_bytes ? TlshFingerprinter::RawConfigHash()
-                                   : fp.config_hash())},
-        {"canonicalizer", cmd.raw_bytes ? std::string("raw")
-                                        : fp.canonicalizer().ConfigString()},
+        {"algorithm", fp.algorithm},
+        {"config_hash", FormatHex64(fp.tlsh_config_hash)},
+        {"canonicalizer", fp.canonicalizer},
         {"tlsh", hex},
     };
     out << ToJsonText(json) << "\n";
   }
-  return absl::OkStatus();
 }
 
 // newsbot's hex string; raw is its bits / 8 bytes, most significant first.
-absl::Status PrintNewsbot(const FingerprintCommand& cmd, std::ostream& out) {
-  ASSIGN_OR_RETURN(const std::string text,
-                   ReadText(cmd.input, cmd.content_type));
-  ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
-                   NewsbotSimHash(text, cmd.bits));
-  const std::string hex = FormatNewsbot(fingerprint);
+void PrintNewsbot(const FingerprintCommand& cmd, const TextFingerprint& fp,
+                  std::ostream& out) {
+  const std::string hex = FormatNewsbot(*fp.newsbot);
   if (cmd.format == "hex") {
     out << hex << "\n";
   } else if (cmd.format == "raw") {
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-      out.put(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
+    PutHexBytes(hex, out);
   } else {
     const nlohmann::ordered_json json = {
-        {"algorithm", NewsbotAlgorithm(cmd.bits)},
-        {"config_hash", FormatHex64(NewsbotConfigHash(cmd.bits))},
-        {"tokens", NewsbotTokenize(text).size()},
+        {"algorithm", fp.algorithm},
+        {"config_hash", FormatHex64(fp.newsbot_config_hash)},
+        {"tokens", fp.newsbot_tokens},
         {"simhash", hex},
     };
     out << ToJsonText(json) << "\n";
   }
-  return absl::OkStatus();
 }
 
-// The MinHash part (what is stored and indexed) in txtfp's wire format;
-// json adds the meta.
-absl::Status PrintPerceptual(const FingerprintCommand& cmd, std::ostream& out) {
-  ASSIGN_OR_RETURN(const std::string text,
-                   ReadText(cmd.input, cmd.content_type));
-  ASSIGN_OR_RETURN(const PerceptualHasher hasher,
-                   PerceptualHasher::Create(
-                       PerceptualConfigOf(cmd.fingerprint, cmd.winnow_window),
-                       cmd.fingerprint.canonicalizer));
-  absl::StatusOr<PerceptualFingerprint> fp = hasher.Fingerprint(text);
-  if (!fp.ok()) return InFile(cmd.input, fp.status());
+// A MinHash (perceptual's included) in txtfp's wire format; json adds the
+// meta.
+void PrintMinHash(const FingerprintCommand& cmd, const TextFingerprint& fp,
+                  std::ostream& out) {
+  const MinHashSignature& sig = *fp.minhash;
   if (cmd.format == "raw") {
-    out << fp->minhash.Serialize();
-  } else if (cmd.format == "hex") {
-    out << HexBytes(fp->minhash.Serialize()) << "\n";
-  } else {
-    const PerceptualMeta& meta = fp->meta;
-    nlohmann::ordered_json json = {
-        {"algorithm", hasher.algorithm()},
-        {"config_hash", FormatHex64(hasher.config_hash())},
-        {"canonicalizer", hasher.canonicalizer().ConfigString()},
-        {"perceptual_version", meta.perceptual_version},
-        {"k", meta.k},
-        {"w", meta.w},
-        {"bands", meta.bands},
-        {"rows", meta.rows},
-        {"seed", FormatHex64(meta.seed)},
-        {"tokens", meta.tokens},
-        {"shingles", meta.shingles},
-        {"winnowed", meta.winnowed},
+    out << sig.Serialize();
+    return;
+  }
+  if (cmd.format == "hex") {
+    out << HexBytes(sig.Serialize()) << "\n";
+    return;
+  }
+  nlohmann::ordered_json json;
+  if (const std::optional<PerceptualMeta>& meta = fp.perceptual) {
+    json = {
+        {"algorithm", fp.algorithm},
+        {"config_hash", FormatHex64(fp.minhash_config_hash)},
+        {"canonicalizer", fp.canonicalizer},
+        {"perceptual_version", meta->perceptual_version},
+        {"k", meta->k},
+        {"w", meta->w},
+        {"bands", meta->bands},
+        {"rows", meta->rows},
+        {"seed", FormatHex64(meta->seed)},
+        {"tokens", meta->tokens},
+        {"shingles", meta->shingles},
+        {"winnowed", meta->winnowed},
     };
-    nlohmann::ordered_json& slots = json["slots"] =
-        nlohmann::ordered_json::array();
-    for (uint64_t slot : fp->minhash.slots) slots.push_back(FormatHex64(slot));
+  } else {
+    json = JsonHeader(cmd, fp, fp.minhash_config_hash, fp.minhash_tokenizer);
+    json["num_perm"] = sig.num_perm();
+  }
+  nlohmann::ordered_json& slots = json["slots"] =
+      nlohmann::ordered_json::array();
+  for (uint64_t slot : sig.slots) slots.push_back(FormatHex64(slot));
+  out << ToJsonText(json) << "\n";
+}
+
+// 8 bytes, least significant first, as txtfp writes it.
+void PrintSimHash(const FingerprintCommand& cmd, const TextFingerprint& fp,
+                  std::ostream& out) {
+  const uint64_t sig = *fp.simhash;
+  if (cmd.format == "raw") {
+    char bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(sig >> (8 * i));
+    out.write(bytes, 8);
+  } else if (cmd.format == "hex") {
+    out << FormatHex64(sig) << "\n";
+  } else {
+    nlohmann::ordered_json json =
+        JsonHeader(cmd, fp, fp.simhash_config_hash, fp.simhash_tokenizer);
+    json["simhash"] = FormatHex64(sig);
     out << ToJsonText(json) << "\n";
   }
-  return absl::OkStatus();
 }
 
 absl::Status CheckFormat(const std::string& format) {
@@ -193,46 +204,29 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
     return absl::InvalidArgumentError(
         "--winnow-window applies to --kind perceptual only");
   }
-  if (algo == "tlsh") return PrintTlsh(cmd, out);
-  if (algo == "newsbot") return PrintNewsbot(cmd, out);
-  if (algo == "perceptual") return PrintPerceptual(cmd, out);
-  if (algo == "minhash") {
-    ASSIGN_OR_RETURN(MinHashConfig config, MinHashConfigOf(cmd.fingerprint));
-    ASSIGN_OR_RETURN(MinHasher hasher, MinHasher::Create(config));
-    ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
-    absl::StatusOr<MinHashSignature> fingerprinted = hasher.Fingerprint(text);
-    if (!fingerprinted.ok()) return InFile(cmd.input, fingerprinted.status());
-    const MinHashSignature& sig = *fingerprinted;
-    if (cmd.format == "raw") {
-      out << sig.Serialize();
-    } else if (cmd.format == "hex") {
-      out << HexBytes(sig.Serialize()) << "\n";
-    } else {
-      nlohmann::ordered_json json = JsonHeader(hasher);
-      json["num_perm"] = sig.num_perm();
-      nlohmann::ordered_json& slots = json["slots"] =
-          nlohmann::ordered_json::array();
-      for (uint64_t slot : sig.slots) slots.push_back(FormatHex64(slot));
-      out << ToJsonText(json) << "\n";
-    }
-    return absl::OkStatus();
-  }
-  ASSIGN_OR_RETURN(SimHashConfig config, SimHashConfigOf(cmd.fingerprint));
-  ASSIGN_OR_RETURN(SimHasher hasher, SimHasher::Create(config));
-  ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
-  absl::StatusOr<uint64_t> fingerprinted = hasher.Fingerprint(text);
-  if (!fingerprinted.ok()) return InFile(cmd.input, fingerprinted.status());
-  const uint64_t sig = *fingerprinted;
-  if (cmd.format == "raw") {
-    char bytes[8];
-    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(sig >> (8 * i));
-    out.write(bytes, 8);
-  } else if (cmd.format == "hex") {
-    out << FormatHex64(sig) << "\n";
+  StatelessOptions options;
+  options.kind = algo == "minhash"   ? FingerprintKind::kMinHash
+                 : algo == "simhash" ? FingerprintKind::kSimHash
+                 : algo == "newsbot" ? FingerprintKind::kNewsbot
+                 : algo == "perceptual"
+                     ? FingerprintKind::kPerceptual
+                     : (cmd.raw_bytes ? FingerprintKind::kTlshRaw
+                                      : FingerprintKind::kTlsh);
+  options.settings = cmd.fingerprint;
+  options.newsbot_bits = cmd.bits;
+  options.winnow_window = cmd.winnow_window;
+  ASSIGN_OR_RETURN(const std::string text,
+                   ReadText(cmd.input, cmd.content_type, cmd.raw_bytes));
+  ASSIGN_OR_RETURN(const TextFingerprint fp,
+                   FingerprintText(options, {InputName(cmd.input), text}));
+  if (fp.tlsh) {
+    PrintTlsh(cmd, fp, out);
+  } else if (fp.newsbot) {
+    PrintNewsbot(cmd, fp, out);
+  } else if (fp.minhash) {
+    PrintMinHash(cmd, fp, out);
   } else {
-    nlohmann::ordered_json json = JsonHeader(hasher);
-    json["simhash"] = FormatHex64(sig);
-    out << ToJsonText(json) << "\n";
+    PrintSimHash(cmd, fp, out);
   }
   return absl::OkStatus();
 }

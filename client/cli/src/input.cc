@@ -35,8 +35,12 @@ absl::StatusOr<std::string> ReadText(const std::string& path,
   return text;
 }
 
+std::string InputName(const std::string& path) {
+  return path.empty() || path == "-" ? "<stdin>" : path;
+}
+
 absl::Status InFile(const std::string& path, const absl::Status& status) {
-  return Prefixed(path.empty() || path == "-" ? "<stdin>" : path, status);
+  return Prefixed(InputName(path), status);
 }
 
 }  // namespace neardup::cli

@@ -23,6 +23,9 @@ absl::StatusOr<std::string> ReadText(const std::string& path,
                                      const std::string& content_type_flag,
                                      bool raw = false);
 
+// How errors name the input at `path`: "-" and "" are <stdin>.
+std::string InputName(const std::string& path);
+
 // Prefixes a document error with where the document came from ("-" is
 // shown as <stdin>).
 absl::Status InFile(const std::string& path, const absl::Status& status);

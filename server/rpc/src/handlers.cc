@@ -23,15 +23,14 @@
 #include "neardup/base/beneath.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
-#include "neardup/core/collection_fingerprinter.h"
 #include "neardup/core/explain.h"
-#include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
-#include "neardup/core/perceptual.h"
 #include "neardup/core/shingle_set.h"
+#include "neardup/core/stateless.h"
 #include "neardup/core/tlsh.h"
 #include "neardup/extract/content_type.h"
 #include "neardup/extract/extract.h"
+#include "neardup/proto/fingerprint_settings_proto.h"
 #include "neardup/server/internal/backup_path.h"
 #include "neardup/server/internal/proto_convert.h"
 
@@ -751,51 +750,53 @@ absl::Status Handlers::Stats(const v1::StatsRequest& request,
 
 namespace {
 
-absl::StatusOr<int> NewsbotBits(uint32_t requested) {
-  if (requested == 0) return 64;
-  if (requested == 16 || requested == 32 || requested == 64 ||
-      requested == 128) {
-    return static_cast<int>(requested);
+// A stateless call's proto fields as core's options. The wire's zeros mean
+// the defaults: a 64-bit newsbot SimHash, a winnowing window of 4.
+absl::StatusOr<StatelessOptions> StatelessOptionsOf(
+    v1::FingerprintKind kind, const v1::FingerprintConfig& proto,
+    uint32_t newsbot_bits, uint32_t winnow_window) {
+  StatelessOptions options;
+  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(proto));
+  ASSIGN_OR_RETURN(options.settings, neardup::proto::SettingsFromProto(proto));
+  switch (kind) {
+    case v1::FINGERPRINT_KIND_UNSPECIFIED:
+      options.kind = FingerprintKind::kCollection;
+      options.collection = std::move(config);
+      break;
+    case v1::FINGERPRINT_KIND_TLSH:
+      options.kind = FingerprintKind::kTlsh;
+      break;
+    case v1::FINGERPRINT_KIND_TLSH_RAW:
+      options.kind = FingerprintKind::kTlshRaw;
+      break;
+    case v1::FINGERPRINT_KIND_NEWSBOT:
+      options.kind = FingerprintKind::kNewsbot;
+      if (newsbot_bits != 0 && newsbot_bits != 16 && newsbot_bits != 32 &&
+          newsbot_bits != 64 && newsbot_bits != 128) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("newsbot_bits must be 16, 32, 64 or 128 (or 0 for "
+                         "64), got ",
+                         newsbot_bits));
+      }
+      if (newsbot_bits != 0) {
+        options.newsbot_bits = static_cast<int>(newsbot_bits);
+      }
+      break;
+    case v1::FINGERPRINT_KIND_PERCEPTUAL:
+      options.kind = FingerprintKind::kPerceptual;
+      if (winnow_window > 1024) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "winnow_window must be in [1, 1024] (or 0 for 4), got ",
+            winnow_window));
+      }
+      if (winnow_window != 0) {
+        options.winnow_window = static_cast<int>(winnow_window);
+      }
+      break;
+    default:
+      return absl::InvalidArgumentError("kind: unknown value");
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "newsbot_bits must be 16, 32, 64 or 128 (or 0 for 64), got ", requested));
-}
-
-absl::StatusOr<PerceptualHasher> PerceptualOf(
-    const v1::FingerprintConfig& proto, const CollectionConfig& config,
-    uint32_t winnow_window) {
-  FingerprintSettings settings;
-  settings.shingle_k = static_cast<int>(proto.shingle_k());
-  settings.num_perm = config.num_perm;
-  settings.seed = config.seed;
-  if (winnow_window > 1024) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("winnow_window must be in [1, 1024] (or 0 for 4), got ",
-                     winnow_window));
-  }
-  return PerceptualHasher::Create(
-      PerceptualConfigOf(settings, winnow_window == 0
-                                       ? PerceptualConfig{}.w
-                                       : static_cast<int>(winnow_window)),
-      config.canonicalizer);
-}
-
-// The perceptual fingerprint of one request field, with its winnowed set.
-absl::StatusOr<PerceptualFingerprint> PerceptualOfField(
-    std::string_view field, const std::string& text,
-    const PerceptualHasher& hasher) {
-  auto fp = hasher.Fingerprint(text, /*include_intermediates=*/true);
-  RETURN_IF_ERROR(AboutField(field, fp.status()));
-  return fp;
-}
-
-// TLSH of one request field, canonicalized unless `raw`.
-absl::StatusOr<TlshDigest> TlshOfField(std::string_view field,
-                                       const std::string& bytes, bool raw,
-                                       const TlshFingerprinter& fingerprinter) {
-  auto digest = raw ? TlshOfBytes(bytes) : fingerprinter.Fingerprint(bytes);
-  RETURN_IF_ERROR(AboutField(field, digest.status()));
-  return digest;
+  return options;
 }
 
 }  // namespace
@@ -812,65 +813,30 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
       const FieldText field,
       FieldText::Of("text", request.text(),
                     raw ? std::string() : request.content_type(), settings));
-  const std::string& text = field.text();
-  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
-  switch (request.kind()) {
-    case v1::FINGERPRINT_KIND_UNSPECIFIED:
-      break;
-    case v1::FINGERPRINT_KIND_TLSH:
-    case v1::FINGERPRINT_KIND_TLSH_RAW: {
-      ASSIGN_OR_RETURN(const TlshFingerprinter fingerprinter,
-                       TlshFingerprinter::Create(config.canonicalizer));
-      ASSIGN_OR_RETURN(const TlshDigest digest,
-                       TlshOfField("text", text, raw, fingerprinter));
-      response->set_tlsh(FormatTlsh(digest));
-      response->set_tlsh_config_hash(raw ? TlshFingerprinter::RawConfigHash()
-                                         : fingerprinter.config_hash());
-      return absl::OkStatus();
-    }
-    case v1::FINGERPRINT_KIND_NEWSBOT: {
-      ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
-      ASSIGN_OR_RETURN(const NewsbotFingerprint fingerprint,
-                       NewsbotSimHash(text, bits));
-      response->set_newsbot_simhash(FormatNewsbot(fingerprint));
-      response->set_newsbot_config_hash(NewsbotConfigHash(bits));
-      return absl::OkStatus();
-    }
-    case v1::FINGERPRINT_KIND_PERCEPTUAL: {
-      ASSIGN_OR_RETURN(
-          const PerceptualHasher hasher,
-          PerceptualOf(request.config(), config, request.winnow_window()));
-      ASSIGN_OR_RETURN(const PerceptualFingerprint fp,
-                       PerceptualOfField("text", text, hasher));
-      response->set_minhash(fp.minhash.Serialize());
-      response->set_minhash_config_hash(hasher.config_hash());
-      response->set_token_count(WinnowedSet(fp).size());
-      return absl::OkStatus();
-    }
-    default:
-      return absl::InvalidArgumentError("kind: unknown value");
+  ASSIGN_OR_RETURN(
+      const StatelessOptions options,
+      StatelessOptionsOf(request.kind(), request.config(),
+                         request.newsbot_bits(), request.winnow_window()));
+  ASSIGN_OR_RETURN(const TextFingerprint fp,
+                   FingerprintText(options, {"text", field.text()}));
+  if (fp.minhash) {
+    response->set_minhash(fp.minhash->Serialize());
+    response->set_minhash_config_hash(fp.minhash_config_hash);
+    response->set_token_count(fp.shingle_count);
   }
-  // What a collection with this config would store for the text.
-  ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
-                   CollectionFingerprinter::Create(config));
-  std::vector<uint64_t> evidence;
-  auto sig = fingerprinter.MinHash(text, &evidence);
-  RETURN_IF_ERROR(AboutField("text", sig.status()));
-  response->set_minhash(sig->Serialize());
-  response->set_minhash_config_hash(fingerprinter.minhash_config_hash());
-  response->set_token_count(evidence.size());
-  if (fingerprinter.has_simhash()) {
-    ASSIGN_OR_RETURN(uint64_t h, fingerprinter.SimHash(text));
-    response->set_simhash(h);
-    response->set_simhash_config_hash(fingerprinter.simhash_config_hash());
+  if (fp.simhash) {
+    response->set_simhash(*fp.simhash);
+    response->set_simhash_config_hash(fp.simhash_config_hash);
   }
-  if (fingerprinter.has_tlsh()) {
-    if (auto tlsh = fingerprinter.Tlsh(text); tlsh.ok()) {
-      response->set_tlsh(FormatTlsh(*tlsh));
-      response->set_tlsh_config_hash(fingerprinter.tlsh_config_hash());
-    } else {
-      response->set_tlsh_unavailable(std::string(tlsh.status().message()));
-    }
+  if (fp.tlsh) {
+    response->set_tlsh(FormatTlsh(*fp.tlsh));
+    response->set_tlsh_config_hash(fp.tlsh_config_hash);
+  } else if (!fp.tlsh_unavailable.empty()) {
+    response->set_tlsh_unavailable(fp.tlsh_unavailable);
+  }
+  if (fp.newsbot) {
+    response->set_newsbot_simhash(FormatNewsbot(*fp.newsbot));
+    response->set_newsbot_config_hash(fp.newsbot_config_hash);
   }
   return absl::OkStatus();
 }
@@ -888,80 +854,33 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
                    FieldText::Of("a", request.a(), content_type, settings));
   ASSIGN_OR_RETURN(const FieldText field_b,
                    FieldText::Of("b", request.b(), content_type, settings));
-  const std::string& text_a = field_a.text();
-  const std::string& text_b = field_b.text();
-  ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(request.config()));
-  ASSIGN_OR_RETURN(const TlshFingerprinter tlsher,
-                   TlshFingerprinter::Create(config.canonicalizer));
+  ASSIGN_OR_RETURN(
+      const StatelessOptions options,
+      StatelessOptionsOf(request.kind(), request.config(),
+                         request.newsbot_bits(), request.winnow_window()));
   if (request.explain()) {
+    ASSIGN_OR_RETURN(const Canonicalizer canonicalizer,
+                     Canonicalizer::Create(options.settings.canonicalizer));
     RETURN_IF_ERROR(
-        AddPassages(text_a, text_b, tlsher.canonicalizer(), response));
+        AddPassages(field_a.text(), field_b.text(), canonicalizer, response));
   }
-  // Sets the TLSH fields, or says why there are none.
-  auto compare_tlsh = [&](bool raw) -> absl::Status {
-    auto a = TlshOfField("a", text_a, raw, tlsher);
-    auto b = a.ok() ? TlshOfField("b", text_b, raw, tlsher) : a;
-    if (!b.ok()) return b.status();
-    response->set_tlsh_distance(TlshDistance(*a, *b));
-    response->set_tlsh_distance_without_length(TlshDistance(*a, *b, false));
-    return absl::OkStatus();
-  };
-  switch (request.kind()) {
-    case v1::FINGERPRINT_KIND_UNSPECIFIED:
-      break;
-    case v1::FINGERPRINT_KIND_TLSH:
-    case v1::FINGERPRINT_KIND_TLSH_RAW:
-      return compare_tlsh(request.kind() == v1::FINGERPRINT_KIND_TLSH_RAW);
-    case v1::FINGERPRINT_KIND_NEWSBOT: {
-      ASSIGN_OR_RETURN(const int bits, NewsbotBits(request.newsbot_bits()));
-      ASSIGN_OR_RETURN(const NewsbotFingerprint a,
-                       NewsbotSimHash(text_a, bits));
-      ASSIGN_OR_RETURN(const NewsbotFingerprint b,
-                       NewsbotSimHash(text_b, bits));
-      ASSIGN_OR_RETURN(const int distance, NewsbotHamming(a, b));
-      response->set_hamming_distance(distance);
-      response->set_cosine_estimate(std::cos(M_PI * distance / bits));
-      return absl::OkStatus();
-    }
-    case v1::FINGERPRINT_KIND_PERCEPTUAL: {
-      ASSIGN_OR_RETURN(
-          const PerceptualHasher hasher,
-          PerceptualOf(request.config(), config, request.winnow_window()));
-      ASSIGN_OR_RETURN(const PerceptualFingerprint a,
-                       PerceptualOfField("a", text_a, hasher));
-      ASSIGN_OR_RETURN(const PerceptualFingerprint b,
-                       PerceptualOfField("b", text_b, hasher));
-      ASSIGN_OR_RETURN(const double estimated,
-                       EstimateJaccard(a.minhash, b.minhash));
-      response->set_estimated_jaccard(estimated);
-      response->set_exact_jaccard(
-          ExactJaccard64(WinnowedSet(a), WinnowedSet(b)));
-      return absl::OkStatus();
-    }
-    default:
-      return absl::InvalidArgumentError("kind: unknown value");
+  ASSIGN_OR_RETURN(
+      const TextComparison compared,
+      CompareTexts(options, {"a", field_a.text()}, {"b", field_b.text()}));
+  if (compared.estimated_jaccard) {
+    response->set_estimated_jaccard(*compared.estimated_jaccard);
+    response->set_exact_jaccard(*compared.exact_jaccard);
   }
-  // The collection families of the config; SimHash always (neardup's
-  // unless the config asks for newsbot's).
-  config.simhash_enabled = true;
-  ASSIGN_OR_RETURN(config, NormalizeCollectionConfig(std::move(config)));
-  ASSIGN_OR_RETURN(const CollectionFingerprinter fingerprinter,
-                   CollectionFingerprinter::Create(config));
-  std::vector<uint64_t> set_a, set_b;
-  auto sig_a = fingerprinter.MinHash(text_a, &set_a);
-  RETURN_IF_ERROR(AboutField("a", sig_a.status()));
-  auto sig_b = fingerprinter.MinHash(text_b, &set_b);
-  RETURN_IF_ERROR(AboutField("b", sig_b.status()));
-  ASSIGN_OR_RETURN(double estimated, EstimateJaccard(*sig_a, *sig_b));
-  ASSIGN_OR_RETURN(uint64_t h_a, fingerprinter.SimHash(text_a));
-  ASSIGN_OR_RETURN(uint64_t h_b, fingerprinter.SimHash(text_b));
-  response->set_estimated_jaccard(estimated);
-  response->set_exact_jaccard(ExactJaccard64(set_a, set_b));
-  response->set_hamming_distance(Hamming(h_a, h_b));
-  response->set_cosine_estimate(CosineEstimate(h_a, h_b));
-  // TLSH where both texts allow it; otherwise the reason, not an error.
-  if (const absl::Status tlsh = compare_tlsh(false); !tlsh.ok()) {
-    response->set_tlsh_unavailable(std::string(tlsh.message()));
+  if (compared.hamming_distance) {
+    response->set_hamming_distance(*compared.hamming_distance);
+    response->set_cosine_estimate(*compared.cosine_estimate);
+  }
+  if (compared.tlsh_distance) {
+    response->set_tlsh_distance(*compared.tlsh_distance);
+    response->set_tlsh_distance_without_length(
+        *compared.tlsh_distance_without_length);
+  } else if (!compared.tlsh_unavailable.empty()) {
+    response->set_tlsh_unavailable(compared.tlsh_unavailable);
   }
   return absl::OkStatus();
 }
