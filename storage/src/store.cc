@@ -412,10 +412,8 @@ void Store::AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const {
   const std::string begin = keys::CollectionPrefix(id);
   const std::string end = keys::CollectionRangeEnd(id);
   batch.Delete(handle(ColumnFamily::kMeta), keys::NextDocIdKey(id));
-  for (ColumnFamily family :
-       {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
-        ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText,
-        ColumnFamily::kTlsh, ColumnFamily::kEmbedding}) {
+  batch.DeleteRange(handle(ColumnFamily::kIds), begin, end);
+  for (ColumnFamily family : kDocumentColumnFamilies) {
     batch.DeleteRange(handle(family), begin, end);
   }
 }

@@ -21,6 +21,7 @@
 #include "rocksdb/snapshot.h"
 #include "rocksdb/write_batch.h"
 #include "rocksdb_status.h"
+#include "signature_families.h"
 
 namespace neardup::storage {
 namespace {
@@ -53,98 +54,67 @@ absl::Status CorruptDocument(const CollectionRecord& collection,
                                           AbslView(what)));
 }
 
-// A decoded value of one document, checked to carry `expected` as its
-// config hash; DATA_LOSS naming the document otherwise.
-template <typename Value>
-absl::StatusOr<Value> CheckedValue(const CollectionRecord& collection,
-                                   uint32_t internal_id,
-                                   absl::StatusOr<Value> value,
-                                   std::string_view what, uint64_t expected) {
+// A family's value of one document, decoded and checked against the
+// collection; DATA_LOSS naming the document otherwise.
+template <typename Family>
+absl::StatusOr<typename Family::Value> DecodeChecked(
+    const CollectionRecord& collection, uint32_t internal_id,
+    std::string_view bytes) {
+  absl::StatusOr<typename Family::Value> value =
+      Family::Decode(collection, bytes);
   if (!value.ok()) {
     return CorruptDocument(collection, internal_id,
                            StdView(value.status().message()));
-  }
-  if (value->config_hash != expected) {
-    return CorruptDocument(
-        collection, internal_id,
-        absl::StrCat("stored ", AbslView(what), " config_hash ",
-                     FormatHex64(value->config_hash),
-                     " differs from the collection's ", FormatHex64(expected)));
   }
   return value;
 }
 
-absl::StatusOr<MinHashSignature> DecodeCheckedMinHash(
+// A family's value of one document under `read_options`: nullopt when the
+// collection does not keep the family or the document has none of an
+// optional one; DATA_LOSS when one every document has is missing.
+template <typename Family>
+absl::StatusOr<std::optional<typename Family::Value>> ReadFamily(
+    rocksdb::DB& db, rocksdb::ColumnFamilyHandle* handle,
+    const rocksdb::ReadOptions& read_options,
     const CollectionRecord& collection, uint32_t internal_id,
-    std::string_view bytes) {
-  ASSIGN_OR_RETURN(
-      MinHashValue value,
-      CheckedValue(collection, internal_id, DecodeMinHashValue(bytes),
-                   "minhash", collection.minhash_config_hash));
-  return std::move(value.signature);
-}
-
-absl::StatusOr<uint64_t> DecodeCheckedSimHash(
-    const CollectionRecord& collection, uint32_t internal_id,
-    std::string_view bytes) {
-  ASSIGN_OR_RETURN(
-      const SimHashValue value,
-      CheckedValue(collection, internal_id, DecodeSimHashValue(bytes),
-                   "simhash", collection.simhash_config_hash));
-  return value.value;
-}
-
-absl::StatusOr<std::vector<uint64_t>> DecodeCheckedEvidence(
-    const CollectionRecord& collection, uint32_t internal_id,
-    std::string_view bytes) {
-  ASSIGN_OR_RETURN(
-      EvidenceValue value,
-      CheckedValue(collection, internal_id, DecodeEvidenceValue(bytes),
-                   "evidence", collection.minhash_config_hash));
-  return std::move(value.shingles);
-}
-
-// A stored vector must be of the collection's model and dimension: a vector
-// from another model would be compared as if it meant the same.
-absl::StatusOr<std::vector<float>> DecodeCheckedEmbedding(
-    const CollectionRecord& collection, uint32_t internal_id,
-    std::string_view bytes) {
-  absl::StatusOr<EmbeddingValue> value = DecodeEmbeddingValue(bytes);
-  if (!value.ok()) {
-    return CorruptDocument(collection, internal_id,
-                           StdView(value.status().message()));
-  }
-  const EmbeddingSpace& space = collection.config.embedding;
-  if (value->model_id != space.model_id ||
-      value->vector.size() != static_cast<size_t>(space.dim)) {
+    const std::string& doc_key) {
+  if (!Family::Kept(collection.config)) return std::nullopt;
+  std::string bytes;
+  const rocksdb::Status read = db.Get(read_options, handle, doc_key, &bytes);
+  if (read.IsNotFound()) {
+    if (!Family::kEveryDocument) return std::nullopt;
     return CorruptDocument(
         collection, internal_id,
-        absl::StrCat("stored embedding of model \"",
-                     absl::CHexEscape(value->model_id), "\", dim ",
-                     value->vector.size(), " differs from the collection's (\"",
-                     space.model_id, "\", dim ", space.dim, ")"));
+        absl::StrCat("document has no ", AbslView(Family::kName), " entry"));
   }
-  return std::move(value->vector);
+  RETURN_IF_ERROR(
+      FromRocksDb(read, absl::StrCat("read ", AbslView(Family::kName))));
+  ASSIGN_OR_RETURN(typename Family::Value value,
+                   DecodeChecked<Family>(collection, internal_id, bytes));
+  return std::optional<typename Family::Value>(std::move(value));
 }
 
-absl::StatusOr<TlshDigest> DecodeCheckedTlsh(const CollectionRecord& collection,
-                                             uint32_t internal_id,
-                                             std::string_view bytes) {
-  ASSIGN_OR_RETURN(const TlshValue value,
-                   CheckedValue(collection, internal_id, DecodeTlshValue(bytes),
-                                "tlsh", collection.tlsh_config_hash));
-  return value.digest;
+// Writes a family's value of `doc`, or drops the one a replaced document
+// had of an optional family (its old value must not outlive it).
+template <typename Family>
+void PutFamily(rocksdb::WriteBatch& batch, rocksdb::ColumnFamilyHandle* handle,
+               const CollectionRecord& stored, const std::string& doc_key,
+               const DocumentWrite& doc, bool replaced) {
+  const typename Family::Value* value = Family::Of(doc);
+  if (Family::Kept(stored.config) && value != nullptr) {
+    batch.Put(handle, doc_key, Family::Encode(stored, *value));
+  } else if (!Family::kEveryDocument && replaced) {
+    batch.Delete(handle, doc_key);
+  }
 }
 
 // One family's values of `internal_ids`, read with one MultiGet (so from one
-// implicit snapshot) and decoded by `decode`; nullopt where absent.
-template <typename Decode>
-auto MultiGetDecoded(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* family,
-                     const CollectionRecord& stored,
-                     std::span<const uint32_t> internal_ids,
-                     std::string_view what, Decode decode)
-    -> absl::StatusOr<std::vector<
-        std::optional<typename decltype(decode(stored, 0, {}))::value_type>>> {
+// implicit snapshot), decoded and checked; nullopt where absent.
+template <typename Family>
+absl::StatusOr<std::vector<std::optional<typename Family::Value>>>
+MultiGetDecoded(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* handle,
+                const CollectionRecord& stored,
+                std::span<const uint32_t> internal_ids) {
   std::vector<std::string> keys;
   keys.reserve(internal_ids.size());
   for (uint32_t id : internal_ids) keys.push_back(keys::DocKey(stored.id, id));
@@ -152,17 +122,16 @@ auto MultiGetDecoded(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* family,
   std::vector<rocksdb::PinnableSlice> values(keys.size());
   std::vector<rocksdb::Status> statuses(keys.size());
   if (!keys.empty()) {
-    db.MultiGet(rocksdb::ReadOptions(), family, slices.size(), slices.data(),
+    db.MultiGet(rocksdb::ReadOptions(), handle, slices.size(), slices.data(),
                 values.data(), statuses.data());
   }
-  std::vector<
-      std::optional<typename decltype(decode(stored, 0, {}))::value_type>>
-      out(keys.size());
+  std::vector<std::optional<typename Family::Value>> out(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
-    RETURN_IF_ERROR(FromRocksDb(statuses[i], what));
-    ASSIGN_OR_RETURN(out[i],
-                     decode(stored, internal_ids[i], values[i].ToStringView()));
+    RETURN_IF_ERROR(FromRocksDb(
+        statuses[i], absl::StrCat("read ", AbslView(Family::kName))));
+    ASSIGN_OR_RETURN(out[i], DecodeChecked<Family>(stored, internal_ids[i],
+                                                   values[i].ToStringView()));
   }
   return out;
 }
@@ -320,41 +289,28 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     };
     batch.Put(handle(ColumnFamily::kDocs), doc_key,
               EncodeDocumentRecord(record));
-    batch.Put(handle(ColumnFamily::kMinHash), doc_key,
-              EncodeMinHashValue(stored.minhash_config_hash, doc.minhash));
-    if (stored.config.simhash_enabled) {
-      batch.Put(handle(ColumnFamily::kSimHash), doc_key,
-                EncodeSimHashValue({.config_hash = stored.simhash_config_hash,
-                                    .value = *doc.simhash}));
-    }
+    PutFamily<MinHashFamily>(batch, handle(ColumnFamily::kMinHash), stored,
+                             doc_key, doc, result.replaced);
+    PutFamily<SimHashFamily>(batch, handle(ColumnFamily::kSimHash), stored,
+                             doc_key, doc, result.replaced);
     if (stored.config.store_text && doc.text) {
       batch.Put(handle(ColumnFamily::kText), doc_key, *doc.text);
     } else if (result.replaced) {
       batch.Delete(handle(ColumnFamily::kText), doc_key);
     }
-    if (doc.shingles && stored.config.verification == Verification::kExact) {
-      // Validated above: the document's config hash is the stored one.
-      batch.Put(
-          handle(ColumnFamily::kEvidence), doc_key,
-          encoded_evidence.empty() || encoded_evidence[i].empty()
-              ? EncodeEvidenceValue(stored.minhash_config_hash, *doc.shingles)
-              : encoded_evidence[i]);
-    } else if (result.replaced) {
-      // The old text's evidence must not outlive it.
-      batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
+    if (!encoded_evidence.empty() && !encoded_evidence[i].empty() &&
+        EvidenceFamily::Kept(stored.config) && doc.shingles) {
+      // Encoded by the caller, outside this collection's lock; validated
+      // above: the document's config hash is the stored one.
+      batch.Put(handle(ColumnFamily::kEvidence), doc_key, encoded_evidence[i]);
+    } else {
+      PutFamily<EvidenceFamily>(batch, handle(ColumnFamily::kEvidence), stored,
+                                doc_key, doc, result.replaced);
     }
-    if (doc.tlsh && stored.config.keep_tlsh) {
-      batch.Put(handle(ColumnFamily::kTlsh), doc_key,
-                EncodeTlshValue({stored.tlsh_config_hash, *doc.tlsh}));
-    } else if (result.replaced) {
-      batch.Delete(handle(ColumnFamily::kTlsh), doc_key);
-    }
-    if (stored.config.embedding.enabled()) {
-      // Validated: every document of the space has one.
-      batch.Put(handle(ColumnFamily::kEmbedding), doc_key,
-                EncodeEmbeddingValue(stored.config.embedding.model_id,
-                                     *doc.embedding));
-    }
+    PutFamily<TlshFamily>(batch, handle(ColumnFamily::kTlsh), stored, doc_key,
+                          doc, result.replaced);
+    PutFamily<EmbeddingFamily>(batch, handle(ColumnFamily::kEmbedding), stored,
+                               doc_key, doc, result.replaced);
     results[i] = result;
   }
   auto give_back = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state->mu) {
@@ -473,40 +429,16 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
       RETURN_IF_ERROR(FromRocksDb(read, "read text"));
     }
   }
-  ASSIGN_OR_RETURN(
-      const std::string minhash_bytes,
-      GetRequired(*db_, read_options, handle(ColumnFamily::kMinHash), doc_key,
-                  collection, internal_id));
-  ASSIGN_OR_RETURN(doc.minhash, DecodeCheckedMinHash(collection, internal_id,
-                                                     minhash_bytes));
-  if (collection.config.simhash_enabled) {
-    ASSIGN_OR_RETURN(
-        const std::string simhash_bytes,
-        GetRequired(*db_, read_options, handle(ColumnFamily::kSimHash), doc_key,
-                    collection, internal_id));
-    ASSIGN_OR_RETURN(doc.simhash, DecodeCheckedSimHash(collection, internal_id,
-                                                       simhash_bytes));
-  }
-  if (collection.config.keep_tlsh) {
-    std::string tlsh_bytes;
-    const rocksdb::Status read = db_->Get(
-        read_options, handle(ColumnFamily::kTlsh), doc_key, &tlsh_bytes);
-    if (read.ok()) {
-      ASSIGN_OR_RETURN(doc.tlsh,
-                       DecodeCheckedTlsh(collection, internal_id, tlsh_bytes));
-    } else if (!read.IsNotFound()) {  // NotFound: the document has none
-      RETURN_IF_ERROR(FromRocksDb(read, "read tlsh"));
-    }
-  }
-  if (collection.config.embedding.enabled()) {
-    ASSIGN_OR_RETURN(
-        const std::string embedding_bytes,
-        GetRequired(*db_, read_options, handle(ColumnFamily::kEmbedding),
-                    doc_key, collection, internal_id));
-    ASSIGN_OR_RETURN(
-        doc.embedding,
-        DecodeCheckedEmbedding(collection, internal_id, embedding_bytes));
-  }
+  auto read = [&]<typename Family>(Family) {
+    return ReadFamily<Family>(*db_, handle(Family::kColumnFamily), read_options,
+                              collection, internal_id, doc_key);
+  };
+  ASSIGN_OR_RETURN(std::optional<MinHashSignature> minhash,
+                   read(MinHashFamily{}));
+  doc.minhash = *std::move(minhash);
+  ASSIGN_OR_RETURN(doc.simhash, read(SimHashFamily{}));
+  ASSIGN_OR_RETURN(doc.tlsh, read(TlshFamily{}));
+  ASSIGN_OR_RETURN(doc.embedding, read(EmbeddingFamily{}));
   return doc;
 }
 
@@ -515,8 +447,8 @@ Store::GetShingleSets(const CollectionRecord& collection,
                       std::span<const uint32_t> internal_ids) const {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
-  return MultiGetDecoded(*db_, handle(ColumnFamily::kEvidence), state->record,
-                         internal_ids, "read evidence", DecodeCheckedEvidence);
+  return MultiGetDecoded<EvidenceFamily>(*db_, handle(ColumnFamily::kEvidence),
+                                         state->record, internal_ids);
 }
 
 absl::StatusOr<std::vector<std::optional<TlshDigest>>> Store::GetTlshDigests(
@@ -527,8 +459,8 @@ absl::StatusOr<std::vector<std::optional<TlshDigest>>> Store::GetTlshDigests(
   if (!state->record.config.keep_tlsh) {
     return std::vector<std::optional<TlshDigest>>(internal_ids.size());
   }
-  return MultiGetDecoded(*db_, handle(ColumnFamily::kTlsh), state->record,
-                         internal_ids, "read tlsh", DecodeCheckedTlsh);
+  return MultiGetDecoded<TlshFamily>(*db_, handle(ColumnFamily::kTlsh),
+                                     state->record, internal_ids);
 }
 
 absl::StatusOr<uint32_t> Store::DeleteDocument(
@@ -552,13 +484,9 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   const std::string doc_key = keys::DocKey(collection_id, internal_id);
   rocksdb::WriteBatch batch;
   batch.Delete(handle(ColumnFamily::kIds), id_key);
-  batch.Delete(handle(ColumnFamily::kDocs), doc_key);
-  batch.Delete(handle(ColumnFamily::kMinHash), doc_key);
-  batch.Delete(handle(ColumnFamily::kSimHash), doc_key);
-  batch.Delete(handle(ColumnFamily::kEvidence), doc_key);
-  batch.Delete(handle(ColumnFamily::kText), doc_key);
-  batch.Delete(handle(ColumnFamily::kTlsh), doc_key);
-  batch.Delete(handle(ColumnFamily::kEmbedding), doc_key);
+  for (ColumnFamily family : kDocumentColumnFamilies) {
+    batch.Delete(handle(family), doc_key);
+  }
   RETURN_IF_ERROR(WriteGuarded(batch, options.sync,
                                DiskSpaceGuard::WriteKind::kShrinking,
                                "delete document"));
@@ -596,9 +524,9 @@ absl::Status Store::ForEachSignature(
     return it;
   };
   std::unique_ptr<rocksdb::Iterator> simhash =
-      companion(stored.config.simhash_enabled, ColumnFamily::kSimHash);
+      companion(SimHashFamily::Kept(stored.config), ColumnFamily::kSimHash);
   std::unique_ptr<rocksdb::Iterator> embedding =
-      companion(stored.config.embedding.enabled(), ColumnFamily::kEmbedding);
+      companion(EmbeddingFamily::Kept(stored.config), ColumnFamily::kEmbedding);
   // The companion's value for the minhash iterator's document, which every
   // document must have.
   auto aligned =
@@ -627,20 +555,20 @@ absl::Status Store::ForEachSignature(
     }
     StoredSignatures signatures;
     signatures.internal_id = *internal_id;
-    ASSIGN_OR_RETURN(signatures.minhash,
-                     DecodeCheckedMinHash(stored, *internal_id,
-                                          minhash->value().ToStringView()));
+    ASSIGN_OR_RETURN(signatures.minhash, DecodeChecked<MinHashFamily>(
+                                             stored, *internal_id,
+                                             minhash->value().ToStringView()));
     if (simhash != nullptr) {
       ASSIGN_OR_RETURN(const std::string_view bytes,
                        aligned(*simhash, *internal_id, "simhash"));
-      ASSIGN_OR_RETURN(signatures.simhash,
-                       DecodeCheckedSimHash(stored, *internal_id, bytes));
+      ASSIGN_OR_RETURN(signatures.simhash, DecodeChecked<SimHashFamily>(
+                                               stored, *internal_id, bytes));
     }
     if (embedding != nullptr) {
       ASSIGN_OR_RETURN(const std::string_view bytes,
                        aligned(*embedding, *internal_id, "embedding"));
-      ASSIGN_OR_RETURN(signatures.embedding,
-                       DecodeCheckedEmbedding(stored, *internal_id, bytes));
+      ASSIGN_OR_RETURN(signatures.embedding, DecodeChecked<EmbeddingFamily>(
+                                                 stored, *internal_id, bytes));
     }
     RETURN_IF_ERROR(fn(std::move(signatures)));
   }
@@ -726,17 +654,9 @@ class StoreDocumentCursor final : public DocumentCursor {
   // has none (written as signatures, or an estimate collection).
   absl::StatusOr<std::optional<std::vector<uint64_t>>> ReadEvidence(
       const rocksdb::Slice& doc_key, const StoredDocument& doc) {
-    const CollectionRecord& record = state_->record;
-    std::string bytes;
-    const rocksdb::Status found =
-        store_->db_->Get(read_options_, store_->handle(ColumnFamily::kEvidence),
-                         doc_key, &bytes);
-    if (found.IsNotFound()) return std::nullopt;
-    RETURN_IF_ERROR(FromRocksDb(found, "read evidence"));
-    absl::StatusOr<std::vector<uint64_t>> set =
-        DecodeCheckedEvidence(record, doc.internal_id, bytes);
-    if (!set.ok()) return set.status();
-    return std::optional<std::vector<uint64_t>>(*std::move(set));
+    return ReadFamily<EvidenceFamily>(
+        *store_->db_, store_->handle(ColumnFamily::kEvidence), read_options_,
+        state_->record, doc.internal_id, doc_key.ToString());
   }
 
   const Store* const store_;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/storage/column_families.h"
 #include "neardup/storage/store.h"
 #include "storage/store_test_util.h"
 
@@ -335,6 +337,26 @@ TEST_F(StoreDocumentsTest, ConcurrentReplacesOfOneIdShareItsInternalId) {
   EXPECT_THAT(ids, ::testing::Each(ids[0]));
   ASSERT_OK_AND_ASSIGN(uint64_t count, store_->CountDocuments(collection_));
   EXPECT_EQ(count, 1u);
+}
+
+}  // namespace
+}  // namespace neardup::storage
+
+namespace neardup::storage {
+namespace {
+
+// Deletes and drops walk kDocumentColumnFamilies: a family keyed by
+// document that is missing from it would keep a deleted document's values.
+TEST(ColumnFamilies, EveryFamilyKeyedByDocumentIsDeletedWithIt) {
+  for (size_t i = 0; i < kNumColumnFamilies; ++i) {
+    const ColumnFamily family = static_cast<ColumnFamily>(i);
+    const bool keyed_by_document = kColumnFamilies[i].description.starts_with(
+        "collection id + internal id");
+    const bool listed = std::find(kDocumentColumnFamilies.begin(),
+                                  kDocumentColumnFamilies.end(),
+                                  family) != kDocumentColumnFamilies.end();
+    EXPECT_EQ(keyed_by_document, listed) << kColumnFamilies[i].name;
+  }
 }
 
 }  // namespace

@@ -56,6 +56,13 @@ inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
          "tagged with its model_id)"},
     }};
 
+// The families keyed by collection id + internal id: a document's entries,
+// all deleted with it.
+inline constexpr std::array<ColumnFamily, 7> kDocumentColumnFamilies = {
+    ColumnFamily::kDocs,     ColumnFamily::kMinHash, ColumnFamily::kSimHash,
+    ColumnFamily::kEvidence, ColumnFamily::kText,    ColumnFamily::kTlsh,
+    ColumnFamily::kEmbedding};
+
 constexpr const ColumnFamilyInfo& ColumnFamilyInfoOf(ColumnFamily cf) {
   return kColumnFamilies[static_cast<size_t>(cf)];
 }
