@@ -26,16 +26,20 @@ absl::StatusOr<PerceptualHasher> PerceptualHasherOf(
     const StatelessOptions& options) {
   if (options.winnow_window < 1 || options.winnow_window > 1024) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "winnow_window must be in [1, 1024], got ", options.winnow_window));
+        "winnow_window (--winnow-window) must be in [1, 1024], got ",
+        options.winnow_window));
   }
   return PerceptualHasher::Create(
       PerceptualConfigOf(options.settings, options.winnow_window),
       options.settings.canonicalizer);
 }
 
+// The collection config of kCollection, normalized as a collection's is.
 absl::StatusOr<CollectionConfig> CollectionOf(const StatelessOptions& options) {
-  if (options.collection) return *options.collection;
-  return CollectionConfigOf(options.settings);
+  if (options.collection) return NormalizeCollectionConfig(*options.collection);
+  ASSIGN_OR_RETURN(CollectionConfig config,
+                   CollectionConfigOf(options.settings));
+  return NormalizeCollectionConfig(std::move(config));
 }
 
 // A collection's fingerprints; `evidence` gets its shingle set.

@@ -36,6 +36,24 @@ TEST(CliBinary, FingerprintFromStdin) {
   EXPECT_EQ(ok.out, "ce0e315a6cc6f940\n");
 }
 
+// Standard input is read once: compare --explain used to read it again for
+// the passages and find none.
+TEST(CliBinary, CompareExplainReadsStandardInputOnce) {
+  TempDir dir;
+  const std::string text =
+      "the committee met on tuesday to review the budget for the coming "
+      "year and agreed to fund the new library wing";
+  const std::string a = dir.Write("a.txt", text);
+  const std::string b = dir.Write("b.txt", text + " before winter");
+  const Result from_files =
+      RunNeardup("compare " + a + " " + b + " --explain --json");
+  const Result from_stdin =
+      RunNeardup("compare - " + b + " --explain --json < " + a);
+  ASSERT_EQ(from_stdin.exit_code, 0) << from_stdin.out;
+  EXPECT_THAT(from_stdin.out, HasSubstr("\"a_begin\""));
+  EXPECT_EQ(from_stdin.out, from_files.out);
+}
+
 // The binary parses PDFs in a child process that is itself.
 TEST(CliBinary, MarkupAndPdfByExtensionOrFlag) {
   TempDir dir;

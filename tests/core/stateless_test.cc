@@ -18,6 +18,7 @@ namespace {
 using ::neardup::testing::StatusIs;
 using ::testing::_;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 constexpr std::string_view kA =
     "The committee met on Tuesday to review the budget for the coming year "
@@ -63,6 +64,7 @@ TEST(Stateless, CollectionKindIsWhatTheCollectionStores) {
   ASSERT_OK_AND_ASSIGN(
       const TextFingerprint plain,
       FingerprintText(Of(FingerprintKind::kCollection), {"text", kA}));
+  ASSERT_TRUE(plain.minhash.has_value());
   EXPECT_EQ(plain.minhash->slots, minhash.slots);
   EXPECT_FALSE(plain.simhash.has_value());
   EXPECT_FALSE(plain.tlsh.has_value());
@@ -102,7 +104,13 @@ TEST(Stateless, UnavailableTlshIsAReasonNamingTheText) {
                        CompareTexts(Of(FingerprintKind::kCollection), {"a", kA},
                                     {"b", "a short text here"}));
   EXPECT_FALSE(compared.tlsh_distance.has_value());
-  EXPECT_THAT(compared.tlsh_unavailable, HasSubstr("b: "));
+  EXPECT_THAT(compared.tlsh_unavailable, StartsWith("b: "));
+  // Neither has one: the first is named.
+  ASSERT_OK_AND_ASSIGN(
+      const TextComparison neither,
+      CompareTexts(Of(FingerprintKind::kCollection), {"a", "short one"},
+                   {"b", "a short text here"}));
+  EXPECT_THAT(neither.tlsh_unavailable, StartsWith("a: "));
   // Asked for TLSH itself, it is an error naming the text.
   EXPECT_THAT(
       CompareTexts(Of(FingerprintKind::kTlsh), {"first", "a short text here"},

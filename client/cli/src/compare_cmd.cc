@@ -197,30 +197,6 @@ absl::StatusOr<nlohmann::ordered_json> Explain(const CompareCommand& cmd,
 }  // namespace
 
 absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
-  if (cmd.explain) {
-    // The measures first, then the passages (one JSON object with --json).
-    CompareCommand measures = cmd;
-    measures.explain = false;
-    std::ostringstream measured;
-    RETURN_IF_ERROR(RunCompare(measures, measured));
-    ASSIGN_OR_RETURN(const std::string a,
-                     ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));
-    ASSIGN_OR_RETURN(const std::string b,
-                     ReadText(cmd.input_b, cmd.content_type, cmd.raw_bytes));
-    std::ostringstream passages;
-    ASSIGN_OR_RETURN(const nlohmann::ordered_json explained,
-                     Explain(cmd, a, b, passages));
-    if (!cmd.json) {
-      out << measured.str() << passages.str();
-      return absl::OkStatus();
-    }
-    nlohmann::ordered_json json = nlohmann::ordered_json::parse(
-        measured.str(), nullptr, /*allow_exceptions=*/false);
-    if (!json.is_object()) json = nlohmann::ordered_json::object();
-    for (const auto& [key, value] : explained.items()) json[key] = value;
-    out << ToJsonText(json) << "\n";
-    return absl::OkStatus();
-  }
   if (cmd.input_a == "-" && cmd.input_b == "-") {
     return absl::InvalidArgumentError("only one input can be standard input");
   }
@@ -252,6 +228,7 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   options.settings = cmd.fingerprint;
   options.newsbot_bits = cmd.bits;
   options.winnow_window = cmd.winnow_window;
+  // Each input is read once: standard input cannot be read twice.
   ASSIGN_OR_RETURN(const std::string a,
                    ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));
   ASSIGN_OR_RETURN(const std::string b,
@@ -259,20 +236,38 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
   ASSIGN_OR_RETURN(const TextComparison compared,
                    CompareTexts(options, {InputName(cmd.input_a), a},
                                 {InputName(cmd.input_b), b}));
+  // The measures first, then the passages (one JSON object with --json).
+  std::ostringstream measured;
   switch (options.kind) {
     case FingerprintKind::kTlsh:
     case FingerprintKind::kTlshRaw:
-      PrintTlsh(cmd, compared, out);
+      PrintTlsh(cmd, compared, measured);
       break;
     case FingerprintKind::kNewsbot:
-      PrintNewsbot(cmd, compared, out);
+      PrintNewsbot(cmd, compared, measured);
       break;
     case FingerprintKind::kPerceptual:
-      PrintPerceptual(cmd, compared, out);
+      PrintPerceptual(cmd, compared, measured);
       break;
     default:
-      PrintAll(cmd, compared, out);
+      PrintAll(cmd, compared, measured);
   }
+  if (!cmd.explain) {
+    out << measured.str();
+    return absl::OkStatus();
+  }
+  std::ostringstream passages;
+  ASSIGN_OR_RETURN(const nlohmann::ordered_json explained,
+                   Explain(cmd, a, b, passages));
+  if (!cmd.json) {
+    out << measured.str() << passages.str();
+    return absl::OkStatus();
+  }
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(
+      measured.str(), nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) json = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : explained.items()) json[key] = value;
+  out << ToJsonText(json) << "\n";
   return absl::OkStatus();
 }
 

@@ -12,18 +12,23 @@ docs.jsonl into each, records what the old build answers (collections get,
 get, query: answers.json) and keeps the store its files (without RocksDB's
 info logs and options files, which opening does not need) in DIR/store.
 
-`check` copies each DIR/formatN/store to a temp folder, starts this
-neardupd on it (which upgrades it in place), asks the same questions and
-requires the same answers: every field the old build printed, with the same
-value (fields added since are allowed). Then it writes one more document and
-finds it, so the upgraded store takes writes too.
+`check` requires one fixture per earlier format (1 .. the kFormatVersion of
+storage/include/neardup/storage/store.h, minus one), copies each
+DIR/formatN/store to a temp folder, starts this neardupd on it (which
+upgrades it in place), asks the same questions and requires the same
+answers: every field the old build printed, with the same value (fields
+added since are allowed). Then it writes a near-copy of the first document
+into every collection, which a query must find next to the original, and
+restarts neardupd on the store, which must answer as before the restart.
 
 Exit status: 0 passed, 1 failed. Only the standard library.
 """
 
 import argparse
 import json
+import math
 import os
+import re
 import shutil
 import signal
 import socket
@@ -78,7 +83,8 @@ class Server:
     def cli(self, *args, check=True):
         env = dict(os.environ, NEARDUP_SERVER=self.address)
         run = subprocess.run([self.neardup, *args], env=env,
-                             capture_output=True, text=True, check=False)
+                             capture_output=True, text=True,
+                             encoding="utf-8", timeout=60, check=False)
         if check and run.returncode != 0:
             raise RuntimeError(f"neardup {' '.join(args)}: exit "
                                f"{run.returncode}: {run.stderr.strip()}")
@@ -94,6 +100,11 @@ class Server:
             time.sleep(0.1)  # polling the real server's readiness
         return False
 
+    def log_text(self):
+        self.log.flush()
+        with open(self.log.name, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         try:
@@ -105,28 +116,35 @@ class Server:
 
 
 def documents():
-    with open(os.path.join(HERE, "docs.jsonl")) as f:
+    with open(os.path.join(HERE, "docs.jsonl"), encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def questions(collections):
+    """Every question asked of a fixture: (key, neardup arguments)."""
+    asked = {}
+    for name in collections:
+        asked[f"collections get {name}"] = ["collections", "get", name]
+        for doc_id in QUERIED:
+            asked[f"get {name} {doc_id}"] = ["get", "-c", name, doc_id]
+        for algorithm in ["default"] + EXTRA_ALGORITHMS.get(name, []):
+            for doc_id in QUERIED:
+                query = ["query", "-c", name, "--top-k", "20"]
+                if algorithm != "default":
+                    query += ["--algorithm", algorithm]
+                asked[f"query {name} {algorithm} {doc_id}"] = (query, doc_id)
+    return asked
 
 
 def ask(server, collections, docs):
     """What the server answers about the fixture's collections."""
+    texts = {d["id"]: d["text"] for d in docs}
     answers = {}
-    for name in collections:
-        answers[f"collections get {name}"] = json.loads(
-            server.cli("collections", "get", name, "--json").stdout)
-        for doc_id in QUERIED:
-            answers[f"get {name} {doc_id}"] = json.loads(
-                server.cli("get", "-c", name, doc_id, "--json").stdout)
-        texts = {d["id"]: d["text"] for d in docs}
-        for algorithm in ["default"] + EXTRA_ALGORITHMS.get(name, []):
-            for doc_id in QUERIED:
-                args = ["query", "-c", name, "--text", texts[doc_id],
-                        "--top-k", "20", "--json"]
-                if algorithm != "default":
-                    args += ["--algorithm", algorithm]
-                answers[f"query {name} {algorithm} {doc_id}"] = json.loads(
-                    server.cli(*args).stdout)
+    for key, args in questions(collections).items():
+        if isinstance(args, tuple):  # a query: the document's text
+            args, doc_id = args
+            args = args + ["--text", texts[doc_id]]
+        answers[key] = json.loads(server.cli(*args, "--json").stdout)
     return answers
 
 
@@ -139,21 +157,21 @@ def make(args):
         # From format 2 on a backup flushes RocksDB's memtables: most
         # documents are then in table files, the last one in the log.
         flush = args.format >= 2
+        head = os.path.join(work, "head.jsonl")
+        tail = os.path.join(work, "tail.jsonl")
+        with open(os.path.join(HERE, "docs.jsonl"), encoding="utf-8") as f:
+            lines = [line for line in f if line.strip()]
+        with open(head, "w", encoding="utf-8") as f:
+            f.writelines(lines[:-1])
+        with open(tail, "w", encoding="utf-8") as f:
+            f.writelines(lines[-1:])
         server = Server(args.neardupd, args.neardup, data,
                         os.path.join(work, "server.log"),
                         ["--backup-dir", os.path.join(work, "backups")]
                         if flush else [])
-        head = os.path.join(work, "head.jsonl")
-        tail = os.path.join(work, "tail.jsonl")
-        with open(os.path.join(HERE, "docs.jsonl")) as f:
-            lines = [line for line in f if line.strip()]
-        with open(head, "w") as f:
-            f.writelines(lines[:-1])
-        with open(tail, "w") as f:
-            f.writelines(lines[-1:])
         try:
             if not server.wait_serving():
-                print(open(os.path.join(work, "server.log")).read())
+                print(server.log_text())
                 return 1
             for name, flags in collections.items():
                 server.cli("collections", "create", name, *flags)
@@ -172,7 +190,8 @@ def make(args):
         os.makedirs(out)
         shutil.copytree(data, os.path.join(out, "store"),
                         ignore=shutil.ignore_patterns("LOG*", "LOCK", "OPTIONS-*"))
-        with open(os.path.join(out, "answers.json"), "w") as f:
+        with open(os.path.join(out, "answers.json"), "w",
+                  encoding="utf-8") as f:
             # One answer per line: small, and diffs read well.
             f.write('{"format": %d,\n "collections": %s,\n "answers": {\n' %
                     (args.format, json.dumps(list(collections))))
@@ -203,64 +222,128 @@ def differences(old, new, path=""):
         for i, (a, b) in enumerate(zip(old, new)):
             found += differences(a, b, f"{path}[{i}]")
         return found
+    if isinstance(old, float) and isinstance(new, (int, float)):
+        # Scores come out of log and cos: the last bit may differ by libm.
+        if math.isclose(old, new, rel_tol=1e-12, abs_tol=1e-15):
+            return []
     if old != new:
         return [f"{path}: was {old!r}, now {new!r}"]
     return []
 
 
-def check(args):
-    docs = documents()
-    fixtures = sorted(d for d in os.listdir(args.fixtures)
-                      if d.startswith("format"))
-    if not fixtures:
-        print(f"no format* fixtures in {args.fixtures}")
-        return 1
+def expected_formats():
+    """1 .. this build's format - 1: every earlier format needs a fixture."""
+    header = os.path.join(HERE, "..", "..", "..", "storage", "include",
+                          "neardup", "storage", "store.h")
+    with open(header, encoding="utf-8") as f:
+        current = int(re.search(r"kFormatVersion = (\d+);", f.read()).group(1))
+    return list(range(1, current))
+
+
+def write_after_upgrade(server, collections, docs, work):
+    """Ingests a near-copy of the first document into every collection."""
+    new_file = os.path.join(work, "new.jsonl")
+    with open(new_file, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "after-upgrade",
+                            "text": after_upgrade_text(docs)}) + "\n")
+    for name in collections:
+        server.cli("ingest", "-c", name, "--no-progress", "--id-field", "id",
+                   new_file)
+
+
+def after_upgrade_text(docs):
+    return docs[0]["text"] + " appended after upgrade"
+
+
+def find_after_upgrade(server, collections, docs, when):
+    """The new document and the old one it copies answer from one index."""
     failures = []
-    for fixture in fixtures:
-        with open(os.path.join(args.fixtures, fixture, "answers.json")) as f:
-            recorded = json.load(f)
-        with tempfile.TemporaryDirectory() as work:
-            data = os.path.join(work, "data")
-            shutil.copytree(os.path.join(args.fixtures, fixture, "store"),
-                            data)
+    for name in collections:
+        found = json.loads(server.cli(
+            "query", "-c", name, "--text", after_upgrade_text(docs),
+            "--json").stdout)
+        ids = [m.get("id") for m in found.get("matches", [])]
+        if "after-upgrade" not in ids or docs[0]["id"] not in ids:
+            failures.append(f"{when}: {name}: a query for the document "
+                            f"written after the upgrade found {ids}")
+    return failures
+
+
+def compare(expected, answers, when):
+    failures = []
+    for question, old in expected.items():
+        failures += [f"{when}: {question}: {d}"
+                     for d in differences(old, answers[question])]
+    return failures
+
+
+def check_fixture(args, fixture, fmt, docs):
+    """The failures of one fixture (empty: it passed)."""
+    with open(os.path.join(args.fixtures, fixture, "answers.json"),
+              encoding="utf-8") as f:
+        recorded = json.load(f)
+    if recorded["format"] != fmt:
+        return [f"answers.json says format {recorded['format']}"]
+    collections = recorded["collections"]
+    if collections != list(COLLECTIONS[fmt]):
+        return [f"collections {collections}, expected "
+                f"{list(COLLECTIONS[fmt])}"]
+    if sorted(recorded["answers"]) != sorted(questions(collections)):
+        return ["answers.json does not hold one answer per question "
+                "(make the fixture again)"]
+    failures = []
+    with tempfile.TemporaryDirectory() as work:
+        data = os.path.join(work, "data")
+        shutil.copytree(os.path.join(args.fixtures, fixture, "store"), data)
+        # Opened (and upgraded), asked and written to; then opened again,
+        # where it must answer as it did just before it was stopped.
+        before_restart = None
+        for opening in ("upgraded", "reopened"):
             server = Server(args.neardupd, args.neardup, data,
-                            os.path.join(work, "server.log"))
+                            os.path.join(work, f"{opening}.log"))
             try:
                 if not server.wait_serving():
-                    with open(os.path.join(work, "server.log")) as log:
-                        failures.append(f"{fixture}: neardupd did not start "
-                                        f"on the old store:\n{log.read()}")
-                    continue
-                answers = ask(server, recorded["collections"], docs)
-                for question, old in recorded["answers"].items():
-                    for difference in differences(old, answers[question]):
-                        failures.append(f"{fixture}: {question}: "
-                                        f"{difference}")
-                # The upgraded store takes writes.
-                new_text = docs[0]["text"] + " appended after upgrade"
-                new_file = os.path.join(work, "new.jsonl")
-                with open(new_file, "w") as f:
-                    f.write(json.dumps({"id": "after-upgrade",
-                                        "text": new_text}) + "\n")
-                for name in recorded["collections"]:
-                    server.cli("ingest", "-c", name, "--no-progress", "--id-field", "id",
-                               new_file)
-                    found = json.loads(server.cli(
-                        "query", "-c", name, "--text", new_text,
-                        "--json").stdout)
-                    ids = [m.get("id") for m in found.get("matches", [])]
-                    if "after-upgrade" not in ids:
-                        failures.append(f"{fixture}: {name}: a document "
-                                        f"written after the upgrade is not "
-                                        f"found: {ids}")
+                    return failures + [f"{opening}: neardupd did not start:\n"
+                                       + server.log_text()]
+                answers = ask(server, collections, docs)
+                if before_restart is None:
+                    failures += compare(recorded["answers"], answers, opening)
+                    write_after_upgrade(server, collections, docs, work)
+                    before_restart = ask(server, collections, docs)
+                else:
+                    failures += compare(before_restart, answers, opening)
+                failures += find_after_upgrade(server, collections, docs,
+                                               opening)
             finally:
                 server.stop()
-        print(f"{fixture}: {len(recorded['answers'])} answers compared")
-    for failure in failures[:50]:
-        print(failure)
-    if len(failures) > 50:
-        print(f"... and {len(failures) - 50} more")
-    return 1 if failures else 0
+    return failures
+
+
+def check(args):
+    docs = documents()
+    formats = expected_formats()
+    present = sorted(d for d in os.listdir(args.fixtures)
+                     if d.startswith("format"))
+    wanted = [f"format{n}" for n in formats]
+    if present != wanted:
+        print(f"fixtures {present} in {args.fixtures}; this build's earlier "
+              f"formats need exactly {wanted} (README.md says how to make "
+              f"one)")
+        return 1
+    failed = False
+    for fmt in formats:
+        fixture = f"format{fmt}"
+        try:
+            failures = check_fixture(args, fixture, fmt, docs)
+        except Exception as error:  # a crash names its fixture, then fails
+            failures = [f"{type(error).__name__}: {error}"]
+        for failure in failures[:50]:
+            print(f"{fixture}: {failure}")
+        if len(failures) > 50:
+            print(f"{fixture}: ... and {len(failures) - 50} more")
+        print(f"{fixture}: {'FAILED' if failures else 'passed'}")
+        failed = failed or bool(failures)
+    return 1 if failed else 0
 
 
 def main():

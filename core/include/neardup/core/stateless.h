@@ -38,9 +38,9 @@ enum class FingerprintKind {
 struct StatelessOptions {
   FingerprintKind kind = FingerprintKind::kCollection;
   FingerprintSettings settings;
-  // kCollection only: the collection's config, families included. Unset:
-  // CollectionConfigOf(settings), a shingled collection without SimHash
-  // or TLSH.
+  // kCollection only: the collection's config, families included (it is
+  // normalized first). Unset: CollectionConfigOf(settings), a shingled
+  // collection without SimHash or TLSH.
   std::optional<CollectionConfig> collection;
   int newsbot_bits = 64;  // kNewsbot: 16, 32, 64 or 128
   int winnow_window = 4;  // kPerceptual: [1, 1024]
@@ -58,7 +58,8 @@ struct TextFingerprint {
   std::optional<MinHashSignature> minhash;
   uint64_t minhash_config_hash = 0;
   size_t shingle_count = 0;
-  std::string minhash_tokenizer;  // e.g. "shingle-k=5/word-uax29"
+  std::string minhash_tokenizer;  // e.g. "shingle-k=5/word-uax29"; not
+                                  // for kPerceptual (see perceptual)
   // kCollection (SimHash on), kSimHash.
   std::optional<uint64_t> simhash;
   uint64_t simhash_config_hash = 0;
