@@ -17,10 +17,12 @@
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
+#include "neardup/cli/cli_options.h"
 #include "neardup/client/client.h"
 #include "neardup/dataset/dataset_reader.h"
 #include "neardup/dataset/progress.h"
 #include "neardup/extract/content_type.h"
+#include "server_command_parts.h"
 
 namespace neardup::cli {
 namespace {
@@ -384,6 +386,45 @@ absl::Status RunIngest(const ServerCommands& cmd,
         failed, " documents were refused; the first: ", first_failure));
   }
   return absl::OkStatus();
+}
+
+CLI::App* AddIngestCommand(CLI::App* app, ServerCommands* cmd) {
+  CLI::App* ingest = app->add_subcommand(
+      "ingest", "stream documents from files into a collection (BulkUpsert)");
+  AddServerFlags(ingest, &cmd->server);
+  dataset::DatasetOptions& files = cmd->input_files;
+  ingest->add_option("inputs", files.inputs, "JSONL, CSV, TSV or TXT files")
+      ->required();
+  ingest->add_option("--collection,-c", cmd->collection)->required();
+  AddParsedOption(ingest, "--format", &files.format, dataset::ParseFormatName,
+                  "auto (by extension, the default), jsonl, csv, tsv or txt");
+  AddContentTypeFlag(ingest, &cmd->content_type);
+  ingest->add_flag("--doc-per-file", files.doc_per_file,
+                   "each file (folders are read recursively) is one "
+                   "document, its id the file name; .html, .md and .pdf "
+                   "files are extracted by their extension");
+  ingest->add_option("--field", files.field, "JSON field or column of the text")
+      ->capture_default_str();
+  ingest
+      ->add_option("--max-record-bytes", files.max_record_bytes,
+                   "refuse a record longer than this (as dedup does)")
+      ->capture_default_str();
+  ingest->add_option("--id-field", cmd->id_field,
+                     "JSON field or column of the id (default FILE:LINE)");
+  ingest->add_option("--insert-only-below", cmd->insert_only_below,
+                     "skip documents with a stored near-duplicate at or above "
+                     "this Jaccard (dedup-on-write)");
+  ingest->add_option("--embedding-field", cmd->embedding_field,
+                     "JSONL field with each document's vector (an array of "
+                     "numbers), for collections with an embedding space");
+  ingest->add_option("--embedding-model", cmd->embedding_model,
+                     "model id of --embedding-field's vectors (must be the "
+                     "collection's)");
+  ingest->add_flag("--skip-invalid", cmd->skip_invalid,
+                   "count and skip malformed records instead of stopping");
+  ingest->add_flag("--no-progress", cmd->no_progress, "no progress line");
+
+  return ingest;
 }
 
 }  // namespace neardup::cli
