@@ -13,7 +13,6 @@
 #include "neardup/base/worker_pool.h"
 #include "neardup/core/index/internal/bitset.h"
 #include "neardup/core/index/internal/key_chains.h"
-#include "neardup/core/index/internal/shard_work.h"
 #include "neardup/core/index/internal/slot_store.h"
 #include "neardup/core/index/internal/twin_classes.h"
 
@@ -189,13 +188,23 @@ struct MinHashLshIndex::Shard {
   }
 };
 
-MinHashLshIndex::MinHashLshIndex(const MinHashIndexOptions& options)
-    : options_(options) {
-  shards_.reserve(options.shards);
+namespace {
+
+template <typename Shard>
+std::vector<std::unique_ptr<Shard>> MakeShards(
+    const MinHashIndexOptions& options) {
+  std::vector<std::unique_ptr<Shard>> shards;
+  shards.reserve(options.shards);
   for (int i = 0; i < options.shards; ++i) {
-    shards_.push_back(std::make_unique<Shard>(options_, i));
+    shards.push_back(std::make_unique<Shard>(options, i));
   }
+  return shards;
 }
+
+}  // namespace
+
+MinHashLshIndex::MinHashLshIndex(const MinHashIndexOptions& options)
+    : options_(options), shards_(MakeShards<Shard>(options_)) {}
 
 MinHashLshIndex::~MinHashLshIndex() = default;
 
@@ -240,8 +249,7 @@ absl::Status MinHashLshIndex::Insert(uint32_t id,
   }
   std::vector<uint32_t> tags(options_.lsh.bands);
   ComputeTags(signature, tags.data());
-  InsertInShard(*shards_[id % shards_.size()], id / shards_.size(), tags.data(),
-                signature);
+  InsertInShard(shards_.of(id), shards_.row_of(id), tags.data(), signature);
   return absl::OkStatus();
 }
 
@@ -301,54 +309,53 @@ absl::Status MinHashLshIndex::BulkInsert(
           absl::StrCat("id ", ids[i], " is reserved"));
     }
   }
-  const size_t num_shards = shards_.size();
   // In input order within a shard: a repeated id, last wins.
-  const auto by_shard = index_internal::PositionsByShard(ids, num_shards);
-  auto fill_shard = [&](size_t s) {
-    Shard& shard = *shards_[s];
-    const std::vector<uint32_t>& positions = by_shard[s];
-    if (positions.empty()) return;
-    uint32_t max_row = 0;
-    for (uint32_t i : positions)
-      max_row = std::max(max_row, ids[i] / uint32_t(num_shards));
-    std::vector<uint32_t> tags(options_.lsh.bands);
-    {
-      WriterLock lock(&shard.mu);
-      shard.slots.ReserveRows(max_row + 1);
-      for (KeyChains& table : shard.tables) {
-        table.Reserve(table.num_keys() + positions.size(), max_row + 1);
-      }
-      if (!options_.twin_key) {
+  shards_.ForEachShardOf(
+      ids, threads, [&](size_t s, const std::vector<uint32_t>& positions) {
+        Shard& shard = shards_[s];
+        uint32_t max_row = 0;
+        for (uint32_t i : positions) {
+          max_row = std::max(max_row, shards_.row_of(ids[i]));
+        }
+        std::vector<uint32_t> tags(options_.lsh.bands);
+        {
+          WriterLock lock(&shard.mu);
+          shard.slots.ReserveRows(max_row + 1);
+          for (KeyChains& table : shard.tables) {
+            table.Reserve(table.num_keys() + positions.size(), max_row + 1);
+          }
+          if (!options_.twin_key) {
+            for (uint32_t i : positions) {
+              ComputeTags(signatures[i], tags.data());
+              shard.InsertLocked(shards_.row_of(ids[i]), tags.data(),
+                                 signatures[i], nullptr);
+            }
+            return;
+          }
+        }
+        // With twin keys, one document at a time: keys are fetched unlocked.
         for (uint32_t i : positions) {
           ComputeTags(signatures[i], tags.data());
-          shard.InsertLocked(ids[i] / num_shards, tags.data(), signatures[i],
-                             nullptr);
+          InsertInShard(shard, shards_.row_of(ids[i]), tags.data(),
+                        signatures[i]);
         }
-        return;
-      }
-    }
-    // With twin keys, one document at a time: keys are fetched unlocked.
-    for (uint32_t i : positions) {
-      ComputeTags(signatures[i], tags.data());
-      InsertInShard(shard, ids[i] / num_shards, tags.data(), signatures[i]);
-    }
-  };
-  ParallelFor(num_shards, threads, fill_shard);
+      });
   return absl::OkStatus();
 }
 
 void MinHashLshIndex::Reserve(uint32_t id_bound) {
-  const size_t rows = id_bound / shards_.size() + 1;
-  for (const auto& shard : shards_) {
-    WriterLock lock(&shard->mu);
-    shard->slots.ReserveRows(rows);
-    for (KeyChains& table : shard->tables) table.Reserve(rows, rows);
+  const size_t rows = shards_.row_of(id_bound) + 1;
+  for (size_t s = 0; s < shards_.size(); ++s) {
+    Shard& shard = shards_[s];
+    WriterLock lock(&shard.mu);
+    shard.slots.ReserveRows(rows);
+    for (KeyChains& table : shard.tables) table.Reserve(rows, rows);
   }
 }
 
 bool MinHashLshIndex::Remove(uint32_t id) {
-  Shard& shard = *shards_[id % shards_.size()];
-  const uint32_t row = id / shards_.size();
+  Shard& shard = shards_.of(id);
+  const uint32_t row = shards_.row_of(id);
   WriterLock lock(&shard.mu);
   if (!shard.present.Test(row)) return false;
   shard.RemoveLocked(row);
@@ -356,14 +363,14 @@ bool MinHashLshIndex::Remove(uint32_t id) {
 }
 
 bool MinHashLshIndex::Contains(uint32_t id) const {
-  const Shard& shard = *shards_[id % shards_.size()];
+  const Shard& shard = shards_.of(id);
   ReaderLock lock(&shard.mu);
-  return shard.present.Test(id / shards_.size());
+  return shard.present.Test(shards_.row_of(id));
 }
 
 std::optional<std::vector<uint64_t>> MinHashLshIndex::Get(uint32_t id) const {
-  const Shard& shard = *shards_[id % shards_.size()];
-  const uint32_t row = id / shards_.size();
+  const Shard& shard = shards_.of(id);
+  const uint32_t row = shards_.row_of(id);
   ReaderLock lock(&shard.mu);
   if (!shard.present.Test(row)) return std::nullopt;
   return shard.slots.Get(row);
@@ -379,8 +386,8 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
   const double inverse_h = 1.0 / num_perm();
   std::vector<ScoredGroup> out;
   std::vector<uint32_t> rows;
-  for (const auto& shard_ptr : shards_) {
-    const Shard& shard = *shard_ptr;
+  for (size_t s = 0; s < shards_.size(); ++s) {
+    const Shard& shard = shards_[s];
     rows.clear();
     ReaderLock lock(&shard.mu);
     // Twenty-odd tables, each a few dependent misses deep: fetched a level
@@ -486,25 +493,23 @@ absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::TopK(
 }
 
 size_t MinHashLshIndex::size() const {
-  size_t total = 0;
-  for (const auto& shard : shards_) {
-    ReaderLock lock(&shard->mu);
-    total += shard->count;
-  }
-  return total;
+  return shards_.Sum([](const Shard& shard) {
+    ReaderLock lock(&shard.mu);
+    return shard.count;
+  });
 }
 
 size_t MinHashLshIndex::MemoryBytes() const {
-  size_t total = sizeof(*this) + shards_.capacity() * sizeof(shards_[0]);
-  for (const auto& shard : shards_) {
-    ReaderLock lock(&shard->mu);
-    total += sizeof(Shard) + shard->present.MemoryBytes() +
-             shard->slots.MemoryBytes() + shard->twins.MemoryBytes();
-    for (const KeyChains& table : shard->tables) {
-      total += sizeof(KeyChains) + table.MemoryBytes();
-    }
-  }
-  return total;
+  return sizeof(*this) + shards_.MemoryBytes() +
+         shards_.Sum([](const Shard& shard) {
+           ReaderLock lock(&shard.mu);
+           size_t bytes = sizeof(Shard) + shard.present.MemoryBytes() +
+                          shard.slots.MemoryBytes() + shard.twins.MemoryBytes();
+           for (const KeyChains& table : shard.tables) {
+             bytes += sizeof(KeyChains) + table.MemoryBytes();
+           }
+           return bytes;
+         });
 }
 
 }  // namespace neardup

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/worker_pool.h"
 #include "neardup/core/index/flat_vector_index.h"
-#include "neardup/core/index/internal/shard_work.h"
 
 namespace neardup {
 
@@ -39,7 +38,7 @@ absl::StatusOr<std::unique_ptr<SemanticIndex>> SemanticIndex::Create(
 }
 
 absl::Status SemanticIndex::Upsert(uint32_t id, std::span<const float> unit) {
-  return shard_of(id).Upsert(id, unit);
+  return shards_.of(id).Upsert(id, unit);
 }
 
 absl::Status SemanticIndex::BulkUpsert(std::span<const uint32_t> ids,
@@ -51,18 +50,18 @@ absl::Status SemanticIndex::BulkUpsert(std::span<const uint32_t> ids,
         absl::StrCat("bulk upsert got ", ids.size(), " ids but ",
                      vectors.size(), " floats (dim ", dim_, ")"));
   }
-  const auto by_shard = index_internal::PositionsByShard(ids, shards_.size());
   std::vector<absl::Status> results(shards_.size());
-  ParallelFor(shards_.size(), threads, [&](size_t s) {
-    for (uint32_t i : by_shard[s]) {
-      absl::Status status =
-          shards_[s]->Upsert(ids[i], vectors.subspan(i * dim, dim));
-      if (!status.ok()) {
-        results[s] = std::move(status);
-        return;
-      }
-    }
-  });
+  shards_.ForEachShardOf(
+      ids, threads, [&](size_t s, const std::vector<uint32_t>& positions) {
+        for (uint32_t i : positions) {
+          absl::Status status =
+              shards_[s].Upsert(ids[i], vectors.subspan(i * dim, dim));
+          if (!status.ok()) {
+            results[s] = std::move(status);
+            return;
+          }
+        }
+      });
   for (absl::Status& status : results) {
     if (!status.ok()) return status;
   }
@@ -70,8 +69,8 @@ absl::Status SemanticIndex::BulkUpsert(std::span<const uint32_t> ids,
 }
 
 absl::Status SemanticIndex::Reserve(size_t additional) {
-  for (const auto& shard : shards_) {
-    if (absl::Status room = shard->Reserve(additional); !room.ok()) {
+  for (size_t s = 0; s < shards_.size(); ++s) {
+    if (absl::Status room = shards_[s].Reserve(additional); !room.ok()) {
       return room;
     }
   }
@@ -79,14 +78,14 @@ absl::Status SemanticIndex::Reserve(size_t additional) {
 }
 
 absl::Status SemanticIndex::Remove(uint32_t id) {
-  return shard_of(id).Remove(id);
+  return shards_.of(id).Remove(id);
 }
 
 absl::StatusOr<std::vector<IdCosine>> SemanticIndex::Search(
     std::span<const float> unit, size_t k, float min_cosine) const {
   std::vector<IdCosine> merged;
-  for (const auto& shard : shards_) {
-    auto found = shard->Search(unit, k, min_cosine);
+  for (size_t s = 0; s < shards_.size(); ++s) {
+    auto found = shards_[s].Search(unit, k, min_cosine);
     if (!found.ok()) return found.status();
     merged.insert(merged.end(), found->begin(), found->end());
   }
@@ -99,20 +98,18 @@ std::vector<std::optional<float>> SemanticIndex::CosineTo(
     std::span<const float> unit, std::span<const uint32_t> ids) const {
   std::vector<std::optional<float>> out;
   out.reserve(ids.size());
-  for (uint32_t id : ids) out.push_back(shard_of(id).Cosine(id, unit));
+  for (uint32_t id : ids) out.push_back(shards_.of(id).Cosine(id, unit));
   return out;
 }
 
 size_t SemanticIndex::size() const {
-  size_t total = 0;
-  for (const auto& shard : shards_) total += shard->size();
-  return total;
+  return shards_.Sum([](const VectorIndex& shard) { return shard.size(); });
 }
 
 size_t SemanticIndex::memory_bytes() const {
-  size_t total = sizeof(*this);
-  for (const auto& shard : shards_) total += shard->memory_bytes();
-  return total;
+  return sizeof(*this) + shards_.MemoryBytes() +
+         shards_.Sum(
+             [](const VectorIndex& shard) { return shard.memory_bytes(); });
 }
 
 }  // namespace neardup

@@ -11,7 +11,6 @@
 #include "neardup/base/worker_pool.h"
 #include "neardup/core/index/internal/bitset.h"
 #include "neardup/core/index/internal/key_chains.h"
-#include "neardup/core/index/internal/shard_work.h"
 
 namespace neardup {
 
@@ -94,13 +93,24 @@ struct SimHashIndex::Shard {
   }
 };
 
+namespace {
+
+template <typename Shard>
+std::vector<std::unique_ptr<Shard>> MakeShards(int count, size_t tables) {
+  std::vector<std::unique_ptr<Shard>> shards;
+  for (int i = 0; i < count; ++i) {
+    shards.push_back(std::make_unique<Shard>(tables));
+  }
+  return shards;
+}
+
+}  // namespace
+
 SimHashIndex::SimHashIndex(const SimHashIndexOptions& options,
                            std::vector<uint64_t> masks)
-    : options_(options), masks_(std::move(masks)) {
-  for (int i = 0; i < options.shards; ++i) {
-    shards_.push_back(std::make_unique<Shard>(masks_.size()));
-  }
-}
+    : options_(options),
+      masks_(std::move(masks)),
+      shards_(MakeShards<Shard>(options.shards, masks_.size())) {}
 
 SimHashIndex::~SimHashIndex() = default;
 
@@ -138,9 +148,9 @@ absl::Status SimHashIndex::Insert(uint32_t id, uint64_t simhash) {
   if (id > kMaxId) {
     return absl::InvalidArgumentError(absl::StrCat("id ", id, " is reserved"));
   }
-  Shard& shard = *shards_[id % shards_.size()];
+  Shard& shard = shards_.of(id);
   WriterLock lock(&shard.mu);
-  shard.InsertLocked(id / shards_.size(), simhash, masks_);
+  shard.InsertLocked(shards_.row_of(id), simhash, masks_);
   return absl::OkStatus();
 }
 
@@ -158,41 +168,38 @@ absl::Status SimHashIndex::BulkInsert(std::span<const uint32_t> ids,
           absl::StrCat("id ", id, " is reserved"));
     }
   }
-  const size_t num_shards = shards_.size();
-  const auto by_shard = index_internal::PositionsByShard(ids, num_shards);
-  auto fill_shard = [&](size_t s) {
-    const std::vector<uint32_t>& positions = by_shard[s];
-    if (positions.empty()) return;
-    uint32_t max_row = 0;
-    for (uint32_t i : positions) {
-      max_row = std::max<uint32_t>(max_row, ids[i] / num_shards);
-    }
-    Shard& shard = *shards_[s];
-    WriterLock lock(&shard.mu);
-    for (KeyChains& table : shard.tables) {
-      table.Reserve(table.num_keys() + positions.size(), max_row + 1);
-    }
-    shard.hashes.reserve(max_row + 1);
-    for (uint32_t i : positions) {
-      shard.InsertLocked(ids[i] / num_shards, simhashes[i], masks_);
-    }
-  };
-  ParallelFor(num_shards, threads, fill_shard);
+  shards_.ForEachShardOf(
+      ids, threads, [&](size_t s, const std::vector<uint32_t>& positions) {
+        uint32_t max_row = 0;
+        for (uint32_t i : positions) {
+          max_row = std::max(max_row, shards_.row_of(ids[i]));
+        }
+        Shard& shard = shards_[s];
+        WriterLock lock(&shard.mu);
+        for (KeyChains& table : shard.tables) {
+          table.Reserve(table.num_keys() + positions.size(), max_row + 1);
+        }
+        shard.hashes.reserve(max_row + 1);
+        for (uint32_t i : positions) {
+          shard.InsertLocked(shards_.row_of(ids[i]), simhashes[i], masks_);
+        }
+      });
   return absl::OkStatus();
 }
 
 void SimHashIndex::Reserve(uint32_t id_bound) {
-  const size_t rows = id_bound / shards_.size() + 1;
-  for (const auto& shard : shards_) {
-    WriterLock lock(&shard->mu);
-    shard->hashes.reserve(rows);
-    for (KeyChains& table : shard->tables) table.Reserve(rows, rows);
+  const size_t rows = shards_.row_of(id_bound) + 1;
+  for (size_t s = 0; s < shards_.size(); ++s) {
+    Shard& shard = shards_[s];
+    WriterLock lock(&shard.mu);
+    shard.hashes.reserve(rows);
+    for (KeyChains& table : shard.tables) table.Reserve(rows, rows);
   }
 }
 
 bool SimHashIndex::Remove(uint32_t id) {
-  Shard& shard = *shards_[id % shards_.size()];
-  const uint32_t row = id / shards_.size();
+  Shard& shard = shards_.of(id);
+  const uint32_t row = shards_.row_of(id);
   WriterLock lock(&shard.mu);
   if (!shard.present.Test(row)) return false;
   shard.RemoveLocked(row);
@@ -200,14 +207,14 @@ bool SimHashIndex::Remove(uint32_t id) {
 }
 
 bool SimHashIndex::Contains(uint32_t id) const {
-  const Shard& shard = *shards_[id % shards_.size()];
+  const Shard& shard = shards_.of(id);
   ReaderLock lock(&shard.mu);
-  return shard.present.Test(id / shards_.size());
+  return shard.present.Test(shards_.row_of(id));
 }
 
 std::optional<uint64_t> SimHashIndex::Get(uint32_t id) const {
-  const Shard& shard = *shards_[id % shards_.size()];
-  const uint32_t row = id / shards_.size();
+  const Shard& shard = shards_.of(id);
+  const uint32_t row = shards_.row_of(id);
   ReaderLock lock(&shard.mu);
   if (!shard.present.Test(row)) return std::nullopt;
   return shard.hashes[row];
@@ -221,11 +228,10 @@ absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
         absl::StrCat("max_distance ", max_distance,
                      " exceeds the index's radius ", options_.max_distance));
   }
-  const uint32_t num_shards = shards_.size();
   std::vector<IdDistance> out;
   std::vector<uint32_t> rows;
-  for (uint32_t s = 0; s < num_shards; ++s) {
-    const Shard& shard = *shards_[s];
+  for (size_t s = 0; s < shards_.size(); ++s) {
+    const Shard& shard = shards_[s];
     rows.clear();
     ReaderLock lock(&shard.mu);
     for (size_t t = 0; t < masks_.size(); ++t) {
@@ -238,7 +244,7 @@ absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
     for (uint32_t row : rows) {
       const int distance = std::popcount(shard.hashes[row] ^ simhash);
       if (distance <= max_distance)
-        out.push_back({row * num_shards + s, distance});
+        out.push_back({shards_.id_of(s, row), distance});
     }
   }
   if (stats) stats->accepted += out.size();
@@ -250,25 +256,23 @@ absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
 }
 
 size_t SimHashIndex::size() const {
-  size_t total = 0;
-  for (const auto& shard : shards_) {
-    ReaderLock lock(&shard->mu);
-    total += shard->count;
-  }
-  return total;
+  return shards_.Sum([](const Shard& shard) {
+    ReaderLock lock(&shard.mu);
+    return shard.count;
+  });
 }
 
 size_t SimHashIndex::MemoryBytes() const {
-  size_t total = sizeof(*this) + masks_.capacity() * sizeof(uint64_t);
-  for (const auto& shard : shards_) {
-    ReaderLock lock(&shard->mu);
-    total += sizeof(Shard) + shard->present.MemoryBytes() +
-             shard->hashes.capacity() * sizeof(uint64_t);
-    for (const KeyChains& table : shard->tables) {
-      total += sizeof(KeyChains) + table.MemoryBytes();
-    }
-  }
-  return total;
+  return sizeof(*this) + masks_.capacity() * sizeof(uint64_t) +
+         shards_.MemoryBytes() + shards_.Sum([](const Shard& shard) {
+           ReaderLock lock(&shard.mu);
+           size_t bytes = sizeof(Shard) + shard.present.MemoryBytes() +
+                          shard.hashes.capacity() * sizeof(uint64_t);
+           for (const KeyChains& table : shard.tables) {
+             bytes += sizeof(KeyChains) + table.MemoryBytes();
+           }
+           return bytes;
+         });
 }
 
 }  // namespace neardup

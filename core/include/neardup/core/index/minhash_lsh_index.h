@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "neardup/core/index/lsh_params.h"
 #include "neardup/core/index/query_stats.h"
+#include "neardup/core/index/sharded_rows.h"
 #include "neardup/core/minhash.h"
 
 namespace neardup {
@@ -29,7 +30,7 @@ namespace neardup {
 struct MinHashIndexOptions {
   int num_perm = 128;       // slots of every signature the index holds
   LshParams lsh = {16, 8};  // must cover exactly num_perm slots
-  int slot_bits = 16;     // 16, 32 or 64
+  int slot_bits = 16;       // 16, 32 or 64
   // Shards by id. Only bulk inserts (index rebuilds) run shards in
   // parallel, while every query probes every shard's band tables: at 1M
   // documents a query costs ~3.5 us with 1 shard, ~7 with 2, ~13 with 4
@@ -135,7 +136,7 @@ class MinHashLshIndex {
                                            IndexQueryStats* stats) const;
 
   MinHashIndexOptions options_;
-  std::vector<std::unique_ptr<Shard>> shards_;
+  ShardedRows<Shard> shards_;
 };
 
 }  // namespace neardup

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/index/hnsw_index.h"
+#include "neardup/core/index/sharded_rows.h"
 
 namespace neardup {
 
@@ -58,11 +59,9 @@ class SemanticIndex {
 
  private:
   SemanticIndex(std::vector<std::unique_ptr<VectorIndex>> shards, int dim);
-  VectorIndex& shard_of(uint32_t id) const {
-    return *shards_[id % shards_.size()];
-  }
 
-  const std::vector<std::unique_ptr<VectorIndex>> shards_;
+  // A vector index takes ids, not rows: only the shard of an id is used.
+  ShardedRows<VectorIndex> shards_;
   const int dim_;
 };
 

@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/index/query_stats.h"
+#include "neardup/core/index/sharded_rows.h"
 
 namespace neardup {
 
@@ -78,7 +79,7 @@ class SimHashIndex {
 
   SimHashIndexOptions options_;
   std::vector<uint64_t> masks_;  // per table: the bits of its key blocks
-  std::vector<std::unique_ptr<Shard>> shards_;
+  ShardedRows<Shard> shards_;
 };
 
 }  // namespace neardup
