@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "duplicate_finder.h"
+#include "kept_sets.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/index/minhash_lsh_index.h"
-#include "neardup/dedup/internal/token_set_store.h"
 
 namespace neardup::dedup {
 
@@ -38,24 +38,11 @@ class MinHashFinder : public DuplicateFinder {
   absl::StatusOr<std::optional<Match>> FindOrKeep(
       uint32_t doc, DocFingerprint* fingerprint) override {
     std::optional<Match> match;
-    std::span<uint64_t> mine;
-    bool mine_sorted = false;
+    OwnSet own{fingerprint->token_set};
     if (verify_ == Verify::kExact) {
-      ASSIGN_OR_RETURN(std::vector<uint32_t> candidates,
+      ASSIGN_OR_RETURN(const std::vector<uint32_t> candidates,
                        index_->Candidates(fingerprint->minhash));
-      mine = fingerprint->token_set;
-      if (!candidates.empty()) {
-        mine = mine.first(SortUniqueHashes(mine));
-        mine_sorted = true;
-      }
-      for (uint32_t candidate : candidates) {  // ascending: ties to earliest
-        const std::span<const uint64_t> theirs =
-            token_sets_.GetSorted(candidate);
-        const double j = ExactJaccard64(mine, theirs);
-        if (j >= threshold_ && (!match || j > match->similarity)) {
-          match = Match{candidate, j};
-        }
-      }
+      match = kept_sets_.BestMatch(own, candidates, threshold_);
     } else {
       // --verification none: any band hit counts, scored only to name the
       // closest.
@@ -67,13 +54,13 @@ class MinHashFinder : public DuplicateFinder {
     if (match) return match;
     RETURN_IF_ERROR(index_->Insert(doc, fingerprint->minhash));
     if (verify_ == Verify::kExact) {
-      token_sets_.Add(doc, mine, mine_sorted, fingerprint->token_chunk);
+      kept_sets_.Keep(doc, own, fingerprint->token_chunk);
     }
     return std::nullopt;
   }
 
   size_t MemoryBytes() const override {
-    return index_->MemoryBytes() + token_sets_.MemoryBytes();
+    return index_->MemoryBytes() + kept_sets_.MemoryBytes();
   }
 
   nlohmann::ordered_json Stats() const override {
@@ -81,12 +68,12 @@ class MinHashFinder : public DuplicateFinder {
     return {{"bands", lsh.bands},
             {"rows", lsh.rows},
             {"index_bytes", index_->MemoryBytes()},
-            {"token_set_bytes", token_sets_.MemoryBytes()}};
+            {"token_set_bytes", kept_sets_.MemoryBytes()}};
   }
 
  private:
   std::unique_ptr<MinHashLshIndex> index_;
-  TokenSetStore token_sets_;
+  KeptSets kept_sets_;
   Verify verify_;
   double threshold_;
 };

@@ -3,10 +3,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "duplicate_finder.h"
+#include "kept_sets.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/index/simhash_index.h"
-#include "neardup/dedup/internal/token_set_store.h"
 
 namespace neardup::dedup {
 namespace {
@@ -22,49 +22,38 @@ class SimHashFinder : public DuplicateFinder {
     ASSIGN_OR_RETURN(std::vector<IdDistance> hits,
                      index_->Query(fingerprint->simhash));
     std::optional<Match> match;
-    std::span<uint64_t> mine;
-    bool mine_sorted = false;
+    OwnSet own{fingerprint->token_set};
     if (verify_ == Verify::kExact) {
       // Hamming finds the candidates; the shingle sets decide.
-      mine = fingerprint->token_set;
-      if (!hits.empty()) {
-        mine = mine.first(SortUniqueHashes(mine));
-        mine_sorted = true;
-      }
-      for (const IdDistance& hit : hits) {
-        const std::span<const uint64_t> theirs = token_sets_.GetSorted(hit.id);
-        const double j = ExactJaccard64(mine, theirs);
-        if (j >= threshold_ &&
-            (!match || j > match->similarity ||
-             (j == match->similarity && hit.id < match->representative))) {
-          match = Match{hit.id, j};
-        }
-      }
+      std::vector<uint32_t> candidates;
+      candidates.reserve(hits.size());
+      for (const IdDistance& hit : hits) candidates.push_back(hit.id);
+      match = kept_sets_.BestMatch(own, candidates, threshold_);
     } else if (!hits.empty()) {  // nearest first, ties by ascending id
       match = Match{hits.front().id, SimHashSimilarity(hits.front().distance)};
     }
     if (match) return match;
     RETURN_IF_ERROR(index_->Insert(doc, fingerprint->simhash));
     if (verify_ == Verify::kExact) {
-      token_sets_.Add(doc, mine, mine_sorted, fingerprint->token_chunk);
+      kept_sets_.Keep(doc, own, fingerprint->token_chunk);
     }
     return std::nullopt;
   }
 
   size_t MemoryBytes() const override {
-    return index_->MemoryBytes() + token_sets_.MemoryBytes();
+    return index_->MemoryBytes() + kept_sets_.MemoryBytes();
   }
 
   nlohmann::ordered_json Stats() const override {
     return {{"max_distance", index_->options().max_distance},
             {"tables", index_->num_tables()},
             {"index_bytes", index_->MemoryBytes()},
-            {"token_set_bytes", token_sets_.MemoryBytes()}};
+            {"token_set_bytes", kept_sets_.MemoryBytes()}};
   }
 
  private:
   std::unique_ptr<SimHashIndex> index_;
-  TokenSetStore token_sets_;
+  KeptSets kept_sets_;
   Verify verify_;
   double threshold_;
 };
