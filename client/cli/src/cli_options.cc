@@ -113,4 +113,33 @@ CLI::Option* AddDeprecatedOption(CLI::App* app, const std::string& old_flag,
       ->group("");
 }
 
+void AddKindFlags(CLI::App* app, int* winnow_window, int* bits, bool* raw) {
+  app->add_option("--winnow-window", *winnow_window,
+                  "perceptual: winnowing window in shingles")
+      ->capture_default_str();
+  app->add_option("--bits", *bits, "newsbot: 16, 32, 64 or 128")
+      ->check(CLI::IsMember({16, 32, 64, 128}))
+      ->capture_default_str();
+  app->add_flag("--raw", *raw,
+                "tlsh: hash the input bytes as they are (any bytes, no "
+                "canonicalization)");
+}
+
+absl::Status CheckKindFlags(std::string_view kind, int winnow_window, int bits,
+                            bool raw) {
+  if (raw && kind != "tlsh") {
+    return absl::InvalidArgumentError(
+        "--raw applies to --kind tlsh only: MinHash and SimHash hash "
+        "canonical tokens");
+  }
+  if (bits != 64 && kind != "newsbot") {
+    return absl::InvalidArgumentError("--bits applies to --kind newsbot only");
+  }
+  if (winnow_window != 4 && kind != "perceptual") {
+    return absl::InvalidArgumentError(
+        "--winnow-window applies to --kind perceptual only");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace neardup::cli

@@ -34,15 +34,7 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {
                   "and varied enough), tlsh, newsbot or perceptual")
       ->check(CLI::IsMember({"all", "tlsh", "newsbot", "perceptual"}))
       ->capture_default_str();
-  sub->add_option("--winnow-window", cmd->winnow_window,
-                  "perceptual: winnowing window in shingles")
-      ->capture_default_str();
-  sub->add_option("--bits", cmd->bits, "newsbot: 16, 32, 64 or 128")
-      ->check(CLI::IsMember({16, 32, 64, 128}))
-      ->capture_default_str();
-  sub->add_flag("--raw", cmd->raw_bytes,
-                "tlsh: hash the input bytes as they are (any bytes, no "
-                "canonicalization)");
+  AddKindFlags(sub, &cmd->winnow_window, &cmd->bits, &cmd->raw_bytes);
   sub->add_flag("--explain", cmd->explain,
                 "Also list the passages the texts share (runs of 5 or more "
                 "equal words), marked in the first text");
@@ -206,18 +198,8 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
         absl::StrCat("--kind must be all, tlsh, newsbot or perceptual (got \"",
                      cmd.algorithm, "\")"));
   }
-  if (cmd.raw_bytes && cmd.algorithm != "tlsh") {
-    return absl::InvalidArgumentError(
-        "--raw applies to --kind tlsh only: MinHash and SimHash hash "
-        "canonical tokens");
-  }
-  if (cmd.bits != 64 && cmd.algorithm != "newsbot") {
-    return absl::InvalidArgumentError("--bits applies to --kind newsbot only");
-  }
-  if (cmd.winnow_window != 4 && cmd.algorithm != "perceptual") {
-    return absl::InvalidArgumentError(
-        "--winnow-window applies to --kind perceptual only");
-  }
+  RETURN_IF_ERROR(CheckKindFlags(cmd.algorithm, cmd.winnow_window, cmd.bits,
+                                 cmd.raw_bytes));
   StatelessOptions options;
   options.kind = cmd.algorithm == "all"       ? FingerprintKind::kCollection
                  : cmd.algorithm == "newsbot" ? FingerprintKind::kNewsbot

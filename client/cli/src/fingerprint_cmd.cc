@@ -169,15 +169,7 @@ CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
       ->check(CLI::IsMember(
           {"minhash", "simhash", "tlsh", "newsbot", "perceptual"}))
       ->capture_default_str();
-  sub->add_option("--winnow-window", cmd->winnow_window,
-                  "perceptual: winnowing window in shingles")
-      ->capture_default_str();
-  sub->add_option("--bits", cmd->bits, "newsbot: 16, 32, 64 or 128")
-      ->check(CLI::IsMember({16, 32, 64, 128}))
-      ->capture_default_str();
-  sub->add_flag("--raw", cmd->raw_bytes,
-                "tlsh: hash the input bytes as they are (any bytes, no "
-                "canonicalization)");
+  AddKindFlags(sub, &cmd->winnow_window, &cmd->bits, &cmd->raw_bytes);
   AddContentTypeFlag(sub, &cmd->content_type);
   AddFingerprintFlags(sub, &cmd->fingerprint);
   return sub;
@@ -192,18 +184,8 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
         "--kind must be minhash, simhash, tlsh, newsbot or perceptual (got \"",
         algo, "\")"));
   }
-  if (cmd.raw_bytes && algo != "tlsh") {
-    return absl::InvalidArgumentError(
-        "--raw applies to --kind tlsh only: MinHash and SimHash hash "
-        "canonical tokens");
-  }
-  if (cmd.bits != 64 && algo != "newsbot") {
-    return absl::InvalidArgumentError("--bits applies to --kind newsbot only");
-  }
-  if (cmd.winnow_window != 4 && algo != "perceptual") {
-    return absl::InvalidArgumentError(
-        "--winnow-window applies to --kind perceptual only");
-  }
+  RETURN_IF_ERROR(
+      CheckKindFlags(algo, cmd.winnow_window, cmd.bits, cmd.raw_bytes));
   StatelessOptions options;
   options.kind = algo == "minhash"   ? FingerprintKind::kMinHash
                  : algo == "simhash" ? FingerprintKind::kSimHash

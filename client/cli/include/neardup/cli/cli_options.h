@@ -7,6 +7,7 @@
 // the flag's name and core's message.
 
 #include <string>
+#include <string_view>
 
 #include "CLI/CLI.hpp"
 #include "neardup/core/canonicalizer.h"
@@ -69,6 +70,13 @@ void AddContentTypeFlag(CLI::App* app, std::string* content_type);
 // --tokenizer, --ngram, --num-perm, --seed, --hash, --weighting and the
 // canonicalizer flags.
 void AddFingerprintFlags(CLI::App* app, FingerprintSettings* settings);
+
+// The flags of one --kind that fingerprint and compare share:
+// --winnow-window (perceptual), --bits (newsbot) and --raw (tlsh).
+void AddKindFlags(CLI::App* app, int* winnow_window, int* bits, bool* raw);
+// INVALID_ARGUMENT for a kind flag given with another --kind.
+absl::Status CheckKindFlags(std::string_view kind, int winnow_window, int bits,
+                            bool raw);
 
 }  // namespace neardup::cli
 
