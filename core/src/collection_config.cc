@@ -50,7 +50,7 @@ absl::Status NormalizePerceptual(CollectionConfig& config) {
     }
     return absl::OkStatus();
   }
-  if (config.winnow_window == 0) config.winnow_window = PerceptualConfig{}.w;
+  if (config.winnow_window == 0) config.winnow_window = kDefaultWinnowWindow;
   ASSIGN_OR_RETURN(const SplitTokenizer split,
                    SplitTokenizerName(config.minhash_tokenizer));
   if (split.base != "word-uax29") {
@@ -186,8 +186,8 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
   }
   if (config.slot_bits != 16 && config.slot_bits != 32 &&
       config.slot_bits != 64) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "slot_bits must be 16, 32 or 64, got ", config.slot_bits));
+    return absl::InvalidArgumentError(
+        absl::StrCat("slot_bits must be 16, 32 or 64, got ", config.slot_bits));
   }
   if (auto tokenizer = MakeTokenizer(config.minhash_tokenizer);
       !tokenizer.ok()) {

@@ -124,6 +124,52 @@ TEST_F(CollectionPrepareTest, SignaturesAreStampedWithTheCollectionsHashes) {
               HasSubstr("signatures.simhash is required"));
 }
 
+// Prepare refuses what Apply would refuse for the document itself: a
+// replica applying a prepared document from a log never finds it bad.
+TEST_F(CollectionPrepareTest, WhatApplyWouldRefusePrepareRefuses) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  CollectionConfig plain;  // no SimHash, no TLSH
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("plain", plain));
+  ASSERT_OK_AND_ASSIGN(auto full, db->CreateCollection("full", Config()));
+  ASSERT_OK_AND_ASSIGN(const PreparedDocument from_text,
+                       full->PrepareText("t", Text(6), {}));
+  auto with = [&](auto change) {
+    DocumentInput input;
+    input.external_id = "s";
+    input.signatures.emplace();
+    input.signatures->minhash = from_text.minhash;
+    change(input);
+    return docs->Prepare(input).status();
+  };
+  ASSERT_OK(with([](DocumentInput&) {}));
+  EXPECT_THAT(with([&](DocumentInput& in) {
+                in.signatures->simhash = from_text.simhash;
+              }).message(),
+              HasSubstr("has SimHash disabled"));
+  EXPECT_THAT(with([&](DocumentInput& in) {
+                in.signatures->tlsh = from_text.tlsh;
+              }).message(),
+              HasSubstr("keeps no TLSH"));
+  EXPECT_THAT(with([](DocumentInput& in) {
+                in.signatures->minhash.slots.resize(64);
+              }).message(),
+              HasSubstr("64 slots"));
+  EXPECT_THAT(with([](DocumentInput& in) {
+                in.metadata = {{"k", "1"}, {"k", "2"}};
+              }).message(),
+              HasSubstr("duplicate metadata key"));
+  EXPECT_THAT(with([](DocumentInput& in) { in.external_id.clear(); }).message(),
+              HasSubstr("id"));
+  // Metadata comes out sorted, as the store keeps it.
+  DocumentInput sorted;
+  sorted.external_id = "m";
+  sorted.signatures.emplace();
+  sorted.signatures->minhash = from_text.minhash;
+  sorted.metadata = {{"b", "2"}, {"a", "1"}};
+  ASSERT_OK_AND_ASSIGN(const PreparedDocument prepared, docs->Prepare(sorted));
+  EXPECT_EQ(prepared.metadata, (storage::Metadata{{"a", "1"}, {"b", "2"}}));
+}
+
 TEST_F(CollectionPrepareTest, ExactlyOneOfTextAndSignatures) {
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("c", Config()));
@@ -136,8 +182,9 @@ TEST_F(CollectionPrepareTest, ExactlyOneOfTextAndSignatures) {
                        docs->PrepareText("x", text, {}));
   DocumentInput both = neither;
   both.text = text;
-  both.signatures = SignatureInput{.minhash = from_text.minhash,
-                                   .simhash = from_text.simhash};
+  both.signatures.emplace();
+  both.signatures->minhash = from_text.minhash;
+  both.signatures->simhash = from_text.simhash;
   EXPECT_EQ(docs->Prepare(both).status().code(),
             absl::StatusCode::kInvalidArgument);
   // A text's errors name the field.

@@ -7,6 +7,8 @@
 #include "absl/status/statusor.h"
 #include "neardup/base/sync.h"
 #include "neardup/core/hash.h"
+#include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/core/simhash.h"
 #include "neardup/core/tokenizer.h"
 #include "neardup/extract/content_type.h"
@@ -132,10 +134,10 @@ absl::Status CheckKindFlags(std::string_view kind, int winnow_window, int bits,
         "--raw applies to --kind tlsh only: MinHash and SimHash hash "
         "canonical tokens");
   }
-  if (bits != 64 && kind != "newsbot") {
+  if (bits != kDefaultNewsbotBits && kind != "newsbot") {
     return absl::InvalidArgumentError("--bits applies to --kind newsbot only");
   }
-  if (winnow_window != 4 && kind != "perceptual") {
+  if (winnow_window != kDefaultWinnowWindow && kind != "perceptual") {
     return absl::InvalidArgumentError(
         "--winnow-window applies to --kind perceptual only");
   }

@@ -106,7 +106,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
       return absl::InvalidArgumentError(
           "--simhash-variant newsbot needs --method simhash");
     }
-    if (o.simhash_bits != 64) {
+    if (o.simhash_bits != kDefaultNewsbotBits) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--bits must be 64 for dedup, got ", o.simhash_bits,
           ": its SimHash index splits 64 bits into blocks, and shorter "
@@ -114,7 +114,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
           "candidate of every other); 16-, 32- and 128-bit newsbot SimHashes "
           "are for fingerprint and compare"));
     }
-  } else if (o.simhash_bits != 64) {
+  } else if (o.simhash_bits != kDefaultNewsbotBits) {
     return absl::InvalidArgumentError(
         "--bits applies to --simhash-variant newsbot only (txtfp's SimHash "
         "has 64 bits)");
@@ -125,7 +125,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
       return absl::InvalidArgumentError(absl::StrCat(
           valid.message(), " (--ngram sets k, --winnow-window sets w)"));
     }
-  } else if (o.winnow_window != 4) {
+  } else if (o.winnow_window != kDefaultWinnowWindow) {
     return absl::InvalidArgumentError(
         "--winnow-window applies to --method perceptual only");
   }

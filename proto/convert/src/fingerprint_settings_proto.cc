@@ -141,7 +141,7 @@ absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,
     ASSIGN_OR_RETURN(const SplitTokenizer split,
                      SplitTokenizerName(config->minhash_tokenizer));
     ASSIGN_OR_RETURN(config->minhash_tokenizer,
-                     ShingledTokenizerName(split.base, PerceptualConfig{}.k));
+                     ShingledTokenizerName(split.base, kDefaultPerceptualK));
   }
   return absl::OkStatus();
 }

@@ -17,6 +17,7 @@
 #include "neardup/core/config_hash.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/shingle_set.h"
+#include "neardup/storage/validation.h"
 
 namespace neardup::engine {
 namespace {
@@ -245,6 +246,12 @@ absl::StatusOr<PreparedDocument> Collection::Prepare(
     doc.embedding = input.embedding;
     doc.embedding_model_id = input.embedding_model_id;
   }
+  // What Apply would refuse for the document itself is refused here, so a
+  // prepared document fails to apply only for the store's state (a dropped
+  // collection, a full disk), never for what it carries.
+  RETURN_IF_ERROR(storage::ValidateDocumentWrite(record_, doc));
+  ASSIGN_OR_RETURN(doc.metadata,
+                   storage::SortedMetadata(std::move(doc.metadata)));
   return doc;
 }
 

@@ -89,6 +89,10 @@ struct EmbeddingSpace {
   bool operator==(const EmbeddingSpace&) const = default;
 };
 
+// A collection's defaults, which the CLI's flags and the API's zeros take.
+inline constexpr double kDefaultThreshold = 0.8;
+inline constexpr int kDefaultSimHashMaxDistance = 3;
+
 struct CollectionConfig {
   CanonicalizerOptions canonicalizer;
 
@@ -101,7 +105,7 @@ struct CollectionConfig {
   uint64_t seed = kDefaultSeed;
   HashFamily family = HashFamily::kXxh3;
   // Default Jaccard threshold for queries.
-  double threshold = 0.8;
+  double threshold = kDefaultThreshold;
   // Recall floor: the lowest threshold a query may ask for. 0 picks
   // DefaultMinThreshold(threshold), or the threshold itself when the banding
   // is given or txtfp's. With the recall-first rule the banding finds a pair
@@ -123,7 +127,8 @@ struct CollectionConfig {
   bool simhash_enabled = false;
   std::string simhash_tokenizer = "word-uax29";
   SimHashWeighting simhash_weighting = SimHashWeighting::kTf;
-  int simhash_max_distance = 3;  // Hamming radius the index is built for
+  // Hamming radius the index is built for.
+  int simhash_max_distance = kDefaultSimHashMaxDistance;
   SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
 
   // Keep the TLSH of every text document (at least 50 canonical bytes, varied

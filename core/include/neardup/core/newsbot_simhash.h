@@ -21,10 +21,13 @@
 
 namespace neardup {
 
+// newsbot's width unless one is asked for.
+inline constexpr int kDefaultNewsbotBits = 64;
+
 struct NewsbotFingerprint {
-  int bits = 64;      // 16, 32, 64 or 128
-  uint64_t high = 0;  // bits 64..127 (128-bit fingerprints only)
-  uint64_t low = 0;   // bits 0..63
+  int bits = kDefaultNewsbotBits;  // 16, 32, 64 or 128
+  uint64_t high = 0;               // bits 64..127 (128-bit fingerprints only)
+  uint64_t low = 0;                // bits 0..63
 
   bool operator==(const NewsbotFingerprint&) const = default;
 };
@@ -33,8 +36,8 @@ struct NewsbotFingerprint {
 std::vector<std::string> NewsbotTokenize(std::string_view text);
 
 // INVALID_ARGUMENT unless bits is 16, 32, 64 or 128.
-absl::StatusOr<NewsbotFingerprint> NewsbotSimHash(std::string_view text,
-                                                  int bits = 64);
+absl::StatusOr<NewsbotFingerprint> NewsbotSimHash(
+    std::string_view text, int bits = kDefaultNewsbotBits);
 
 // bits / 4 lowercase hex digits, zero-padded.
 std::string FormatNewsbot(const NewsbotFingerprint& fingerprint);

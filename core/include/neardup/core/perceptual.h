@@ -42,11 +42,15 @@ namespace neardup {
 inline constexpr uint32_t kPerceptualVersion = 1;
 inline constexpr char kPerceptualAlgorithm[] = "rolling+minq+minhash_v1";
 
+// UCFP's defaults: 9-token shingles, a winnowing window of 4.
+inline constexpr int kDefaultPerceptualK = 9;
+inline constexpr int kDefaultWinnowWindow = 4;
+
 struct PerceptualConfig {
   uint32_t version = kPerceptualVersion;  // only 1 exists
-  int k = 9;                              // tokens per shingle, 1..64
-  int w = 4;       // winnowing window in shingles, 1..1024
-  int bands = 16;  // bands * rows MinHash slots, at most 1024
+  int k = kDefaultPerceptualK;            // tokens per shingle, 1..64
+  int w = kDefaultWinnowWindow;  // winnowing window in shingles, 1..1024
+  int bands = 16;                // bands * rows MinHash slots, at most 1024
   int rows = 8;
   uint64_t seed = kDefaultSeed;
 

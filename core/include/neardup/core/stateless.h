@@ -42,8 +42,8 @@ struct StatelessOptions {
   // normalized first). Unset: CollectionConfigOf(settings), a shingled
   // collection without SimHash or TLSH.
   std::optional<CollectionConfig> collection;
-  int newsbot_bits = 64;  // kNewsbot: 16, 32, 64 or 128
-  int winnow_window = 4;  // kPerceptual: [1, 1024]
+  int newsbot_bits = kDefaultNewsbotBits;    // kNewsbot: 16, 32, 64 or 128
+  int winnow_window = kDefaultWinnowWindow;  // kPerceptual: [1, 1024]
 };
 
 // A text and the name its errors carry: "a", "text", a file's path.

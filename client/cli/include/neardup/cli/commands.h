@@ -14,6 +14,8 @@
 #include "absl/status/status.h"
 #include "neardup/cli/cli_options.h"
 #include "neardup/core/chunking.h"
+#include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/perceptual.h"
 #include "neardup/dedup/dedup_options.h"
 
 namespace neardup::cli {
@@ -41,9 +43,10 @@ struct FingerprintCommand {
   std::string format = "hex";  // hex, raw or json
   // minhash, simhash, tlsh, newsbot or perceptual
   std::string algorithm = "minhash";
-  bool raw_bytes = false;  // tlsh: hash the bytes as they are
-  int bits = 64;           // newsbot: 16, 32, 64 or 128
-  int winnow_window = 4;   // perceptual (k is --ngram, 0 meaning 9)
+  bool raw_bytes = false;                    // tlsh: hash the bytes as they are
+  int bits = kDefaultNewsbotBits;            // newsbot: 16, 32, 64 or 128
+  int winnow_window = kDefaultWinnowWindow;  // perceptual (k is --ngram,
+                                             // 0 meaning 9)
   // MIME type of the input; empty: from the file extension.
   std::string content_type;
   FingerprintSettings fingerprint;
@@ -58,10 +61,11 @@ struct CompareCommand {
   // all (MinHash, SimHash, and TLSH when both inputs allow it), tlsh,
   // newsbot or perceptual.
   std::string algorithm = "all";
-  bool raw_bytes = false;  // tlsh: hash the bytes as they are
-  int bits = 64;           // newsbot: 16, 32, 64 or 128
-  int winnow_window = 4;   // perceptual (k is --ngram, 0 meaning 9)
-  bool explain = false;    // also list the passages a and b share
+  bool raw_bytes = false;                    // tlsh: hash the bytes as they are
+  int bits = kDefaultNewsbotBits;            // newsbot: 16, 32, 64 or 128
+  int winnow_window = kDefaultWinnowWindow;  // perceptual (k is --ngram,
+                                             // 0 meaning 9)
+  bool explain = false;  // also list the passages a and b share
   // MIME type of both inputs; empty: from each file's extension.
   std::string content_type;
   FingerprintSettings fingerprint;

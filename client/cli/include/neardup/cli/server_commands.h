@@ -35,7 +35,7 @@ struct ServerFlags {
 // offline commands) plus the collection's own settings.
 struct CollectionConfigFlags {
   FingerprintSettings fingerprint;
-  double threshold = 0.8;
+  double threshold = kDefaultThreshold;
   double min_threshold = 0;  // 0: the server's default (threshold - 0.1)
   BandingRule banding = BandingRule::kRecallFirst;
   Verification verification = Verification::kExact;
@@ -43,10 +43,10 @@ struct CollectionConfigFlags {
   int rows = 0;
   int slot_bits = 16;
   bool simhash = false;
-  int max_distance = 3;
+  int max_distance = kDefaultSimHashMaxDistance;
   bool store_text = false;
   MinHashAlgorithm minhash_algorithm = MinHashAlgorithm::kShingled;
-  int winnow_window = 0;  // perceptual: 0 means 4
+  int winnow_window = 0;  // perceptual: 0 means kDefaultWinnowWindow
   SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
   bool tlsh = false;
   // Embedding space (off while embedding_dim is 0); 0s: the server's

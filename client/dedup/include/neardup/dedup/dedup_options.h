@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/dataset/input_files.h"
 
@@ -42,13 +43,13 @@ struct DedupOptions {
   double threshold = 0.85;         // Jaccard
   // 0: chosen from threshold and verify (see ChooseBanding).
   int bands = 0;
-  int max_distance = 3;  // simhash: Hamming radius k
+  int max_distance = kDefaultSimHashMaxDistance;  // simhash: Hamming radius k
   SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
-  int simhash_bits = 64;  // newsbot: 16, 32 or 64
+  int simhash_bits = kDefaultNewsbotBits;  // newsbot: 16, 32 or 64
   // perceptual: winnowing window in shingles (shingles are
   // fingerprint.shingle_k tokens, 0 meaning 9; the signature has
   // fingerprint.num_perm slots).
-  int winnow_window = 4;
+  int winnow_window = kDefaultWinnowWindow;
   uint64_t expected_docs = 0;  // lshbloom: 0 = estimate from input size
   double bloom_false_positive = 0.001;  // lshbloom: per-document target
   int min_length = 50;                  // suffix-array: bytes
