@@ -5,6 +5,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/base/sync.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/newsbot_simhash.h"
@@ -127,8 +129,9 @@ void AddKindFlags(CLI::App* app, int* winnow_window, int* bits, bool* raw) {
                 "canonicalization)");
 }
 
-absl::Status CheckKindFlags(std::string_view kind, int winnow_window, int bits,
-                            bool raw) {
+absl::StatusOr<StatelessOptions> StatelessOptionsOfFlags(
+    std::string_view kind, const FingerprintSettings& settings,
+    int winnow_window, int bits, bool raw) {
   if (raw && kind != "tlsh") {
     return absl::InvalidArgumentError(
         "--raw applies to --kind tlsh only: MinHash and SimHash hash "
@@ -141,7 +144,27 @@ absl::Status CheckKindFlags(std::string_view kind, int winnow_window, int bits,
     return absl::InvalidArgumentError(
         "--winnow-window applies to --kind perceptual only");
   }
-  return absl::OkStatus();
+  StatelessOptions options;
+  if (kind == "all") {
+    options.kind = FingerprintKind::kCollection;
+  } else if (kind == "minhash") {
+    options.kind = FingerprintKind::kMinHash;
+  } else if (kind == "simhash") {
+    options.kind = FingerprintKind::kSimHash;
+  } else if (kind == "tlsh") {
+    options.kind = raw ? FingerprintKind::kTlshRaw : FingerprintKind::kTlsh;
+  } else if (kind == "newsbot") {
+    options.kind = FingerprintKind::kNewsbot;
+  } else if (kind == "perceptual") {
+    options.kind = FingerprintKind::kPerceptual;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --kind \"", AbslView(kind), "\""));
+  }
+  options.settings = settings;
+  options.newsbot_bits = bits;
+  options.winnow_window = winnow_window;
+  return options;
 }
 
 }  // namespace neardup::cli

@@ -198,18 +198,10 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out) {
         absl::StrCat("--kind must be all, tlsh, newsbot or perceptual (got \"",
                      cmd.algorithm, "\")"));
   }
-  RETURN_IF_ERROR(CheckKindFlags(cmd.algorithm, cmd.winnow_window, cmd.bits,
-                                 cmd.raw_bytes));
-  StatelessOptions options;
-  options.kind = cmd.algorithm == "all"       ? FingerprintKind::kCollection
-                 : cmd.algorithm == "newsbot" ? FingerprintKind::kNewsbot
-                 : cmd.algorithm == "perceptual"
-                     ? FingerprintKind::kPerceptual
-                     : (cmd.raw_bytes ? FingerprintKind::kTlshRaw
-                                      : FingerprintKind::kTlsh);
-  options.settings = cmd.fingerprint;
-  options.newsbot_bits = cmd.bits;
-  options.winnow_window = cmd.winnow_window;
+  ASSIGN_OR_RETURN(
+      const StatelessOptions options,
+      StatelessOptionsOfFlags(cmd.algorithm, cmd.fingerprint, cmd.winnow_window,
+                              cmd.bits, cmd.raw_bytes));
   // Each input is read once: standard input cannot be read twice.
   ASSIGN_OR_RETURN(const std::string a,
                    ReadText(cmd.input_a, cmd.content_type, cmd.raw_bytes));

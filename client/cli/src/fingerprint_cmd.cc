@@ -184,19 +184,10 @@ absl::Status RunFingerprint(const FingerprintCommand& cmd, std::ostream& out) {
         "--kind must be minhash, simhash, tlsh, newsbot or perceptual (got \"",
         algo, "\")"));
   }
-  RETURN_IF_ERROR(
-      CheckKindFlags(algo, cmd.winnow_window, cmd.bits, cmd.raw_bytes));
-  StatelessOptions options;
-  options.kind = algo == "minhash"   ? FingerprintKind::kMinHash
-                 : algo == "simhash" ? FingerprintKind::kSimHash
-                 : algo == "newsbot" ? FingerprintKind::kNewsbot
-                 : algo == "perceptual"
-                     ? FingerprintKind::kPerceptual
-                     : (cmd.raw_bytes ? FingerprintKind::kTlshRaw
-                                      : FingerprintKind::kTlsh);
-  options.settings = cmd.fingerprint;
-  options.newsbot_bits = cmd.bits;
-  options.winnow_window = cmd.winnow_window;
+  ASSIGN_OR_RETURN(
+      const StatelessOptions options,
+      StatelessOptionsOfFlags(algo, cmd.fingerprint, cmd.winnow_window,
+                              cmd.bits, cmd.raw_bytes));
   ASSIGN_OR_RETURN(const std::string text,
                    ReadText(cmd.input, cmd.content_type, cmd.raw_bytes));
   ASSIGN_OR_RETURN(const TextFingerprint fp,

@@ -12,6 +12,7 @@
 #include "CLI/CLI.hpp"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/stateless.h"
 
 namespace neardup::cli {
 
@@ -74,9 +75,12 @@ void AddFingerprintFlags(CLI::App* app, FingerprintSettings* settings);
 // The flags of one --kind that fingerprint and compare share:
 // --winnow-window (perceptual), --bits (newsbot) and --raw (tlsh).
 void AddKindFlags(CLI::App* app, int* winnow_window, int* bits, bool* raw);
+// The stateless options of --kind (all, minhash, simhash, tlsh, newsbot or
+// perceptual; tlsh with --raw hashes the bytes) and its flags.
 // INVALID_ARGUMENT for a kind flag given with another --kind.
-absl::Status CheckKindFlags(std::string_view kind, int winnow_window, int bits,
-                            bool raw);
+absl::StatusOr<StatelessOptions> StatelessOptionsOfFlags(
+    std::string_view kind, const FingerprintSettings& settings,
+    int winnow_window, int bits, bool raw);
 
 }  // namespace neardup::cli
 
