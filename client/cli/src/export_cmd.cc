@@ -29,6 +29,8 @@ CLI::App* AddExportCommand(CLI::App* app, ServerCommands* cmd) {
 }
 
 absl::Status RunExport(const ServerCommands& cmd, std::ostream& stdout_stream) {
+  // Connection settings first: a bad one must not empty an existing file.
+  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
   std::ofstream file;
   if (!cmd.output.empty()) {
     file.open(cmd.output, std::ios::binary | std::ios::trunc);
@@ -38,7 +40,6 @@ absl::Status RunExport(const ServerCommands& cmd, std::ostream& stdout_stream) {
     }
   }
   std::ostream& out = cmd.output.empty() ? stdout_stream : file;
-  ASSIGN_OR_RETURN(client::ClientOptions options, OptionsOf(cmd.server));
   client::Client client(options);
   v1::ExportRequest request;
   request.set_collection(cmd.collection);

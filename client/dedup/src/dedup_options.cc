@@ -8,6 +8,13 @@
 #include "neardup/extract/content_type.h"
 
 namespace neardup::dedup {
+namespace {
+
+// Dedup's SimHash index splits 64 bits into blocks: it takes 64-bit
+// SimHashes only.
+constexpr int kIndexedSimHashBits = 64;
+
+}  // namespace
 
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
   if (name == "minhash-lsh" || name == "minhash") return Algorithm::kMinHashLsh;
@@ -106,7 +113,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
       return absl::InvalidArgumentError(
           "--simhash-variant newsbot needs --method simhash");
     }
-    if (o.simhash_bits != kDefaultNewsbotBits) {
+    if (o.simhash_bits != kIndexedSimHashBits) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--bits must be 64 for dedup, got ", o.simhash_bits,
           ": its SimHash index splits 64 bits into blocks, and shorter "
@@ -114,7 +121,7 @@ absl::Status ValidateOptions(const DedupOptions& o) {
           "candidate of every other); 16-, 32- and 128-bit newsbot SimHashes "
           "are for fingerprint and compare"));
     }
-  } else if (o.simhash_bits != kDefaultNewsbotBits) {
+  } else if (o.simhash_bits != kIndexedSimHashBits) {
     return absl::InvalidArgumentError(
         "--bits applies to --simhash-variant newsbot only (txtfp's SimHash "
         "has 64 bits)");

@@ -113,33 +113,12 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
     case v1::UpsertRequest::kSignatures: {
       RETURN_IF_ERROR(CheckNoContentType(
           request.content_type(), "leave it unset when sending signatures"));
-      engine::SignatureInput& signatures = input.signatures.emplace();
-      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), collection,
-                                          &signatures.minhash,
-                                          &signatures.simhash));
-      // Before the costlier checks (Prepare checks it too): a client that
-      // left it out hears so first, as it always has.
-      if (record.config.simhash_enabled && !signatures.simhash) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("collection '", record.name,
-                         "' has SimHash on: signatures.simhash is required"));
-      }
-      const std::string& shingle_set = request.signatures().shingle_set();
-      if (!shingle_set.empty() &&
-          record.config.verification == Verification::kExact) {
-        // 5.5-7 bytes per distinct shingle: it can outgrow its text (CJK),
-        // so it is bounded by the message, not by --max-document-bytes.
-        if (shingle_set.size() > settings_.max_response_bytes) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "signatures.shingle_set is ", shingle_set.size(),
-              " bytes, over the message limit (--max-message-bytes)"));
-        }
-        RETURN_IF_ERROR(AboutField(
-            "signatures.shingle_set",
-            DecodeShingleSet(shingle_set, &signatures.evidence.emplace())));
-      }
-      ASSIGN_OR_RETURN(signatures.tlsh,
-                       TlshFromProto(request.signatures(), record));
+      ASSIGN_OR_RETURN(
+          input.signatures,
+          SignatureInputFromProto(
+              request.signatures(), collection,
+              {.simhash_required = true,
+               .max_shingle_set_bytes = settings_.max_response_bytes}));
       break;
     }
     default:

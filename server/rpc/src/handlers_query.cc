@@ -115,12 +115,9 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
     case v1::QueryRequest::kSignatures: {
       RETURN_IF_ERROR(CheckNoContentType(
           request.content_type(), "leave it unset for a signatures probe"));
-      engine::SignatureInput& signatures = spec.signatures.emplace();
-      RETURN_IF_ERROR(SignaturesFromProto(request.signatures(), *collection,
-                                          &signatures.minhash,
-                                          &signatures.simhash));
-      ASSIGN_OR_RETURN(signatures.tlsh,
-                       TlshFromProto(request.signatures(), record));
+      ASSIGN_OR_RETURN(spec.signatures,
+                       SignatureInputFromProto(request.signatures(),
+                                               *collection, SignatureRules{}));
       break;
     }
     default:

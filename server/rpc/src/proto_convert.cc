@@ -322,6 +322,38 @@ absl::Status SignaturesFromProto(const v1::Signatures& proto,
   return absl::OkStatus();
 }
 
+absl::StatusOr<engine::SignatureInput> SignatureInputFromProto(
+    const v1::Signatures& proto, const engine::Collection& collection,
+    const SignatureRules& rules) {
+  const storage::CollectionRecord& record = collection.record();
+  engine::SignatureInput signatures;
+  RETURN_IF_ERROR(SignaturesFromProto(proto, collection, &signatures.minhash,
+                                      &signatures.simhash));
+  // Before the costlier checks: a client that left it out hears so first.
+  if (rules.simhash_required && record.config.simhash_enabled &&
+      !signatures.simhash) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("collection '", record.name,
+                     "' has SimHash on: signatures.simhash is required"));
+  }
+  const std::string& shingle_set = proto.shingle_set();
+  if (rules.max_shingle_set_bytes > 0 && !shingle_set.empty() &&
+      record.config.verification == Verification::kExact) {
+    // 5.5-7 bytes per distinct shingle: it can outgrow its text (CJK), so
+    // it is bounded by the message, not by --max-document-bytes.
+    if (shingle_set.size() > rules.max_shingle_set_bytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("signatures.shingle_set is ", shingle_set.size(),
+                       " bytes, over the message limit (--max-message-bytes)"));
+    }
+    RETURN_IF_ERROR(Prefixed(
+        "signatures.shingle_set",
+        DecodeShingleSet(shingle_set, &signatures.evidence.emplace())));
+  }
+  ASSIGN_OR_RETURN(signatures.tlsh, TlshFromProto(proto, record));
+  return signatures;
+}
+
 absl::StatusOr<std::vector<float>> EmbeddingFromProto(
     const v1::Embedding& proto, const storage::CollectionRecord& record,
     std::string_view field) {

@@ -34,6 +34,21 @@ absl::Status SignaturesFromProto(const v1::Signatures& proto,
                                  MinHashSignature* minhash,
                                  std::optional<uint64_t>* simhash);
 
+// What a write or a probe of signatures must carry besides the MinHash.
+struct SignatureRules {
+  bool simhash_required = false;  // when the collection has SimHash on
+  // Reads signatures.shingle_set (when the collection verifies exactly),
+  // refusing one over this many bytes; 0: the set is not read.
+  size_t max_shingle_set_bytes = 0;
+};
+
+// signatures as the engine takes them, for an upsert or a query: the
+// MinHash and SimHash (SignaturesFromProto), the shingle set under
+// `rules`, the TLSH (TlshFromProto). Errors name the field.
+absl::StatusOr<engine::SignatureInput> SignatureInputFromProto(
+    const v1::Signatures& proto, const engine::Collection& collection,
+    const SignatureRules& rules);
+
 // The unit vector of `proto` for `record`'s embedding space, named
 // `field` in errors: FAILED_PRECONDITION when the collection has no space or
 // the model differs, INVALID_ARGUMENT for the wrong dimension, a non-finite
