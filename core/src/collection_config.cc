@@ -9,6 +9,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {
@@ -139,7 +140,22 @@ absl::Status NormalizeEmbedding(EmbeddingSpace& space) {
   return absl::OkStatus();
 }
 
+// Sorted and distinct, so equal collections have equal configs.
+absl::Status NormalizeKeptFamilies(std::vector<std::string>& families) {
+  for (const std::string& name : families) {
+    RETURN_IF_ERROR(KeptFamilyNamed(name).status());
+  }
+  std::sort(families.begin(), families.end());
+  families.erase(std::unique(families.begin(), families.end()), families.end());
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+bool CollectionConfig::Keeps(std::string_view family) const {
+  return std::find(kept_families.begin(), kept_families.end(), family) !=
+         kept_families.end();
+}
 
 double DefaultMinThreshold(double threshold) {
   // Rounded to 1e-9 so 0.8 gives 0.7, not 0.7000000000000001.
@@ -196,6 +212,7 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
   }
   RETURN_IF_ERROR(NormalizePerceptual(config));
   RETURN_IF_ERROR(NormalizeEmbedding(config.embedding));
+  RETURN_IF_ERROR(NormalizeKeptFamilies(config.kept_families));
   if (config.simhash_variant == SimHashVariant::kNewsbot) {
     if (!config.simhash_enabled) {
       return absl::InvalidArgumentError(

@@ -26,10 +26,10 @@ absl::StatusOr<std::variant<MinHasher, PerceptualHasher>> MakeMinHasher(
 CollectionFingerprinter::CollectionFingerprinter(
     std::variant<MinHasher, PerceptualHasher> minhasher,
     std::optional<SimHasher> simhasher, uint64_t simhash_config_hash,
-    std::optional<TlshFingerprinter> tlsh)
+    std::vector<KeptOne> kept)
     : minhasher_(std::move(minhasher)),
       simhasher_(std::move(simhasher)),
-      tlsh_(std::move(tlsh)),
+      kept_(std::move(kept)),
       minhash_config_hash_(std::visit(
           [](const auto& hasher) { return hasher.config_hash(); }, minhasher_)),
       simhash_config_hash_(simhash_config_hash) {}
@@ -47,12 +47,15 @@ absl::StatusOr<CollectionFingerprinter> CollectionFingerprinter::Create(
       simhash_config_hash = simhasher->config_hash();
     }
   }
-  std::optional<TlshFingerprinter> tlsh;
-  if (config.keep_tlsh) {
-    ASSIGN_OR_RETURN(tlsh, TlshFingerprinter::Create(config.canonicalizer));
+  std::vector<KeptOne> kept;
+  for (const std::string& name : config.kept_families) {
+    ASSIGN_OR_RETURN(const KeptFamily* family, KeptFamilyNamed(name));
+    ASSIGN_OR_RETURN(std::unique_ptr<KeptFingerprinter> fingerprinter,
+                     family->create(config.canonicalizer));
+    kept.push_back({family, std::move(fingerprinter)});
   }
   return CollectionFingerprinter(std::move(minhasher), std::move(simhasher),
-                                 simhash_config_hash, std::move(tlsh));
+                                 simhash_config_hash, std::move(kept));
 }
 
 absl::StatusOr<MinHashSignature> CollectionFingerprinter::MinHash(
@@ -79,12 +82,30 @@ absl::StatusOr<uint64_t> CollectionFingerprinter::SimHash(
   return fingerprint.low;
 }
 
-absl::StatusOr<TlshDigest> CollectionFingerprinter::Tlsh(
-    std::string_view text) const {
-  if (!tlsh_) {
-    return absl::FailedPreconditionError("the collection keeps no TLSH");
+std::vector<KeptValue> CollectionFingerprinter::Kept(
+    std::string_view text, std::vector<KeptUnavailable>* unavailable) const {
+  std::vector<KeptValue> values;
+  for (const KeptOne& kept : kept_) {
+    absl::StatusOr<std::string> value = kept.fingerprinter->Fingerprint(text);
+    if (value.ok()) {
+      values.push_back({std::string(kept.family->name), *std::move(value),
+                        kept.fingerprinter->config_hash()});
+    } else if (unavailable != nullptr) {
+      unavailable->push_back({std::string(kept.family->name),
+                              std::string(value.status().message())});
+    }
   }
-  return tlsh_->Fingerprint(text);
+  return values;
+}
+
+std::vector<KeptConfigHash> CollectionFingerprinter::kept_config_hashes()
+    const {
+  std::vector<KeptConfigHash> hashes;
+  for (const KeptOne& kept : kept_) {
+    hashes.push_back(
+        {std::string(kept.family->name), kept.fingerprinter->config_hash()});
+  }
+  return hashes;
 }
 
 const Canonicalizer& CollectionFingerprinter::canonicalizer() const {
@@ -101,7 +122,7 @@ absl::StatusOr<ConfigHashes> ComputeConfigHashes(
                    CollectionFingerprinter::Create(config));
   return ConfigHashes{.minhash = fingerprinter.minhash_config_hash(),
                       .simhash = fingerprinter.simhash_config_hash(),
-                      .tlsh = fingerprinter.tlsh_config_hash()};
+                      .kept = fingerprinter.kept_config_hashes()};
 }
 
 }  // namespace neardup

@@ -63,13 +63,14 @@ absl::StatusOr<TextFingerprint> OfCollection(const CollectionConfig& config,
                                 ? std::string("newsbot")
                                 : config.simhash_tokenizer;
   }
-  if (fingerprinter.has_tlsh()) {
-    if (auto tlsh = fingerprinter.Tlsh(text.text); tlsh.ok()) {
-      out.tlsh = *tlsh;
-      out.tlsh_config_hash = fingerprinter.tlsh_config_hash();
-    } else {
-      out.tlsh_unavailable = std::string(tlsh.status().message());
-    }
+  out.kept = fingerprinter.Kept(text.text, &out.kept_unavailable);
+  for (const KeptValue& kept : out.kept) {
+    if (kept.family != kTlshFamily.name) continue;
+    ASSIGN_OR_RETURN(out.tlsh, ParseTlsh(kept.value));
+    out.tlsh_config_hash = kept.config_hash;
+  }
+  for (const KeptUnavailable& none : out.kept_unavailable) {
+    if (none.family == kTlshFamily.name) out.tlsh_unavailable = none.reason;
   }
   return out;
 }
@@ -155,6 +156,45 @@ absl::StatusOr<TextFingerprint> OfKind(const StatelessOptions& options,
   return absl::InvalidArgumentError("kind: unknown value");
 }
 
+const KeptValue* KeptOf(const TextFingerprint& fingerprint,
+                        std::string_view family) {
+  for (const KeptValue& kept : fingerprint.kept) {
+    if (kept.family == family) return &kept;
+  }
+  return nullptr;
+}
+
+std::string_view UnavailableOf(const TextFingerprint& fingerprint,
+                               std::string_view family) {
+  for (const KeptUnavailable& none : fingerprint.kept_unavailable) {
+    if (none.family == family) return none.reason;
+  }
+  return {};
+}
+
+// Each kept family's distance, or why one text has no value.
+absl::Status CompareKept(NamedText a, NamedText b, TextComparison& out) {
+  for (const KeptValue& left : out.a.kept) {
+    const KeptValue* right = KeptOf(out.b, left.family);
+    if (right == nullptr) continue;
+    ASSIGN_OR_RETURN(const KeptFamily* family, KeptFamilyNamed(left.family));
+    ASSIGN_OR_RETURN(const int distance,
+                     family->distance(left.value, right->value));
+    out.kept_distances.push_back({left.family, distance});
+  }
+  // One reason per family: a's when neither text has a value.
+  for (const KeptUnavailable& none : out.a.kept_unavailable) {
+    out.kept_unavailable.push_back(
+        {none.family, absl::StrCat(AbslView(a.name), ": ", none.reason)});
+  }
+  for (const KeptUnavailable& none : out.b.kept_unavailable) {
+    if (!UnavailableOf(out.a, none.family).empty()) continue;
+    out.kept_unavailable.push_back(
+        {none.family, absl::StrCat(AbslView(b.name), ": ", none.reason)});
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<TextFingerprint> FingerprintText(const StatelessOptions& options,
@@ -172,7 +212,10 @@ absl::StatusOr<TextComparison> CompareTexts(const StatelessOptions& options,
     // texts allow one.
     ASSIGN_OR_RETURN(CollectionConfig config, CollectionOf(options));
     config.simhash_enabled = true;
-    config.keep_tlsh = true;
+    config.kept_families.clear();
+    for (const KeptFamily* family : KeptFamilies()) {
+      config.kept_families.emplace_back(family->name);
+    }
     ASSIGN_OR_RETURN(measured.collection,
                      NormalizeCollectionConfig(std::move(config)));
   }
@@ -195,6 +238,7 @@ absl::StatusOr<TextComparison> CompareTexts(const StatelessOptions& options,
     out.hamming_distance = distance;
     out.cosine_estimate = std::cos(M_PI * distance / options.newsbot_bits);
   }
+  RETURN_IF_ERROR(CompareKept(a, b, out));
   if (out.a.tlsh && out.b.tlsh) {
     out.tlsh_distance = TlshDistance(*out.a.tlsh, *out.b.tlsh);
     out.tlsh_distance_without_length =

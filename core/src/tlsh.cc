@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
@@ -272,5 +274,52 @@ absl::StatusOr<TlshDigest> TlshFingerprinter::Fingerprint(
   }
   return TlshOfBytes(canonical);
 }
+
+namespace {
+
+class TlshKeptFingerprinter final : public KeptFingerprinter {
+ public:
+  explicit TlshKeptFingerprinter(TlshFingerprinter tlsh)
+      : tlsh_(std::move(tlsh)) {}
+  uint64_t config_hash() const override { return tlsh_.config_hash(); }
+  absl::StatusOr<std::string> Fingerprint(
+      std::string_view text) const override {
+    ASSIGN_OR_RETURN(const TlshDigest digest, tlsh_.Fingerprint(text));
+    return FormatTlsh(digest);
+  }
+
+ private:
+  TlshFingerprinter tlsh_;
+};
+
+absl::StatusOr<std::unique_ptr<KeptFingerprinter>> CreateTlshKept(
+    const CanonicalizerOptions& canonicalizer) {
+  ASSIGN_OR_RETURN(TlshFingerprinter tlsh,
+                   TlshFingerprinter::Create(canonicalizer));
+  return std::make_unique<TlshKeptFingerprinter>(std::move(tlsh));
+}
+
+absl::StatusOr<std::string> NormalizeTlsh(std::string_view value) {
+  ASSIGN_OR_RETURN(const TlshDigest digest, ParseTlsh(value));
+  return FormatTlsh(digest);
+}
+
+absl::StatusOr<int> TlshKeptDistance(std::string_view a, std::string_view b) {
+  ASSIGN_OR_RETURN(const TlshDigest left, ParseTlsh(a));
+  ASSIGN_OR_RETURN(const TlshDigest right, ParseTlsh(b));
+  return TlshDistance(left, right);
+}
+
+}  // namespace
+
+const KeptFamily kTlshFamily = {
+    .name = "tlsh",
+    .summary =
+        "TLSH of the canonical text (at least 50 bytes, varied "
+        "enough); matches report its distance, lower is closer",
+    .create = CreateTlshKept,
+    .normalize = NormalizeTlsh,
+    .distance = TlshKeptDistance,
+};
 
 }  // namespace neardup

@@ -1,5 +1,6 @@
 #include "neardup/storage/internal/record_codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/shingle_set.h"
+#include "neardup/core/tlsh.h"
 #include "neardup/storage/records.pb.h"
 
 namespace neardup::storage {
@@ -110,7 +112,10 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   out->set_winnow_window(config.winnow_window);
   out->set_simhash_variant(static_cast<pb::SimHashVariant>(
       kSimHashVariants.Disk(config.simhash_variant)));
-  out->set_keep_tlsh(config.keep_tlsh);
+  for (const std::string& family : config.kept_families) {
+    out->add_kept_families(family);
+  }
+  out->set_keep_tlsh(config.Keeps(kTlshFamily.name));
   if (config.embedding.enabled()) {
     pb::EmbeddingSpace* space = out->mutable_embedding();
     space->set_model_id(config.embedding.model_id);
@@ -135,7 +140,20 @@ absl::Status FamiliesFromProto(const pb::CollectionConfig& in,
   ASSIGN_OR_RETURN(config.simhash_variant,
                    FromDisk(kSimHashVariants, in.simhash_variant()));
   config.winnow_window = in.winnow_window();
-  config.keep_tlsh = in.keep_tlsh();
+  config.kept_families.assign(in.kept_families().begin(),
+                              in.kept_families().end());
+  if (in.keep_tlsh() && !config.Keeps(kTlshFamily.name)) {  // format 3 and 4
+    config.kept_families.emplace_back(kTlshFamily.name);
+    std::sort(config.kept_families.begin(), config.kept_families.end());
+  }
+  for (const std::string& family : config.kept_families) {
+    if (FindKeptFamily(family) == nullptr) {
+      return Malformed("collection",
+                       absl::StrCat("kept family \"", family,
+                                    "\" is unknown to this build (written by "
+                                    "a newer one?)"));
+    }
+  }
   if (in.has_embedding()) {  // format 4
     const pb::EmbeddingSpace& wire = in.embedding();
     EmbeddingSpace& space = config.embedding;
@@ -204,7 +222,14 @@ std::string EncodeCollectionRecord(const CollectionRecord& record) {
   message.set_minhash_config_hash(record.minhash_config_hash);
   message.set_simhash_config_hash(record.simhash_config_hash);
   message.set_created_unix_micros(record.created_unix_micros);
-  message.set_tlsh_config_hash(record.tlsh_config_hash);
+  for (const KeptConfigHash& kept : record.kept_config_hashes) {
+    pb::KeptConfigHash* entry = message.add_kept_config_hashes();
+    entry->set_family(kept.family);
+    entry->set_config_hash(kept.config_hash);
+    if (kept.family == kTlshFamily.name) {
+      message.set_tlsh_config_hash(kept.config_hash);
+    }
+  }
   return message.SerializeAsString();
 }
 
@@ -219,7 +244,14 @@ absl::StatusOr<CollectionRecord> DecodeCollectionRecord(
   record.minhash_config_hash = message.minhash_config_hash();
   record.simhash_config_hash = message.simhash_config_hash();
   record.created_unix_micros = message.created_unix_micros();
-  record.tlsh_config_hash = message.tlsh_config_hash();
+  for (const pb::KeptConfigHash& kept : message.kept_config_hashes()) {
+    record.kept_config_hashes.push_back({kept.family(), kept.config_hash()});
+  }
+  if (message.kept_config_hashes().empty() &&
+      message.tlsh_config_hash() != 0) {  // formats 3 and 4
+    record.kept_config_hashes.push_back(
+        {std::string(kTlshFamily.name), message.tlsh_config_hash()});
+  }
   return record;
 }
 
@@ -310,21 +342,22 @@ absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes) {
   return value;
 }
 
-std::string EncodeTlshValue(const TlshValue& value) {
-  pb::TlshValue message;
-  message.set_config_hash(value.config_hash);
-  message.set_digest(FormatTlsh(value.digest));
+std::string EncodeKeptValue(uint64_t config_hash, std::string_view value) {
+  pb::KeptValue message;
+  message.set_config_hash(config_hash);
+  message.set_value(std::string(value));
   return message.SerializeAsString();
 }
 
-absl::StatusOr<TlshValue> DecodeTlshValue(std::string_view bytes) {
-  ASSIGN_OR_RETURN(const pb::TlshValue message,
-                   ParseMessage<pb::TlshValue>(bytes, "tlsh value"));
-  absl::StatusOr<TlshDigest> digest = ParseTlsh(message.digest());
-  if (!digest.ok()) {
-    return Malformed("tlsh value", StdView(digest.status().message()));
-  }
-  return TlshValue{message.config_hash(), *digest};
+absl::StatusOr<KeptValue> DecodeKeptValue(const KeptFamily& family,
+                                          std::string_view bytes) {
+  const std::string what = absl::StrCat(AbslView(family.name), " value");
+  ASSIGN_OR_RETURN(const pb::KeptValue message,
+                   ParseMessage<pb::KeptValue>(bytes, what));
+  absl::StatusOr<std::string> value = family.normalize(message.value());
+  if (!value.ok()) return Malformed(what, StdView(value.status().message()));
+  return KeptValue{std::string(family.name), *std::move(value),
+                   message.config_hash()};
 }
 
 std::string EncodeEmbeddingValue(std::string_view model_id,

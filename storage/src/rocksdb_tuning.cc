@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/storage/column_families.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
@@ -172,6 +173,12 @@ RocksDbTuning MakeRocksDbTuning(const StoreOptions& options) {
     tuning.column_families.emplace_back(
         std::string(kColumnFamilies[i].name),
         FamilyOptions(options, tuning.block_cache, compressions, TraitsOf(cf)));
+  }
+  for (const KeptFamily* kept : KeptFamilies()) {  // after the fixed ones
+    tuning.column_families.emplace_back(
+        std::string(kept->name),
+        FamilyOptions(options, tuning.block_cache, compressions,
+                      {.point_lookups = false, .compressible = true}));
   }
   tuning.unknown_family_options =
       FamilyOptions(options, tuning.block_cache, compressions,

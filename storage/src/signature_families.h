@@ -1,7 +1,8 @@
 #ifndef NEARDUP_STORAGE_SRC_SIGNATURE_FAMILIES_H_
 #define NEARDUP_STORAGE_SRC_SIGNATURE_FAMILIES_H_
 
-// The signature families a store keeps per document, each described once:
+// The signature families a store keeps per document, each described once
+// (the kept families, TLSH..., by one struct over core's KeptFamily):
 // its column family, the name its errors use, whether a collection keeps
 // it, whether every document of such a collection has one, where a write
 // carries it, and how its value is coded and checked. Store's reads and
@@ -49,6 +50,7 @@ struct MinHashFamily {
   using Value = MinHashSignature;
   static constexpr ColumnFamily kColumnFamily = ColumnFamily::kMinHash;
   static constexpr std::string_view kName = "minhash";
+  static constexpr std::string_view Name() { return kName; }
   static bool Kept(const CollectionConfig&) { return true; }
   static constexpr bool kEveryDocument = true;
   static const Value* Of(const DocumentWrite& doc) { return &doc.minhash; }
@@ -67,6 +69,7 @@ struct SimHashFamily {
   using Value = uint64_t;
   static constexpr ColumnFamily kColumnFamily = ColumnFamily::kSimHash;
   static constexpr std::string_view kName = "simhash";
+  static constexpr std::string_view Name() { return kName; }
   static bool Kept(const CollectionConfig& config) {
     return config.simhash_enabled;
   }
@@ -91,6 +94,7 @@ struct EvidenceFamily {
   using Value = std::vector<uint64_t>;
   static constexpr ColumnFamily kColumnFamily = ColumnFamily::kEvidence;
   static constexpr std::string_view kName = "evidence";
+  static constexpr std::string_view Name() { return kName; }
   static bool Kept(const CollectionConfig& config) {
     return config.verification == Verification::kExact;
   }
@@ -109,23 +113,39 @@ struct EvidenceFamily {
   }
 };
 
-// A text's TLSH: texts too short or too uniform have none.
-struct TlshFamily {
-  using Value = TlshDigest;
-  static constexpr ColumnFamily kColumnFamily = ColumnFamily::kTlsh;
-  static constexpr std::string_view kName = "tlsh";
-  static bool Kept(const CollectionConfig& config) { return config.keep_tlsh; }
+// A kept family (core/kept_family.h), in the column family of its name: a
+// text too short or too uniform for it has none.
+struct KeptColumnFamily {
+  using Value = std::string;  // the normalized text form
+  const KeptFamily& family;
+
+  std::string_view Name() const { return family.name; }
+  bool Kept(const CollectionConfig& config) const {
+    return config.Keeps(family.name);
+  }
   static constexpr bool kEveryDocument = false;
-  static const Value* Of(const DocumentWrite& doc) {
-    return doc.tlsh ? &*doc.tlsh : nullptr;
+  const Value* Of(const DocumentWrite& doc) const {
+    for (const KeptValue& kept : doc.kept) {
+      if (kept.family == family.name) return &kept.value;
+    }
+    return nullptr;
   }
-  static std::string Encode(const CollectionRecord& c, const Value& value) {
-    return EncodeTlshValue({c.tlsh_config_hash, value});
+  // 0 when the collection does not keep the family.
+  uint64_t ConfigHash(const CollectionRecord& c) const {
+    for (const KeptConfigHash& kept : c.kept_config_hashes) {
+      if (kept.family == family.name) return kept.config_hash;
+    }
+    return 0;
   }
-  static absl::StatusOr<Value> Decode(const CollectionRecord& c,
-                                      std::string_view bytes) {
-    return DecodeHashed<TlshValue, Value>(
-        kName, DecodeTlshValue(bytes), c.tlsh_config_hash, &TlshValue::digest);
+  std::string Encode(const CollectionRecord& c, const Value& value) const {
+    return EncodeKeptValue(ConfigHash(c), value);
+  }
+  absl::StatusOr<Value> Decode(const CollectionRecord& c,
+                               std::string_view bytes) const {
+    ASSIGN_OR_RETURN(KeptValue value, DecodeKeptValue(family, bytes));
+    RETURN_IF_ERROR(
+        CheckStoredConfigHash(family.name, value.config_hash, ConfigHash(c)));
+    return std::move(value.value);
   }
 };
 
@@ -135,6 +155,7 @@ struct EmbeddingFamily {
   using Value = std::vector<float>;
   static constexpr ColumnFamily kColumnFamily = ColumnFamily::kEmbedding;
   static constexpr std::string_view kName = "embedding";
+  static constexpr std::string_view Name() { return kName; }
   static bool Kept(const CollectionConfig& config) {
     return config.embedding.enabled();
   }

@@ -37,9 +37,10 @@ namespace neardup::storage {
 namespace {
 
 bool IsKnownFamily(const std::string& name) {
-  return std::any_of(
-      kColumnFamilies.begin(), kColumnFamilies.end(),
-      [&](const ColumnFamilyInfo& info) { return info.name == name; });
+  return FindKeptFamily(name) != nullptr ||
+         std::any_of(
+             kColumnFamilies.begin(), kColumnFamilies.end(),
+             [&](const ColumnFamilyInfo& info) { return info.name == name; });
 }
 
 rocksdb::WriteOptions SyncedWrite() {
@@ -352,7 +353,7 @@ absl::StatusOr<CollectionRecord> Store::CreateCollection(
       .minhash_config_hash = hashes.minhash,
       .simhash_config_hash = hashes.simhash,
       .created_unix_micros = absl::ToUnixMicros(absl::Now()),
-      .tlsh_config_hash = hashes.tlsh,
+      .kept_config_hashes = std::move(hashes.kept),
   };
   rocksdb::ColumnFamilyHandle* meta = handle(ColumnFamily::kMeta);
   rocksdb::WriteBatch batch;
@@ -413,9 +414,20 @@ void Store::AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const {
   const std::string end = keys::CollectionRangeEnd(id);
   batch.Delete(handle(ColumnFamily::kMeta), keys::NextDocIdKey(id));
   batch.DeleteRange(handle(ColumnFamily::kIds), begin, end);
-  for (ColumnFamily family : kDocumentColumnFamilies) {
-    batch.DeleteRange(handle(family), begin, end);
+  for (rocksdb::ColumnFamilyHandle* family : document_handles()) {
+    batch.DeleteRange(family, begin, end);
   }
+}
+
+std::vector<rocksdb::ColumnFamilyHandle*> Store::document_handles() const {
+  std::vector<rocksdb::ColumnFamilyHandle*> out;
+  for (ColumnFamily family : kDocumentColumnFamilies) {
+    out.push_back(handle(family));
+  }
+  for (size_t k = 0; k < KeptFamilies().size(); ++k) {
+    out.push_back(kept_handle(k));
+  }
+  return out;
 }
 
 absl::Status Store::DropCollection(std::string_view name) {

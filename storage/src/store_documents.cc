@@ -58,10 +58,10 @@ absl::Status CorruptDocument(const CollectionRecord& collection,
 // collection; DATA_LOSS naming the document otherwise.
 template <typename Family>
 absl::StatusOr<typename Family::Value> DecodeChecked(
-    const CollectionRecord& collection, uint32_t internal_id,
-    std::string_view bytes) {
+    const Family& family, const CollectionRecord& collection,
+    uint32_t internal_id, std::string_view bytes) {
   absl::StatusOr<typename Family::Value> value =
-      Family::Decode(collection, bytes);
+      family.Decode(collection, bytes);
   if (!value.ok()) {
     return CorruptDocument(collection, internal_id,
                            StdView(value.status().message()));
@@ -74,36 +74,37 @@ absl::StatusOr<typename Family::Value> DecodeChecked(
 // optional one; DATA_LOSS when one every document has is missing.
 template <typename Family>
 absl::StatusOr<std::optional<typename Family::Value>> ReadFamily(
-    rocksdb::DB& db, rocksdb::ColumnFamilyHandle* handle,
+    const Family& family, rocksdb::DB& db, rocksdb::ColumnFamilyHandle* handle,
     const rocksdb::ReadOptions& read_options,
     const CollectionRecord& collection, uint32_t internal_id,
     const std::string& doc_key) {
-  if (!Family::Kept(collection.config)) return std::nullopt;
+  if (!family.Kept(collection.config)) return std::nullopt;
   std::string bytes;
   const rocksdb::Status read = db.Get(read_options, handle, doc_key, &bytes);
   if (read.IsNotFound()) {
-    if (!Family::kEveryDocument) return std::nullopt;
+    if (!family.kEveryDocument) return std::nullopt;
     return CorruptDocument(
         collection, internal_id,
-        absl::StrCat("document has no ", AbslView(Family::kName), " entry"));
+        absl::StrCat("document has no ", AbslView(family.Name()), " entry"));
   }
   RETURN_IF_ERROR(
-      FromRocksDb(read, absl::StrCat("read ", AbslView(Family::kName))));
+      FromRocksDb(read, absl::StrCat("read ", AbslView(family.Name()))));
   ASSIGN_OR_RETURN(typename Family::Value value,
-                   DecodeChecked<Family>(collection, internal_id, bytes));
+                   DecodeChecked(family, collection, internal_id, bytes));
   return std::optional<typename Family::Value>(std::move(value));
 }
 
 // Writes a family's value of `doc`, or drops the one a replaced document
 // had of an optional family (its old value must not outlive it).
 template <typename Family>
-void PutFamily(rocksdb::WriteBatch& batch, rocksdb::ColumnFamilyHandle* handle,
+void PutFamily(const Family& family, rocksdb::WriteBatch& batch,
+               rocksdb::ColumnFamilyHandle* handle,
                const CollectionRecord& stored, const std::string& doc_key,
                const DocumentWrite& doc, bool replaced) {
-  const typename Family::Value* value = Family::Of(doc);
-  if (Family::Kept(stored.config) && value != nullptr) {
-    batch.Put(handle, doc_key, Family::Encode(stored, *value));
-  } else if (!Family::kEveryDocument && replaced) {
+  const typename Family::Value* value = family.Of(doc);
+  if (family.Kept(stored.config) && value != nullptr) {
+    batch.Put(handle, doc_key, family.Encode(stored, *value));
+  } else if (!family.kEveryDocument && replaced) {
     batch.Delete(handle, doc_key);
   }
 }
@@ -112,7 +113,8 @@ void PutFamily(rocksdb::WriteBatch& batch, rocksdb::ColumnFamilyHandle* handle,
 // implicit snapshot), decoded and checked; nullopt where absent.
 template <typename Family>
 absl::StatusOr<std::vector<std::optional<typename Family::Value>>>
-MultiGetDecoded(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* handle,
+MultiGetDecoded(const Family& family, rocksdb::DB& db,
+                rocksdb::ColumnFamilyHandle* handle,
                 const CollectionRecord& stored,
                 std::span<const uint32_t> internal_ids) {
   std::vector<std::string> keys;
@@ -129,9 +131,9 @@ MultiGetDecoded(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* handle,
   for (size_t i = 0; i < keys.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
     RETURN_IF_ERROR(FromRocksDb(
-        statuses[i], absl::StrCat("read ", AbslView(Family::kName))));
-    ASSIGN_OR_RETURN(out[i], DecodeChecked<Family>(stored, internal_ids[i],
-                                                   values[i].ToStringView()));
+        statuses[i], absl::StrCat("read ", AbslView(family.Name()))));
+    ASSIGN_OR_RETURN(out[i], DecodeChecked(family, stored, internal_ids[i],
+                                           values[i].ToStringView()));
   }
   return out;
 }
@@ -289,10 +291,10 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     };
     batch.Put(handle(ColumnFamily::kDocs), doc_key,
               EncodeDocumentRecord(record));
-    PutFamily<MinHashFamily>(batch, handle(ColumnFamily::kMinHash), stored,
-                             doc_key, doc, result.replaced);
-    PutFamily<SimHashFamily>(batch, handle(ColumnFamily::kSimHash), stored,
-                             doc_key, doc, result.replaced);
+    PutFamily(MinHashFamily{}, batch, handle(ColumnFamily::kMinHash), stored,
+              doc_key, doc, result.replaced);
+    PutFamily(SimHashFamily{}, batch, handle(ColumnFamily::kSimHash), stored,
+              doc_key, doc, result.replaced);
     if (stored.config.store_text && doc.text) {
       batch.Put(handle(ColumnFamily::kText), doc_key, *doc.text);
     } else if (result.replaced) {
@@ -304,13 +306,15 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
       // above: the document's config hash is the stored one.
       batch.Put(handle(ColumnFamily::kEvidence), doc_key, encoded_evidence[i]);
     } else {
-      PutFamily<EvidenceFamily>(batch, handle(ColumnFamily::kEvidence), stored,
-                                doc_key, doc, result.replaced);
+      PutFamily(EvidenceFamily{}, batch, handle(ColumnFamily::kEvidence),
+                stored, doc_key, doc, result.replaced);
     }
-    PutFamily<TlshFamily>(batch, handle(ColumnFamily::kTlsh), stored, doc_key,
-                          doc, result.replaced);
-    PutFamily<EmbeddingFamily>(batch, handle(ColumnFamily::kEmbedding), stored,
-                               doc_key, doc, result.replaced);
+    for (size_t k = 0; k < KeptFamilies().size(); ++k) {
+      PutFamily(KeptColumnFamily{*KeptFamilies()[k]}, batch, kept_handle(k),
+                stored, doc_key, doc, result.replaced);
+    }
+    PutFamily(EmbeddingFamily{}, batch, handle(ColumnFamily::kEmbedding),
+              stored, doc_key, doc, result.replaced);
     results[i] = result;
   }
   auto give_back = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state->mu) {
@@ -429,16 +433,25 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
       RETURN_IF_ERROR(FromRocksDb(read, "read text"));
     }
   }
-  auto read = [&]<typename Family>(Family) {
-    return ReadFamily<Family>(*db_, handle(Family::kColumnFamily), read_options,
-                              collection, internal_id, doc_key);
+  auto read = [&]<typename Family>(const Family& family) {
+    return ReadFamily(family, *db_, handle(Family::kColumnFamily), read_options,
+                      collection, internal_id, doc_key);
   };
   ASSIGN_OR_RETURN(std::optional<MinHashSignature> minhash,
                    read(MinHashFamily{}));
   doc.minhash = *std::move(minhash);
   ASSIGN_OR_RETURN(doc.simhash, read(SimHashFamily{}));
-  ASSIGN_OR_RETURN(doc.tlsh, read(TlshFamily{}));
   ASSIGN_OR_RETURN(doc.embedding, read(EmbeddingFamily{}));
+  for (size_t k = 0; k < KeptFamilies().size(); ++k) {
+    const KeptColumnFamily family{*KeptFamilies()[k]};
+    ASSIGN_OR_RETURN(std::optional<std::string> value,
+                     ReadFamily(family, *db_, kept_handle(k), read_options,
+                                collection, internal_id, doc_key));
+    if (value.has_value()) {
+      doc.kept.push_back({std::string(family.Name()), *std::move(value),
+                          family.ConfigHash(collection)});
+    }
+  }
   return doc;
 }
 
@@ -447,20 +460,22 @@ Store::GetShingleSets(const CollectionRecord& collection,
                       std::span<const uint32_t> internal_ids) const {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
-  return MultiGetDecoded<EvidenceFamily>(*db_, handle(ColumnFamily::kEvidence),
-                                         state->record, internal_ids);
+  return MultiGetDecoded(EvidenceFamily{}, *db_,
+                         handle(ColumnFamily::kEvidence), state->record,
+                         internal_ids);
 }
 
-absl::StatusOr<std::vector<std::optional<TlshDigest>>> Store::GetTlshDigests(
-    const CollectionRecord& collection,
+absl::StatusOr<std::vector<std::optional<std::string>>> Store::GetKeptValues(
+    const CollectionRecord& collection, std::string_view family,
     std::span<const uint32_t> internal_ids) const {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
-  if (!state->record.config.keep_tlsh) {
-    return std::vector<std::optional<TlshDigest>>(internal_ids.size());
+  const int index = KeptFamilyIndex(family);
+  if (index < 0 || !state->record.config.Keeps(family)) {
+    return std::vector<std::optional<std::string>>(internal_ids.size());
   }
-  return MultiGetDecoded<TlshFamily>(*db_, handle(ColumnFamily::kTlsh),
-                                     state->record, internal_ids);
+  return MultiGetDecoded(KeptColumnFamily{*KeptFamilies()[index]}, *db_,
+                         kept_handle(index), state->record, internal_ids);
 }
 
 absl::StatusOr<uint32_t> Store::DeleteDocument(
@@ -484,8 +499,8 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   const std::string doc_key = keys::DocKey(collection_id, internal_id);
   rocksdb::WriteBatch batch;
   batch.Delete(handle(ColumnFamily::kIds), id_key);
-  for (ColumnFamily family : kDocumentColumnFamilies) {
-    batch.Delete(handle(family), doc_key);
+  for (rocksdb::ColumnFamilyHandle* family : document_handles()) {
+    batch.Delete(family, doc_key);
   }
   RETURN_IF_ERROR(WriteGuarded(batch, options.sync,
                                DiskSpaceGuard::WriteKind::kShrinking,
@@ -555,20 +570,22 @@ absl::Status Store::ForEachSignature(
     }
     StoredSignatures signatures;
     signatures.internal_id = *internal_id;
-    ASSIGN_OR_RETURN(signatures.minhash, DecodeChecked<MinHashFamily>(
-                                             stored, *internal_id,
-                                             minhash->value().ToStringView()));
+    ASSIGN_OR_RETURN(signatures.minhash,
+                     DecodeChecked(MinHashFamily{}, stored, *internal_id,
+                                   minhash->value().ToStringView()));
     if (simhash != nullptr) {
       ASSIGN_OR_RETURN(const std::string_view bytes,
                        aligned(*simhash, *internal_id, "simhash"));
-      ASSIGN_OR_RETURN(signatures.simhash, DecodeChecked<SimHashFamily>(
-                                               stored, *internal_id, bytes));
+      ASSIGN_OR_RETURN(
+          signatures.simhash,
+          DecodeChecked(SimHashFamily{}, stored, *internal_id, bytes));
     }
     if (embedding != nullptr) {
       ASSIGN_OR_RETURN(const std::string_view bytes,
                        aligned(*embedding, *internal_id, "embedding"));
-      ASSIGN_OR_RETURN(signatures.embedding, DecodeChecked<EmbeddingFamily>(
-                                                 stored, *internal_id, bytes));
+      ASSIGN_OR_RETURN(
+          signatures.embedding,
+          DecodeChecked(EmbeddingFamily{}, stored, *internal_id, bytes));
     }
     RETURN_IF_ERROR(fn(std::move(signatures)));
   }
@@ -654,9 +671,9 @@ class StoreDocumentCursor final : public DocumentCursor {
   // has none (written as signatures, or an estimate collection).
   absl::StatusOr<std::optional<std::vector<uint64_t>>> ReadEvidence(
       const rocksdb::Slice& doc_key, const StoredDocument& doc) {
-    return ReadFamily<EvidenceFamily>(
-        *store_->db_, store_->handle(ColumnFamily::kEvidence), read_options_,
-        state_->record, doc.internal_id, doc_key.ToString());
+    return ReadFamily(EvidenceFamily{}, *store_->db_,
+                      store_->handle(ColumnFamily::kEvidence), read_options_,
+                      state_->record, doc.internal_id, doc_key.ToString());
   }
 
   const Store* const store_;

@@ -8,9 +8,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/kept_family.h"
 
 namespace neardup::storage {
 namespace {
@@ -29,6 +31,47 @@ absl::Status ConfigMismatch(std::string_view algorithm, uint64_t got,
                    FormatHex64(expected),
                    "): the signature was computed with another "
                    "configuration"));
+}
+
+// Each value of a family the collection keeps, at most once, made with its
+// config and in the family's normalized form.
+absl::Status ValidateKept(const CollectionRecord& collection,
+                          const DocumentWrite& doc) {
+  for (size_t i = 0; i < doc.kept.size(); ++i) {
+    const KeptValue& kept = doc.kept[i];
+    const auto hash = std::find_if(
+        collection.kept_config_hashes.begin(),
+        collection.kept_config_hashes.end(),
+        [&](const KeptConfigHash& h) { return h.family == kept.family; });
+    if (hash == collection.kept_config_hashes.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "collection \"", collection.name, "\" keeps no ",
+          absl::CHexEscape(kept.family), " (it keeps: ",
+          absl::StrJoin(collection.config.kept_families, ","), ")"));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (doc.kept[j].family == kept.family) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("two ", kept.family, " values for one document"));
+      }
+    }
+    if (kept.config_hash != hash->config_hash) {
+      return ConfigMismatch(kept.family, kept.config_hash, collection,
+                            hash->config_hash);
+    }
+    ASSIGN_OR_RETURN(const KeptFamily* family, KeptFamilyNamed(kept.family));
+    absl::StatusOr<std::string> normalized = family->normalize(kept.value);
+    if (!normalized.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kept.family, " value: ", normalized.status().message()));
+    }
+    if (*normalized != kept.value) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kept.family, " value is not in its normalized form (",
+                       *normalized, ")"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -130,16 +173,7 @@ absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
     return absl::InvalidArgumentError(
         "shingle set must be strictly increasing");
   }
-  if (doc.tlsh.has_value()) {
-    if (!collection.config.keep_tlsh) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("collection \"", collection.name, "\" keeps no TLSH"));
-    }
-    if (doc.tlsh_config_hash != collection.tlsh_config_hash) {
-      return ConfigMismatch("tlsh", doc.tlsh_config_hash, collection,
-                            collection.tlsh_config_hash);
-    }
-  }
+  RETURN_IF_ERROR(ValidateKept(collection, doc));
   RETURN_IF_ERROR(ValidateEmbedding(collection, doc));
   if (!collection.config.simhash_enabled) {
     if (doc.simhash.has_value()) {

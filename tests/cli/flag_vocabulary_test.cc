@@ -215,10 +215,13 @@ TEST(FlagVocabulary, NewsbotAndTlshCollectionsTakeTheirFamiliesHashes) {
   EXPECT_EQ(newsbot.simhash_variant, SimHashVariant::kNewsbot);
   EXPECT_EQ(CollectionFingerprinter::Create(newsbot)->simhash_config_hash(),
             NewsbotConfigHash(64));
-  const CollectionConfig tlsh = Online({"--tlsh", "--confusable"});
-  EXPECT_TRUE(tlsh.keep_tlsh);
-  EXPECT_EQ(CollectionFingerprinter::Create(tlsh)->tlsh_config_hash(),
-            TlshFingerprinter::Create(tlsh.canonicalizer)->config_hash());
+  const CollectionConfig tlsh = Online({"--keep", "tlsh", "--confusable"});
+  EXPECT_THAT(tlsh.kept_families, ::testing::ElementsAre("tlsh"));
+  EXPECT_THAT(
+      CollectionFingerprinter::Create(tlsh)->kept_config_hashes(),
+      ::testing::ElementsAre(KeptConfigHash{
+          "tlsh",
+          TlshFingerprinter::Create(tlsh.canonicalizer)->config_hash()}));
 }
 
 // The old spellings still work for one release, set what the new ones set,
@@ -273,6 +276,20 @@ TEST(FlagVocabulary, OldSpellingsAreDeprecatedAliasesOfTheNewOnes) {
             MinHashAlgorithm::kPerceptual);
   EXPECT_EQ(Online({"--verify-bits", "32"}).slot_bits, 32);
   EXPECT_EQ(Online({"--slot-bits", "64"}).slot_bits, 64);
+  EXPECT_EQ(Online({"--tlsh"}).kept_families,
+            Online({"--keep", "tlsh"}).kept_families);
+}
+
+// --keep takes every kept family by name, repeated or comma-separated, and
+// refuses a name none has before anything is sent.
+TEST(FlagVocabulary, KeepNamesKeptFamilies) {
+  EXPECT_THAT(Online({"--keep", "tlsh,tlsh"}).kept_families,
+              ::testing::ElementsAre("tlsh"));
+  CLI::App app;
+  ServerCommands cmd;
+  AddServerCommands(&app, &cmd);
+  EXPECT_THROW(Parse(app, {"collections", "create", "c", "--keep", "md5"}),
+               CLI::ValidationError);
 }
 
 }  // namespace

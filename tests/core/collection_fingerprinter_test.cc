@@ -7,10 +7,15 @@
 
 #include "neardup/core/config_hash.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/tlsh.h"
 #include "support/status_matchers.h"
 
 namespace neardup {
 namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 constexpr std::string_view kText =
     "The committee met on Tuesday to review the budget for the coming year "
@@ -37,13 +42,11 @@ TEST(CollectionFingerprinter, ShingledIsTheCollectionsMinHasher) {
   EXPECT_EQ(sig, *minhasher.Fingerprint(kText, &expected_evidence));
   EXPECT_EQ(evidence, expected_evidence);
   EXPECT_FALSE(fingerprinter.has_simhash());
-  EXPECT_FALSE(fingerprinter.has_tlsh());
   EXPECT_EQ(fingerprinter.simhash_config_hash(), 0u);
-  EXPECT_EQ(fingerprinter.tlsh_config_hash(), 0u);
+  EXPECT_THAT(fingerprinter.kept_config_hashes(), IsEmpty());
   EXPECT_EQ(fingerprinter.SimHash(kText).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(fingerprinter.Tlsh(kText).status().code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(fingerprinter.Kept(kText), IsEmpty());
 }
 
 TEST(CollectionFingerprinter, PerceptualSignsWithItsOwnHashAndWinnowedSet) {
@@ -87,14 +90,21 @@ TEST(CollectionFingerprinter, NewsbotSimHashIsNewsbotsSixtyFourBits) {
 
 TEST(CollectionFingerprinter, TlshOverTheCollectionsCanonicalText) {
   CollectionConfig config;
-  config.keep_tlsh = true;
+  config.kept_families = {"tlsh"};
   const CollectionFingerprinter fingerprinter = Make(config);
   const TlshFingerprinter reference = *TlshFingerprinter::Create();
-  EXPECT_TRUE(fingerprinter.has_tlsh());
-  EXPECT_EQ(fingerprinter.tlsh_config_hash(), reference.config_hash());
-  EXPECT_EQ(*fingerprinter.Tlsh(kText), *reference.Fingerprint(kText));
-  EXPECT_EQ(fingerprinter.Tlsh("short").status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(fingerprinter.kept_config_hashes(),
+              ElementsAre(KeptConfigHash{"tlsh", reference.config_hash()}));
+  EXPECT_THAT(
+      fingerprinter.Kept(kText),
+      ElementsAre(KeptValue{"tlsh", FormatTlsh(*reference.Fingerprint(kText)),
+                            reference.config_hash()}));
+  // A text too short has none, and the reason says why.
+  std::vector<KeptUnavailable> unavailable;
+  EXPECT_THAT(fingerprinter.Kept("short", &unavailable), IsEmpty());
+  ASSERT_EQ(unavailable.size(), 1u);
+  EXPECT_EQ(unavailable[0].family, "tlsh");
+  EXPECT_THAT(unavailable[0].reason, HasSubstr("at least 50 bytes"));
 }
 
 }  // namespace

@@ -17,7 +17,9 @@ namespace {
 
 using ::neardup::testing::StatusIs;
 using ::testing::_;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::StartsWith;
 
 constexpr std::string_view kA =
@@ -37,7 +39,7 @@ StatelessOptions Of(FingerprintKind kind) {
 TEST(Stateless, CollectionKindIsWhatTheCollectionStores) {
   CollectionConfig config;
   config.simhash_enabled = true;
-  config.keep_tlsh = true;
+  config.kept_families = {"tlsh"};
   ASSERT_OK_AND_ASSIGN(config, NormalizeCollectionConfig(config));
   ASSERT_OK_AND_ASSIGN(const CollectionFingerprinter fingerprinter,
                        CollectionFingerprinter::Create(config));
@@ -55,10 +57,11 @@ TEST(Stateless, CollectionKindIsWhatTheCollectionStores) {
   ASSERT_OK_AND_ASSIGN(const uint64_t simhash, fingerprinter.SimHash(kA));
   EXPECT_EQ(fp.simhash, simhash);
   EXPECT_EQ(fp.simhash_config_hash, fingerprinter.simhash_config_hash());
-  ASSERT_OK_AND_ASSIGN(const TlshDigest tlsh, fingerprinter.Tlsh(kA));
-  ASSERT_TRUE(fp.tlsh.has_value());
-  EXPECT_EQ(FormatTlsh(*fp.tlsh), FormatTlsh(tlsh));
-  EXPECT_EQ(fp.tlsh_config_hash, fingerprinter.tlsh_config_hash());
+  EXPECT_EQ(fp.kept, fingerprinter.Kept(kA));
+  ASSERT_EQ(fp.kept.size(), 1u);
+  ASSERT_TRUE(fp.tlsh.has_value());  // the deprecated fields agree
+  EXPECT_EQ(FormatTlsh(*fp.tlsh), fp.kept[0].value);
+  EXPECT_EQ(fp.tlsh_config_hash, fp.kept[0].config_hash);
 
   // Without a config, the settings' shingled collection: no SimHash, TLSH.
   ASSERT_OK_AND_ASSIGN(
@@ -68,6 +71,7 @@ TEST(Stateless, CollectionKindIsWhatTheCollectionStores) {
   EXPECT_EQ(plain.minhash->slots, minhash.slots);
   EXPECT_FALSE(plain.simhash.has_value());
   EXPECT_FALSE(plain.tlsh.has_value());
+  EXPECT_TRUE(plain.kept.empty());
   EXPECT_TRUE(plain.tlsh_unavailable.empty());
 }
 
@@ -95,6 +99,10 @@ TEST(Stateless, CollectionComparisonTakesEveryMeasure) {
   ASSERT_TRUE(compared.tlsh_distance.has_value());
   EXPECT_GT(*compared.tlsh_distance, 0);
   EXPECT_TRUE(compared.tlsh_unavailable.empty());
+  // Every kept family, whatever the config keeps.
+  EXPECT_THAT(compared.kept_distances,
+              ElementsAre(KeptDistance{"tlsh", *compared.tlsh_distance}));
+  EXPECT_THAT(compared.kept_unavailable, IsEmpty());
 }
 
 // A text too short for TLSH is not an error of a collection comparison: the
@@ -105,6 +113,9 @@ TEST(Stateless, UnavailableTlshIsAReasonNamingTheText) {
                                     {"b", "a short text here"}));
   EXPECT_FALSE(compared.tlsh_distance.has_value());
   EXPECT_THAT(compared.tlsh_unavailable, StartsWith("b: "));
+  EXPECT_THAT(compared.kept_distances, IsEmpty());
+  ASSERT_EQ(compared.kept_unavailable.size(), 1u);
+  EXPECT_EQ(compared.kept_unavailable[0].reason, compared.tlsh_unavailable);
   // Neither has one: the first is named.
   ASSERT_OK_AND_ASSIGN(
       const TextComparison neither,

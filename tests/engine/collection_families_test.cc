@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/engine_test_util.h"
@@ -20,8 +21,10 @@ namespace {
 
 using storage::DocumentWrite;
 
+using ::neardup::testing::StatusIs;
 using ::testing::ElementsAre;
 using testing::EngineTest;
+using ::testing::HasSubstr;
 using ::testing::Optional;
 using ::testing::SizeIs;
 
@@ -34,12 +37,12 @@ std::string Text(int seed, int words) {
 
 class CollectionFamiliesTest : public EngineTest {
  protected:
-  static std::optional<TlshDigest> StoredTlsh(const Collection& c,
-                                              uint32_t internal_id) {
+  static std::optional<std::string> StoredTlsh(const Collection& c,
+                                               uint32_t internal_id) {
     const uint32_t ids[] = {internal_id};
-    auto digests = c.TlshOf(ids);
-    EXPECT_TRUE(digests.ok()) << digests.status();
-    return digests.ok() ? (*digests)[0] : std::nullopt;
+    auto values = c.KeptOf("tlsh", ids);
+    EXPECT_TRUE(values.ok()) << values.status();
+    return values.ok() ? (*values)[0] : std::nullopt;
   }
 };
 
@@ -106,24 +109,27 @@ TEST_F(CollectionFamiliesTest, NewsbotSimHashCollectionsFindNearTexts) {
 
 TEST_F(CollectionFamiliesTest, TlshIsWrittenReplacedAndDeletedWithTheDoc) {
   CollectionConfig config;
-  config.keep_tlsh = true;
+  config.kept_families = {"tlsh"};
   const std::string text = Text(3, 80);
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("t", config));
   const TlshFingerprinter reference = *TlshFingerprinter::Create();
-  EXPECT_EQ(docs->record().tlsh_config_hash, reference.config_hash());
+  EXPECT_THAT(docs->record().kept_config_hashes,
+              ElementsAre(KeptConfigHash{"tlsh", reference.config_hash()}));
   ASSERT_OK_AND_ASSIGN(DocumentWrite write, docs->PrepareText("a", text, {}));
-  ASSERT_OK_AND_ASSIGN(const TlshDigest expected, reference.Fingerprint(text));
-  EXPECT_THAT(write.tlsh, Optional(expected));
+  ASSERT_OK_AND_ASSIGN(const TlshDigest digest, reference.Fingerprint(text));
+  const std::string expected = FormatTlsh(digest);
+  EXPECT_THAT(write.kept, ElementsAre(KeptValue{"tlsh", expected,
+                                                reference.config_hash()}));
   ASSERT_OK(docs->Apply(write).status());
   const uint32_t id = docs->Get("a")->internal_id;
   EXPECT_THAT(StoredTlsh(*docs, id), Optional(expected));
-  EXPECT_THAT(docs->Get("a")->tlsh, Optional(expected));
+  EXPECT_EQ(docs->Get("a")->kept, write.kept);
 
   // Replaced by a text too short for TLSH: the old TLSH goes with it.
   ASSERT_OK_AND_ASSIGN(DocumentWrite short_text,
                        docs->PrepareText("a", "a short text", {}));
-  EXPECT_FALSE(short_text.tlsh.has_value());
+  EXPECT_TRUE(short_text.kept.empty());
   ASSERT_OK(docs->Apply(short_text).status());
   EXPECT_EQ(StoredTlsh(*docs, id), std::nullopt);
 
@@ -135,14 +141,14 @@ TEST_F(CollectionFamiliesTest, TlshIsWrittenReplacedAndDeletedWithTheDoc) {
 
 TEST_F(CollectionFamiliesTest, TlshOfAnotherConfigOrCollectionIsRefused) {
   CollectionConfig config;
-  config.keep_tlsh = true;
+  config.kept_families = {"tlsh"};
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("t", config));
   ASSERT_OK_AND_ASSIGN(auto plain, db->CreateCollection("plain", {}));
   ASSERT_OK_AND_ASSIGN(DocumentWrite write,
                        docs->PrepareText("a", Text(4, 80), {}));
   DocumentWrite raw = write;
-  raw.tlsh_config_hash = TlshFingerprinter::RawConfigHash();
+  raw.kept[0].config_hash = TlshFingerprinter::RawConfigHash();
   EXPECT_EQ(docs->Apply(raw).status().code(),
             absl::StatusCode::kFailedPrecondition);
   DocumentWrite elsewhere = write;
@@ -150,8 +156,18 @@ TEST_F(CollectionFamiliesTest, TlshOfAnotherConfigOrCollectionIsRefused) {
   EXPECT_EQ(plain->Apply(elsewhere).status().code(),
             absl::StatusCode::kInvalidArgument);  // keeps no TLSH
   const uint32_t none[] = {0};
-  ASSERT_OK_AND_ASSIGN(auto digests, plain->TlshOf(none));
-  EXPECT_THAT(digests, ElementsAre(std::nullopt));
+  ASSERT_OK_AND_ASSIGN(auto values, plain->KeptOf("tlsh", none));
+  EXPECT_THAT(values, ElementsAre(std::nullopt));
+  // Two values of one family, or one not in its normalized form.
+  DocumentWrite twice = write;
+  twice.kept.push_back(write.kept[0]);
+  EXPECT_THAT(docs->Apply(twice).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("two")));
+  DocumentWrite lower = write;
+  lower.kept[0].value = absl::AsciiStrToLower(lower.kept[0].value);
+  EXPECT_THAT(
+      docs->Apply(lower).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("normalized")));
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ std::string Text(int seed, int words = 120) {
 CollectionConfig Config() {
   CollectionConfig config;
   config.simhash_enabled = true;
-  config.keep_tlsh = true;
+  config.kept_families = {"tlsh"};
   config.store_text = true;
   return config;
 }
@@ -52,11 +52,12 @@ TEST_F(CollectionPrepareTest, ATextIsPreparedAsPrepareTextPreparesIt) {
   EXPECT_EQ(prepared.shingles, direct.shingles);
   EXPECT_EQ(prepared.text, direct.text);
   EXPECT_EQ(prepared.metadata, direct.metadata);
-  ASSERT_TRUE(prepared.tlsh.has_value());
-  EXPECT_EQ(prepared.tlsh, direct.tlsh);
+  ASSERT_EQ(prepared.kept.size(), 1u);
+  EXPECT_EQ(prepared.kept, direct.kept);
   EXPECT_EQ(prepared.minhash_config_hash, docs->record().minhash_config_hash);
   EXPECT_EQ(prepared.simhash_config_hash, docs->record().simhash_config_hash);
-  EXPECT_EQ(prepared.tlsh_config_hash, docs->record().tlsh_config_hash);
+  EXPECT_EQ(prepared.kept[0].config_hash,
+            docs->record().kept_config_hashes[0].config_hash);
 }
 
 TEST_F(CollectionPrepareTest, APreparedDocumentAppliesToAnotherDatabaseAlike) {
@@ -109,11 +110,11 @@ TEST_F(CollectionPrepareTest, SignaturesAreStampedWithTheCollectionsHashes) {
   input.signatures = SignatureInput{.minhash = from_text.minhash,
                                     .simhash = from_text.simhash,
                                     .evidence = from_text.shingles,
-                                    .tlsh = from_text.tlsh};
+                                    .kept = from_text.kept};
   ASSERT_OK_AND_ASSIGN(const PreparedDocument prepared, docs->Prepare(input));
   EXPECT_EQ(prepared.minhash_config_hash, docs->record().minhash_config_hash);
   EXPECT_EQ(prepared.simhash_config_hash, docs->record().simhash_config_hash);
-  EXPECT_EQ(prepared.tlsh_config_hash, docs->record().tlsh_config_hash);
+  EXPECT_EQ(prepared.kept, from_text.kept);
   EXPECT_EQ(prepared.shingles, from_text.shingles);
   EXPECT_FALSE(prepared.text.has_value());
   ASSERT_OK(docs->Apply(prepared).status());
@@ -147,9 +148,9 @@ TEST_F(CollectionPrepareTest, WhatApplyWouldRefusePrepareRefuses) {
               }).message(),
               HasSubstr("has SimHash disabled"));
   EXPECT_THAT(with([&](DocumentInput& in) {
-                in.signatures->tlsh = from_text.tlsh;
+                in.signatures->kept = from_text.kept;
               }).message(),
-              HasSubstr("keeps no TLSH"));
+              HasSubstr("keeps no tlsh"));
   EXPECT_THAT(with([](DocumentInput& in) {
                 in.signatures->minhash.slots.resize(64);
               }).message(),

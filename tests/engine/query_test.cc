@@ -39,7 +39,7 @@ class QueryTest : public EngineTest {
     CollectionConfig config;
     config.store_text = true;
     config.simhash_enabled = true;
-    config.keep_tlsh = true;
+    config.kept_families = {"tlsh"};
     ASSERT_OK_AND_ASSIGN(docs_, db_->CreateCollection("c", config));
     for (int i = 0; i < 6; ++i) Put(absl::StrCat("d", i), Text(i));
     Put("copy0", NearCopy(Text(0)));
@@ -113,7 +113,10 @@ TEST_F(QueryTest, MinHashFindsTheNearCopiesBestFirstAndVerifiesExactly) {
   ASSERT_EQ(result.hits.size(), 3u);
   ASSERT_TRUE(result.hits[0].minhash.has_value());
   EXPECT_EQ(result.hits[0].minhash->exact, 1.0);
-  EXPECT_EQ(result.hits[0].tlsh_distance, 0);  // the same text
+  EXPECT_THAT(result.hits[0].kept_distances,  // the same text
+              ::testing::ElementsAre(KeptDistance{"tlsh", 0}));
+  ASSERT_EQ(result.hits[1].kept_distances.size(), 1u);
+  EXPECT_GT(result.hits[1].kept_distances[0].distance, 0);
   EXPECT_FALSE(result.truncated);
 }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
@@ -25,6 +26,7 @@ namespace {
 
 using neardup::testing::GeneratedText;
 using neardup::testing::NearCopy;
+using neardup::testing::StatusIs;
 using ::testing::HasSubstr;
 
 class HandlersTest : public ::testing::Test {
@@ -142,6 +144,102 @@ TEST_F(HandlersTest, ExportedShingleSetsKeepExactVerification) {
   const absl::Status bad = handlers_->Upsert(copy, &upserted);
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.message(), HasSubstr("signatures.shingle_set"));
+}
+
+// Kept families over the wire: named in the config (or by the deprecated
+// tlsh), stamped per collection, taken from signatures (the deprecated
+// field too) and reported per match under both spellings.
+TEST_F(HandlersTest, KeptFamiliesTravelByName) {
+  v1::CreateCollectionRequest create;
+  create.set_name("k");
+  create.mutable_config()->add_kept_families("tlsh");
+  v1::Collection created;
+  ASSERT_OK(handlers_->CreateCollection(create, &created));
+  const uint64_t tlsh_hash = TlshFingerprinter::Create()->config_hash();
+  ASSERT_EQ(created.kept_config_hashes_size(), 1);
+  EXPECT_EQ(created.kept_config_hashes(0).family(), "tlsh");
+  EXPECT_EQ(created.kept_config_hashes(0).config_hash(), tlsh_hash);
+  EXPECT_EQ(created.tlsh_config_hash(), tlsh_hash);
+  EXPECT_TRUE(created.config().tlsh());
+  create.set_name("unknown");
+  create.mutable_config()->add_kept_families("md5");
+  EXPECT_THAT(handlers_->CreateCollection(create, &created),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("unknown kept family \"md5\"")));
+
+  const std::string text = GeneratedText(7);
+  const std::string expected =
+      FormatTlsh(*TlshFingerprinter::Create()->Fingerprint(text));
+  v1::FingerprintRequest fingerprint;
+  fingerprint.set_text(text);
+  fingerprint.mutable_config()->add_kept_families("tlsh");
+  v1::FingerprintResponse signatures;
+  ASSERT_OK(handlers_->Fingerprint(fingerprint, &signatures, {}));
+  ASSERT_EQ(signatures.kept_size(), 1);
+  EXPECT_EQ(signatures.kept(0).value(), expected);
+  EXPECT_EQ(signatures.kept(0).config_hash(), tlsh_hash);
+
+  auto upsert = [&](const std::string& id, auto edit) {
+    v1::UpsertRequest request;
+    request.set_collection("k");
+    request.set_id(id);
+    v1::Signatures* sigs = request.mutable_signatures();
+    sigs->set_minhash(signatures.minhash());
+    sigs->set_minhash_config_hash(signatures.minhash_config_hash());
+    edit(sigs);
+    v1::UpsertResponse response;
+    return handlers_->Upsert(request, &response);
+  };
+  // Lowercase is normalized; the deprecated field works alone.
+  ASSERT_OK(upsert("new", [&](v1::Signatures* s) {
+    *s->add_kept() = signatures.kept(0);
+    s->mutable_kept(0)->set_value(absl::AsciiStrToLower(expected));
+  }));
+  ASSERT_OK(upsert("old", [&](v1::Signatures* s) {
+    s->set_tlsh(expected);
+    s->set_tlsh_config_hash(tlsh_hash);
+  }));
+  EXPECT_THAT(upsert("bad-hash",
+                     [&](v1::Signatures* s) {
+                       *s->add_kept() = signatures.kept(0);
+                       s->mutable_kept(0)->set_config_hash(1);
+                     }),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("signatures.kept[tlsh].config_hash")));
+  EXPECT_THAT(
+      upsert("bad-name",
+             [&](v1::Signatures* s) { s->add_kept()->set_family("md5"); }),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("unknown kept family")));
+  EXPECT_THAT(upsert("bad-value",
+                     [&](v1::Signatures* s) {
+                       *s->add_kept() = signatures.kept(0);
+                       s->mutable_kept(0)->set_value("T1XYZ");
+                     }),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("signatures.kept[tlsh].value")));
+
+  v1::QueryRequest query;
+  query.set_collection("k");
+  query.set_text(text);
+  v1::QueryResponse found;
+  IndexQueryStats stats;
+  ASSERT_OK(handlers_->Query(query, &found, &stats));
+  ASSERT_EQ(found.matches_size(), 2);
+  for (const v1::Match& match : found.matches()) {
+    ASSERT_EQ(match.kept_distances_size(), 1) << match.id();
+    EXPECT_EQ(match.kept_distances(0).family(), "tlsh");
+    EXPECT_EQ(match.kept_distances(0).distance(), 0);
+    EXPECT_EQ(match.tlsh_distance(), 0);
+  }
+  v1::GetRequest get;
+  get.set_collection("k");
+  get.set_id("old");
+  v1::Document stored;
+  ASSERT_OK(handlers_->Get(get, &stored));
+  ASSERT_EQ(stored.signatures().kept_size(), 1);
+  EXPECT_EQ(stored.signatures().kept(0).value(), expected);
+  EXPECT_EQ(stored.signatures().tlsh(), expected);
 }
 
 TEST_F(HandlersTest, ThresholdBelowTheFloorIsInvalidArgument) {

@@ -498,6 +498,8 @@ TEST_F(NeardupdTest, CollectionsOfEachFamilyStoreAndQuery) {
           *tlsher.Fingerprint(probe), *tlsher.Fingerprint(GeneratedText(i)));
       EXPECT_TRUE(t->matches(0).has_tlsh_distance());
       EXPECT_EQ(t->matches(0).tlsh_distance(), tlsh_distance);
+      EXPECT_EQ(t->matches(0).kept_distances_size(), 1);
+      EXPECT_EQ(t->matches(0).kept_distances(0).distance(), tlsh_distance);
       out.push_back(absl::StrCat(t->matches(0).id(), " ", tlsh_distance));
     }
     return out;
@@ -518,6 +520,7 @@ TEST_F(NeardupdTest, CollectionsOfEachFamilyStoreAndQuery) {
   ASSERT_OK(short_found);
   ASSERT_GE(short_found->matches_size(), 1);
   EXPECT_FALSE(short_found->matches(0).has_tlsh_distance());
+  EXPECT_EQ(short_found->matches(0).kept_distances_size(), 0);
 
   ASSERT_EQ(server_->Stop(SIGTERM), 0) << Log();
   server_->Start();

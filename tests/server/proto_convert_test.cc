@@ -140,13 +140,14 @@ TEST(ConfigFromProto, FamiliesMapAndRoundTrip) {
   EXPECT_EQ(config.minhash_tokenizer, "shingle-k=9/word-uax29");  // UCFP's k
   EXPECT_EQ(config.winnow_window, 4);
   EXPECT_EQ(config.simhash_variant, SimHashVariant::kNewsbot);
-  EXPECT_TRUE(config.keep_tlsh);
+  EXPECT_THAT(config.kept_families, ::testing::ElementsAre("tlsh"));
   const v1::FingerprintConfig back = ConfigToProto(config);
   EXPECT_EQ(back.minhash_algorithm(), v1::MINHASH_ALGORITHM_PERCEPTUAL);
   EXPECT_EQ(back.shingle_k(), 9u);
   EXPECT_EQ(back.winnow_window(), 4u);
   EXPECT_EQ(back.simhash_variant(), v1::SIMHASH_VARIANT_NEWSBOT);
-  EXPECT_TRUE(back.tlsh());
+  EXPECT_TRUE(back.tlsh());  // the deprecated spelling, still set
+  EXPECT_THAT(back.kept_families(), ::testing::ElementsAre("tlsh"));
   ASSERT_OK_AND_ASSIGN(const CollectionConfig again, ConfigFromProto(back));
   EXPECT_EQ(again, config);
   // An explicit k is kept.

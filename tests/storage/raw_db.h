@@ -80,8 +80,12 @@ class RawDb {
     return db_->Get(rocksdb::ReadOptions(), Handle(family), key, &value).ok();
   }
   size_t CountWithPrefix(ColumnFamily family, std::string_view prefix) {
-    std::unique_ptr<rocksdb::Iterator> it(
-        db_->NewIterator(rocksdb::ReadOptions(), Handle(family)));
+    return CountWithPrefix(ColumnFamilyInfoOf(family).name, prefix);
+  }
+  // A family by its name (a kept family's: "tlsh").
+  size_t CountWithPrefix(std::string_view family, std::string_view prefix) {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(
+        rocksdb::ReadOptions(), families_.at(std::string(family))));
     size_t count = 0;
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
          it->Next()) {

@@ -1,5 +1,6 @@
 #include "neardup/storage/internal/record_codec.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "neardup/core/collection_config.h"
+#include "neardup/core/tlsh.h"
 #include "neardup/storage/records.pb.h"
 #include "support/status_matchers.h"
 
@@ -14,6 +16,7 @@ namespace neardup::storage {
 namespace {
 
 namespace pb = ::neardup::storage::records;
+using ::testing::HasSubstr;
 
 CollectionRecord EveryFieldSet() {
   CollectionConfig config;
@@ -42,14 +45,14 @@ CollectionRecord EveryFieldSet() {
   config.minhash_algorithm = MinHashAlgorithm::kPerceptual;
   config.winnow_window = 6;
   config.simhash_variant = SimHashVariant::kNewsbot;
-  config.keep_tlsh = true;
+  config.kept_families = {"tlsh"};
   return {.id = 42,
           .name = "news.en-2024",
           .config = config,
           .minhash_config_hash = 0x1ffc8214c1e9e9dbull,
           .simhash_config_hash = 0x8000000000000001ull,
           .created_unix_micros = 1700000000123456,
-          .tlsh_config_hash = 0x0123456789abcdefull};
+          .kept_config_hashes = {{"tlsh", 0x0123456789abcdefull}}};
 }
 
 TEST(RecordCodecTest, CollectionRecordRoundTripsEveryField) {
@@ -116,27 +119,56 @@ TEST(RecordCodecTest, RecordBeforeFormatThreeHasTheFirstFamilies) {
                        DecodeCollectionRecord(message.SerializeAsString()));
   EXPECT_EQ(record.config.minhash_algorithm, MinHashAlgorithm::kShingled);
   EXPECT_EQ(record.config.simhash_variant, SimHashVariant::kTxtfp);
-  EXPECT_FALSE(record.config.keep_tlsh);
-  EXPECT_EQ(record.tlsh_config_hash, 0u);
+  EXPECT_TRUE(record.config.kept_families.empty());
+  EXPECT_TRUE(record.kept_config_hashes.empty());
   message.mutable_config()->set_minhash_algorithm(
       static_cast<pb::MinHashAlgorithm>(7));
   EXPECT_EQ(DecodeCollectionRecord(message.SerializeAsString()).status().code(),
             absl::StatusCode::kDataLoss);
 }
 
-TEST(RecordCodecTest, TlshValueRoundTripsAndRejectsGarbage) {
-  TlshValue value;
-  value.config_hash = 0xabcdull;
-  value.digest.checksum = 0x12;
-  value.digest.body[31] = 0xfe;
-  ASSERT_OK_AND_ASSIGN(const TlshValue decoded,
-                       DecodeTlshValue(EncodeTlshValue(value)));
-  EXPECT_EQ(decoded.config_hash, value.config_hash);
-  EXPECT_EQ(decoded.digest, value.digest);
-  pb::TlshValue bad;
-  bad.set_digest("T1XYZ");
-  EXPECT_EQ(DecodeTlshValue(bad.SerializeAsString()).status().code(),
-            absl::StatusCode::kDataLoss);
+// Records of formats 3 and 4 name TLSH by keep_tlsh and tlsh_config_hash
+// only; they read as kept family "tlsh". New records still write both, so a
+// build of format 4 reads them as they are.
+TEST(RecordCodecTest, TlshOfFormatsThreeAndFourIsAKeptFamily) {
+  pb::CollectionRecord message;
+  ASSERT_TRUE(message.ParseFromString(EncodeCollectionRecord(EveryFieldSet())));
+  EXPECT_TRUE(message.config().keep_tlsh());
+  EXPECT_EQ(message.tlsh_config_hash(), 0x0123456789abcdefull);
+  message.mutable_config()->clear_kept_families();
+  message.clear_kept_config_hashes();
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord old,
+                       DecodeCollectionRecord(message.SerializeAsString()));
+  EXPECT_EQ(old, EveryFieldSet());
+  // A family this build does not know: written by a newer one.
+  message.mutable_config()->add_kept_families("zz-future");
+  EXPECT_THAT(DecodeCollectionRecord(message.SerializeAsString()).status(),
+              neardup::testing::StatusIs(absl::StatusCode::kDataLoss,
+                                         HasSubstr("zz-future")));
+}
+
+// KeptValue's wire form is format 3's TlshValue: old values decode as they
+// are.
+TEST(RecordCodecTest, KeptValueRoundTripsAndRejectsGarbage) {
+  const std::string tlsh = "T1" + std::string(70, 'A');
+  const std::string bytes = EncodeKeptValue(0xabcdull, tlsh);
+  ASSERT_OK_AND_ASSIGN(const KeptValue decoded,
+                       DecodeKeptValue(kTlshFamily, bytes));
+  EXPECT_EQ(decoded, (KeptValue{"tlsh", tlsh, 0xabcdull}));
+  // The same bytes as format 3 wrote (fixed64 config_hash = 1, string = 2).
+  const std::string old_format =
+      std::string("\x09\xcd\xab\0\0\0\0\0\0\x12", 10) +
+      static_cast<char>(tlsh.size()) + tlsh;
+  EXPECT_EQ(bytes, old_format);
+  // Lowercase is normalized; garbage is DATA_LOSS.
+  ASSERT_OK_AND_ASSIGN(
+      const KeptValue lower,
+      DecodeKeptValue(kTlshFamily,
+                      EncodeKeptValue(1, "t1" + std::string(70, 'a'))));
+  EXPECT_EQ(lower.value, tlsh);
+  EXPECT_EQ(
+      DecodeKeptValue(kTlshFamily, EncodeKeptValue(1, "T1XYZ")).status().code(),
+      absl::StatusCode::kDataLoss);
 }
 
 TEST(RecordCodecTest, UnspecifiedEnumIsDataLoss) {

@@ -31,11 +31,17 @@ using ::testing::HasSubstr;
 using testing::RawDb;
 using testing::StoreTest;
 
+// Long and varied enough for every kept family (TLSH: 50 bytes).
+constexpr std::string_view kLongText =
+    "The committee met on Tuesday to review the budget for the coming year "
+    "and agreed to fund the new library wing before the winter session.";
+
 std::vector<std::string> AllFamilyNames() {
   std::vector<std::string> names;
   for (const ColumnFamilyInfo& info : kColumnFamilies) {
     names.emplace_back(info.name);
   }
+  for (const KeptFamily* kept : KeptFamilies()) names.emplace_back(kept->name);
   return names;
 }
 
@@ -154,12 +160,13 @@ TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
   uint32_t deleted = 0;
   {
     ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
-    ASSERT_OK_AND_ASSIGN(collection,
-                         store->CreateCollection("a", SimHashConfig()));
+    CollectionConfig config = SimHashConfig();
+    config.kept_families = {"tlsh"};
+    ASSERT_OK_AND_ASSIGN(collection, store->CreateCollection("a", config));
     DocumentMaker maker(collection);
     for (const char* id : {"x", "y", "z"}) {
-      ASSERT_OK(store->PutDocument(collection, maker.Make(id, "some words"))
-                    .status());
+      ASSERT_OK(
+          store->PutDocument(collection, maker.Make(id, kLongText)).status());
     }
     ASSERT_OK_AND_ASSIGN(deleted, store->DeleteDocument(collection, "y"));
   }
@@ -172,6 +179,7 @@ TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
       EXPECT_FALSE(raw.Has(family, keys::DocKey(collection.id, deleted)));
       EXPECT_EQ(raw.CountWithPrefix(family, prefix), 2u);
     }
+    EXPECT_EQ(raw.CountWithPrefix("tlsh", prefix), 2u);  // kept families too
     EXPECT_EQ(raw.CountWithPrefix(ColumnFamily::kIds, prefix), 2u);
   }
   {
@@ -182,8 +190,11 @@ TEST_F(StorePersistenceTest, DeleteAndDropLeaveNoEntriesBehind) {
   for (ColumnFamily family :
        {ColumnFamily::kIds, ColumnFamily::kDocs, ColumnFamily::kMinHash,
         ColumnFamily::kSimHash, ColumnFamily::kEvidence, ColumnFamily::kText,
-        ColumnFamily::kTlsh}) {
+        ColumnFamily::kEmbedding}) {
     EXPECT_EQ(raw.CountWithPrefix(family, prefix), 0u);
+  }
+  for (const KeptFamily* kept : KeptFamilies()) {
+    EXPECT_EQ(raw.CountWithPrefix(kept->name, prefix), 0u);
   }
   EXPECT_FALSE(raw.Has(ColumnFamily::kCollections, "a"));
   EXPECT_FALSE(raw.Has(ColumnFamily::kMeta, keys::NextDocIdKey(collection.id)));

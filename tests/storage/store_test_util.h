@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/collection_fingerprinter.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
 #include "neardup/storage/store.h"
@@ -31,6 +32,10 @@ class DocumentMaker {
       simhasher_ = std::make_unique<SimHasher>(
           SimHasher::Create(SimHashConfigOf(collection.config)).value());
     }
+    if (!collection.config.kept_families.empty()) {
+      kept_ = std::make_unique<CollectionFingerprinter>(
+          CollectionFingerprinter::Create(collection.config).value());
+    }
   }
 
   DocumentWrite Make(std::string external_id, std::string_view text) const {
@@ -42,6 +47,7 @@ class DocumentMaker {
       doc.simhash = simhasher_->Fingerprint(text).value();
       doc.simhash_config_hash = simhasher_->config_hash();
     }
+    if (kept_ != nullptr) doc.kept = kept_->Kept(text);
     doc.text = std::string(text);
     return doc;
   }
@@ -49,6 +55,7 @@ class DocumentMaker {
  private:
   MinHasher minhasher_;
   std::unique_ptr<SimHasher> simhasher_;
+  std::unique_ptr<CollectionFingerprinter> kept_;  // with kept families
 };
 
 class StoreTest : public ::testing::Test {

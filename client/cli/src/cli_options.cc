@@ -93,6 +93,16 @@ void AddFingerprintFlags(CLI::App* app, FingerprintSettings* settings) {
   AddCanonicalizerFlags(app, &settings->canonicalizer);
 }
 
+CLI::Validator KeptFamilyValidator() {
+  return CLI::Validator(
+      [](std::string& name) -> std::string {
+        absl::StatusOr<const KeptFamily*> family = KeptFamilyNamed(name);
+        return family.ok() ? std::string()
+                           : std::string(family.status().message());
+      },
+      "FAMILY");
+}
+
 void WarnDeprecated(const std::string& old_flag, const std::string& new_flag) {
   // Never destroyed: a command may still parse while the process exits.
   static Mutex* const mu = new Mutex;

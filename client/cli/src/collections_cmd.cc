@@ -28,7 +28,7 @@ v1::FingerprintConfig CollectionConfigRequest(
   families.minhash_algorithm = flags.minhash_algorithm;
   families.winnow_window = flags.winnow_window;
   families.simhash_variant = flags.simhash_variant;
-  families.keep_tlsh = flags.tlsh;
+  families.kept_families = flags.kept_families;
   proto::FamiliesToProto(families, &config);
   if (flags.embedding_dim != 0 || !flags.embedding_model.empty() ||
       !flags.fasttext_model.empty()) {
@@ -113,8 +113,23 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
                   ParseSimHashVariant,
                   "with --simhash: txtfp (default) or newsbot (MD5 per "
                   "lowercase ASCII alphanumeric token)");
-  create->add_flag("--tlsh", c.tlsh,
-                   "keep each text's TLSH: query matches report tlsh_distance");
+  create
+      ->add_option("--keep", c.kept_families,
+                   "kept families, repeatable or comma-separated (" +
+                       KeptFamilyNames() +
+                       "): kept per text document, query matches report "
+                       "each one's distance to the probe")
+      ->delimiter(',')
+      ->check(KeptFamilyValidator());
+  create
+      ->add_flag_callback(
+          "--tlsh",
+          [&c] {
+            WarnDeprecated("--tlsh", "--keep tlsh");
+            c.kept_families.push_back("tlsh");
+          },
+          "deprecated: use --keep tlsh")
+      ->group("");
   create->add_option("--embedding-model", c.embedding_model,
                      "embedding space: the model id every vector is tagged "
                      "with (with --embedding-dim)");

@@ -119,11 +119,12 @@ void PrintAll(const CompareCommand& cmd, const TextComparison& compared,
         {"simhash_config_hash", FormatHex64(compared.a.simhash_config_hash)},
         {"tokenizer", compared.a.minhash_tokenizer},
     };
-    if (compared.tlsh_distance) {
-      json["tlsh_distance"] = *compared.tlsh_distance;
-    } else {
-      json["tlsh_distance"] = nullptr;
-      json["tlsh_unavailable"] = compared.tlsh_unavailable;
+    for (const KeptDistance& kept : compared.kept_distances) {
+      json[kept.family + "_distance"] = kept.distance;
+    }
+    for (const KeptUnavailable& none : compared.kept_unavailable) {
+      json[none.family + "_distance"] = nullptr;
+      json[none.family + "_unavailable"] = none.reason;
     }
     out << ToJsonText(json) << "\n";
     return;
@@ -139,12 +140,13 @@ void PrintAll(const CompareCommand& cmd, const TextComparison& compared,
       compared.a.simhash_tokenizer,
       std::string(SimHashWeightingName(cmd.fingerprint.weighting)));
   out << absl::StrFormat("cosine estimate    %.4f\n", cosine);
-  if (compared.tlsh_distance) {
-    out << absl::StrFormat("tlsh distance      %d        (lower is closer)\n",
-                           *compared.tlsh_distance);
-  } else {
-    out << "tlsh distance      n/a      (" << compared.tlsh_unavailable
-        << ")\n";
+  for (const KeptDistance& kept : compared.kept_distances) {
+    out << absl::StrFormat("%-18s %-8d (lower is closer)\n",
+                           kept.family + " distance", kept.distance);
+  }
+  for (const KeptUnavailable& none : compared.kept_unavailable) {
+    out << absl::StrFormat("%-18s n/a      (%s)\n", none.family + " distance",
+                           none.reason);
   }
 }
 

@@ -11,6 +11,8 @@
 #include "embedding_input.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/json.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/proto/kept_proto.h"
 
 namespace neardup::cli {
 namespace {
@@ -39,6 +41,44 @@ absl::StatusOr<nlohmann::json> ParseObject(std::string_view line) {
   return json;
 }
 
+// signatures.kept, and "tlsh" + "tlsh_config_hash" as dumps before kept
+// families wrote them.
+absl::Status KeptFromJson(const nlohmann::json& sigs, v1::Signatures* out) {
+  if (sigs.contains("kept")) {
+    const nlohmann::json& kept = sigs["kept"];
+    if (!kept.is_object()) {
+      return absl::InvalidArgumentError(
+          "\"kept\" must be an object of family -> {value, config_hash}");
+    }
+    for (const auto& [family, entry] : kept.items()) {
+      if (!entry.is_object() || !entry.contains("value") ||
+          !entry["value"].is_string()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "kept \"", family, "\" must be an object with a string \"value\""));
+      }
+      ASSIGN_OR_RETURN(
+          const uint64_t config_hash,
+          ParseHex64(entry.value("config_hash", nlohmann::json()),
+                     absl::StrCat("kept \"", family, "\" config_hash")));
+      proto::KeptValueToProto(
+          {family, entry["value"].get<std::string>(), config_hash},
+          out->add_kept());
+    }
+  }
+  if (sigs.contains("tlsh")) {
+    if (!sigs["tlsh"].is_string()) {
+      return absl::InvalidArgumentError("\"tlsh\" must be a string");
+    }
+    ASSIGN_OR_RETURN(
+        const uint64_t config_hash,
+        ParseHex64(sigs.value("tlsh_config_hash", nlohmann::json()),
+                   "tlsh_config_hash"));
+    out->set_tlsh(sigs["tlsh"].get<std::string>());
+    out->set_tlsh_config_hash(config_hash);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string EncodeExportLine(const v1::Document& doc) {
@@ -64,10 +104,14 @@ std::string EncodeExportLine(const v1::Document& doc) {
     if (!sigs.shingle_set().empty()) {
       out["shingle_set"] = absl::Base64Escape(sigs.shingle_set());
     }
-    if (!sigs.tlsh().empty()) {
-      out["tlsh"] = sigs.tlsh();
-      out["tlsh_config_hash"] = Hex64(sigs.tlsh_config_hash());
+    // {"tlsh": {"value": "T1...", "config_hash": "..."}}: one entry per
+    // kept family (a server before kept families sent tlsh alone).
+    nlohmann::ordered_json kept = nlohmann::ordered_json::object();
+    for (const KeptValue& value : proto::KeptFromProto(sigs)) {
+      kept[value.family] = {{"value", value.value},
+                            {"config_hash", Hex64(value.config_hash)}};
     }
+    if (!kept.empty()) out["kept"] = std::move(kept);
     line["signatures"] = std::move(out);
   }
   if (doc.has_embedding()) {
@@ -153,16 +197,7 @@ absl::StatusOr<v1::Document> DecodeExportLine(std::string_view line) {
       }
       out->set_shingle_set(std::move(shingle_set));
     }
-    if (sigs.contains("tlsh")) {
-      if (!sigs["tlsh"].is_string()) {
-        return absl::InvalidArgumentError("\"tlsh\" must be a string");
-      }
-      auto tlsh_config = ParseHex64(
-          sigs.value("tlsh_config_hash", nlohmann::json()), "tlsh_config_hash");
-      if (!tlsh_config.ok()) return tlsh_config.status();
-      out->set_tlsh(sigs["tlsh"].get<std::string>());
-      out->set_tlsh_config_hash(*tlsh_config);
-    }
+    RETURN_IF_ERROR(KeptFromJson(sigs, out));
   }
   if (json.contains("embedding")) {
     const nlohmann::json& embedding = json["embedding"];

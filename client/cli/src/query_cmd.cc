@@ -14,6 +14,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/cli_options.h"
 #include "neardup/extract/extract.h"
+#include "neardup/proto/kept_proto.h"
 #include "nlohmann/json.hpp"
 #include "passages.h"
 #include "server_command_parts.h"
@@ -152,7 +153,9 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
     if (match.has_hamming_distance()) {
       out << "  hamming=" << match.hamming_distance();
     }
-    if (match.has_tlsh_distance()) out << "  tlsh=" << match.tlsh_distance();
+    for (const KeptDistance& kept : proto::KeptDistancesFromProto(match)) {
+      out << "  " << kept.family << "=" << kept.distance;
+    }
     if (match.has_cosine()) out << "  cosine=" << match.cosine();
     for (const auto& [key, value] : match.metadata()) {
       out << "  " << key << "=" << value;

@@ -6,6 +6,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/proto/kept_proto.h"
 #include "server_command_parts.h"
 
 namespace neardup::cli {
@@ -89,9 +90,10 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
         << " max_distance=" << config.simhash_max_distance()
         << " config_hash=" << FormatHex64(c.simhash_config_hash()) << "\n";
   }
-  if (config.tlsh()) {
-    out << "  tlsh: kept per document, config_hash="
-        << FormatHex64(c.tlsh_config_hash()) << "\n";
+  for (const KeptConfigHash& kept : proto::KeptConfigHashesFromProto(c)) {
+    out << "  " << kept.family
+        << ": kept per document, config_hash=" << FormatHex64(kept.config_hash)
+        << "\n";
   }
   if (config.has_embedding()) {
     const v1::EmbeddingSpace& space = config.embedding();

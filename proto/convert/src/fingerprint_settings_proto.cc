@@ -4,6 +4,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/perceptual.h"
+#include "neardup/core/tlsh.h"
 
 namespace neardup::proto {
 
@@ -123,14 +124,20 @@ void FamiliesToProto(const CollectionConfig& config,
   proto->set_winnow_window(static_cast<uint32_t>(config.winnow_window));
   proto->set_simhash_variant(static_cast<v1::SimHashVariant>(
       kSimHashVariants.Api(config.simhash_variant)));
-  proto->set_tlsh(config.keep_tlsh);
+  for (const std::string& family : config.kept_families) {
+    proto->add_kept_families(family);
+  }
+  proto->set_tlsh(config.Keeps(kTlshFamily.name));  // deprecated spelling
 }
 
 absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,
                                CollectionConfig* config) {
   config->simhash_variant = kSimHashVariants.FromApi(proto.simhash_variant())
                                 .value_or(SimHashVariant::kTxtfp);
-  config->keep_tlsh = proto.tlsh();
+  config->kept_families.assign(proto.kept_families().begin(),
+                               proto.kept_families().end());
+  // The deprecated spelling; normalization drops a repeated name.
+  if (proto.tlsh()) config->kept_families.emplace_back(kTlshFamily.name);
   config->winnow_window = static_cast<int>(proto.winnow_window());
   if (proto.minhash_algorithm() != v1::MINHASH_ALGORITHM_PERCEPTUAL) {
     config->minhash_algorithm = MinHashAlgorithm::kShingled;

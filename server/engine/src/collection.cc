@@ -51,14 +51,21 @@ absl::Status ValidateStoredRecord(const storage::CollectionRecord& record) {
                    ComputeConfigHashes(record.config));
   if (hashes.minhash != record.minhash_config_hash ||
       hashes.simhash != record.simhash_config_hash ||
-      hashes.tlsh != record.tlsh_config_hash) {
+      hashes.kept != record.kept_config_hashes) {
+    auto kept = [](const std::vector<KeptConfigHash>& hashes) {
+      std::string out;
+      for (const KeptConfigHash& hash : hashes) {
+        absl::StrAppend(&out, ", ", hash.family, " ",
+                        FormatHex64(hash.config_hash));
+      }
+      return out;
+    };
     return absl::FailedPreconditionError(absl::StrCat(
         "stored config hashes (", FormatHex64(record.minhash_config_hash), ", ",
-        FormatHex64(record.simhash_config_hash), ", ",
-        FormatHex64(record.tlsh_config_hash),
+        FormatHex64(record.simhash_config_hash),
+        kept(record.kept_config_hashes),
         ") differ from the hashes of its config (", FormatHex64(hashes.minhash),
-        ", ", FormatHex64(hashes.simhash), ", ", FormatHex64(hashes.tlsh),
-        ")"));
+        ", ", FormatHex64(hashes.simhash), kept(hashes.kept), ")"));
   }
   return absl::OkStatus();
 }
@@ -176,13 +183,8 @@ absl::StatusOr<PreparedDocument> Collection::PrepareText(
     ASSIGN_OR_RETURN(doc.simhash, fingerprinter_.SimHash(text));
     doc.simhash_config_hash = fingerprinter_.simhash_config_hash();
   }
-  if (fingerprinter_.has_tlsh()) {
-    // A text too short or too uniform for TLSH is stored without one.
-    if (auto tlsh = fingerprinter_.Tlsh(text); tlsh.ok()) {
-      doc.tlsh = *tlsh;
-      doc.tlsh_config_hash = fingerprinter_.tlsh_config_hash();
-    }
-  }
+  // A text too short or too uniform for a family is stored without it.
+  doc.kept = fingerprinter_.Kept(text);
   if (record_.config.store_text) doc.text = std::string(text);
   return doc;
 }
@@ -237,10 +239,7 @@ absl::StatusOr<PreparedDocument> Collection::Prepare(
         record_.config.verification == Verification::kExact) {
       doc.shingles = signatures.evidence;
     }
-    if (signatures.tlsh) {
-      doc.tlsh = signatures.tlsh;
-      doc.tlsh_config_hash = record_.tlsh_config_hash;
-    }
+    doc.kept = signatures.kept;
   }
   if (input.embedding) {
     doc.embedding = input.embedding;
@@ -570,9 +569,9 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   return matches;
 }
 
-absl::StatusOr<std::vector<std::optional<TlshDigest>>> Collection::TlshOf(
-    std::span<const uint32_t> internal_ids) const {
-  return store_->GetTlshDigests(record_, internal_ids);
+absl::StatusOr<std::vector<std::optional<std::string>>> Collection::KeptOf(
+    std::string_view family, std::span<const uint32_t> internal_ids) const {
+  return store_->GetKeptValues(record_, family, internal_ids);
 }
 
 absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(

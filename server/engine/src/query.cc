@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/core/simhash.h"
-#include "neardup/core/tlsh.h"
 
 namespace neardup::engine {
 namespace {
@@ -45,8 +45,8 @@ struct Probe {
   std::optional<uint64_t> simhash;
   // The probe's shingle set, when the collection verifies exactly.
   std::optional<std::vector<uint64_t>> shingles;
-  // The probe's TLSH, when the collection keeps TLSH and the probe has one.
-  std::optional<TlshDigest> tlsh;
+  // The probe's values of the collection's kept families.
+  std::vector<KeptValue> kept;
   std::optional<std::vector<float>> vector;
 };
 
@@ -80,14 +80,12 @@ absl::StatusOr<Probe> Fingerprint(const Collection& collection,
     if (UsesVectors(spec.algorithm) && !probe.vector) {
       ASSIGN_OR_RETURN(probe.vector, collection.EmbedText(text, embedders));
     }
-    if (fingerprinter.has_tlsh()) {
-      // Too short or uniform for TLSH: matches simply carry no distance.
-      if (auto tlsh = fingerprinter.Tlsh(text); tlsh.ok()) probe.tlsh = *tlsh;
-    }
+    // Too short or uniform for a family: matches carry no distance of it.
+    probe.kept = fingerprinter.Kept(text);
   } else if (spec.signatures) {
     probe.minhash = spec.signatures->minhash;
     probe.simhash = spec.signatures->simhash;
-    probe.tlsh = spec.signatures->tlsh;
+    probe.kept = spec.signatures->kept;
     if (spec.algorithm == QueryAlgorithm::kSimHash && !probe.simhash) {
       return absl::InvalidArgumentError(
           "a SimHash query by signatures needs signatures.simhash");
@@ -231,14 +229,19 @@ absl::StatusOr<ProbeResult> ProbeQuery(const Collection& collection,
         });
     if (hits.size() > wanted) hits.resize(wanted);  // before any read
   }
-  // TLSH distances: one read for every hit, only when both sides have one.
-  if (probe.tlsh && !hits.empty()) {
-    std::vector<uint32_t> ids;
-    for (const QueryHit& hit : hits) ids.push_back(hit.internal_id);
-    ASSIGN_OR_RETURN(const auto digests, collection.TlshOf(ids));
+  // Kept families' distances: one read per family for every hit, only for
+  // a family the probe has a value of.
+  std::vector<uint32_t> ids;
+  for (const QueryHit& hit : hits) ids.push_back(hit.internal_id);
+  for (const KeptValue& value : probe.kept) {
+    if (ids.empty()) break;
+    ASSIGN_OR_RETURN(const KeptFamily* family, KeptFamilyNamed(value.family));
+    ASSIGN_OR_RETURN(const auto stored, collection.KeptOf(value.family, ids));
     for (size_t h = 0; h < hits.size(); ++h) {
-      if (digests[h])
-        hits[h].tlsh_distance = TlshDistance(*probe.tlsh, *digests[h]);
+      if (!stored[h]) continue;
+      ASSIGN_OR_RETURN(const int distance,
+                       family->distance(value.value, *stored[h]));
+      hits[h].kept_distances.push_back({value.family, distance});
     }
   }
   return result;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/proto/kept_proto.h"
 #include "neardup/server/internal/handlers.h"
 #include "neardup/server/internal/proto_convert.h"
 #include "neardup/server/internal/request_fields.h"
@@ -57,7 +58,7 @@ void RenderMatch(const engine::ResolvedMatch& resolved, v1::Match* match) {
     // even where MinHash scores are there too.
     match->set_similarity(*hit.cosine);
   }
-  if (hit.tlsh_distance) match->set_tlsh_distance(*hit.tlsh_distance);
+  proto::KeptDistancesToProto(hit.kept_distances, match);
   for (const auto& [key, value] : resolved.metadata) {
     (*match->mutable_metadata())[key] = value;
   }

@@ -8,6 +8,7 @@
 #include "neardup/core/stateless.h"
 #include "neardup/core/tlsh.h"
 #include "neardup/proto/fingerprint_settings_proto.h"
+#include "neardup/proto/kept_proto.h"
 #include "neardup/server/internal/handlers.h"
 #include "neardup/server/internal/proto_convert.h"
 #include "neardup/server/internal/request_fields.h"
@@ -100,6 +101,12 @@ absl::Status Handlers::Fingerprint(const v1::FingerprintRequest& request,
   } else if (!fp.tlsh_unavailable.empty()) {
     response->set_tlsh_unavailable(fp.tlsh_unavailable);
   }
+  for (const KeptValue& kept : fp.kept) {
+    proto::KeptValueToProto(kept, response->add_kept());
+  }
+  for (const KeptUnavailable& none : fp.kept_unavailable) {
+    proto::KeptUnavailableToProto(none, response->add_kept_unavailable());
+  }
   if (fp.newsbot) {
     response->set_newsbot_simhash(FormatNewsbot(*fp.newsbot));
     response->set_newsbot_config_hash(fp.newsbot_config_hash);
@@ -147,6 +154,12 @@ absl::Status Handlers::Compare(const v1::CompareRequest& request,
         *compared.tlsh_distance_without_length);
   } else if (!compared.tlsh_unavailable.empty()) {
     response->set_tlsh_unavailable(compared.tlsh_unavailable);
+  }
+  for (const KeptDistance& kept : compared.kept_distances) {
+    proto::KeptDistanceToProto(kept, response->add_kept_distances());
+  }
+  for (const KeptUnavailable& none : compared.kept_unavailable) {
+    proto::KeptUnavailableToProto(none, response->add_kept_unavailable());
   }
   return absl::OkStatus();
 }

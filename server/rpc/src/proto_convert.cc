@@ -12,6 +12,7 @@
 #include "neardup/core/index/hnsw_index.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/proto/fingerprint_settings_proto.h"
+#include "neardup/proto/kept_proto.h"
 
 namespace neardup::server {
 namespace {
@@ -252,7 +253,7 @@ v1::Collection CollectionToProto(const engine::Collection& collection) {
   *proto.mutable_config() = ConfigToProto(record.config);
   proto.set_minhash_config_hash(record.minhash_config_hash);
   proto.set_simhash_config_hash(record.simhash_config_hash);
-  proto.set_tlsh_config_hash(record.tlsh_config_hash);
+  proto::KeptConfigHashesToProto(record.kept_config_hashes, &proto);
   proto.set_document_count(collection.num_documents());
   proto.set_created_unix_micros(record.created_unix_micros);
   proto.set_candidate_probability_at_floor(
@@ -262,21 +263,36 @@ v1::Collection CollectionToProto(const engine::Collection& collection) {
   return proto;
 }
 
-absl::StatusOr<std::optional<TlshDigest>> TlshFromProto(
+absl::StatusOr<std::vector<KeptValue>> KeptFromProto(
     const v1::Signatures& proto, const storage::CollectionRecord& record) {
-  if (proto.tlsh().empty() || !record.config.keep_tlsh) return std::nullopt;
-  if (proto.tlsh_config_hash() != record.tlsh_config_hash) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "signatures.tlsh_config_hash ", FormatHex64(proto.tlsh_config_hash()),
-        " does not match collection '", record.name, "' (",
-        FormatHex64(record.tlsh_config_hash), ")"));
+  std::vector<KeptValue> kept;
+  for (KeptValue& value : proto::KeptFromProto(proto)) {
+    const std::string field =
+        absl::StrCat("signatures.kept[", value.family, "]");
+    ASSIGN_OR_RETURN(const KeptFamily* family,
+                     Prefixed(field, KeptFamilyNamed(value.family)));
+    const auto expected = std::find_if(record.kept_config_hashes.begin(),
+                                       record.kept_config_hashes.end(),
+                                       [&](const KeptConfigHash& hash) {
+                                         return hash.family == value.family;
+                                       });
+    if (expected == record.kept_config_hashes.end()) continue;  // not kept
+    if (std::any_of(kept.begin(), kept.end(), [&](const KeptValue& other) {
+          return other.family == value.family;
+        })) {
+      return absl::InvalidArgumentError(absl::StrCat(field, " is given twice"));
+    }
+    if (value.config_hash != expected->config_hash) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(field, ".config_hash ", FormatHex64(value.config_hash),
+                       " does not match collection '", record.name, "' (",
+                       FormatHex64(expected->config_hash), ")"));
+    }
+    ASSIGN_OR_RETURN(value.value, Prefixed(absl::StrCat(field, ".value"),
+                                           family->normalize(value.value)));
+    kept.push_back(std::move(value));
   }
-  absl::StatusOr<TlshDigest> digest = ParseTlsh(proto.tlsh());
-  if (!digest.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("signatures.tlsh: ", digest.status().message()));
-  }
-  return *digest;
+  return kept;
 }
 
 absl::Status SignaturesFromProto(const v1::Signatures& proto,
@@ -350,7 +366,7 @@ absl::StatusOr<engine::SignatureInput> SignatureInputFromProto(
         "signatures.shingle_set",
         DecodeShingleSet(shingle_set, &signatures.evidence.emplace())));
   }
-  ASSIGN_OR_RETURN(signatures.tlsh, TlshFromProto(proto, record));
+  ASSIGN_OR_RETURN(signatures.kept, KeptFromProto(proto, record));
   return signatures;
 }
 
@@ -396,10 +412,7 @@ v1::Document DocumentToProto(const storage::StoredDocument& doc,
     sigs->set_simhash_config_hash(record.simhash_config_hash);
   }
   if (doc.shingles) sigs->set_shingle_set(EncodeShingleSet(*doc.shingles));
-  if (doc.tlsh) {
-    sigs->set_tlsh(FormatTlsh(*doc.tlsh));
-    sigs->set_tlsh_config_hash(record.tlsh_config_hash);
-  }
+  proto::KeptToProto(doc.kept, sigs);
   proto.set_created_unix_micros(doc.created_unix_micros);
   proto.set_updated_unix_micros(doc.updated_unix_micros);
   if (doc.embedding) {

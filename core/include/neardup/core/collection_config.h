@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -131,9 +132,10 @@ struct CollectionConfig {
   int simhash_max_distance = kDefaultSimHashMaxDistance;
   SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
 
-  // Keep the TLSH of every text document (at least 50 canonical bytes, varied
-  // enough), so matches report their TLSH distance to the probe. Not indexed.
-  bool keep_tlsh = false;
+  // The kept families (kept_family.h) of every text document, by name,
+  // sorted and distinct once normalized: matches report each one's distance
+  // to the probe. Not indexed.
+  std::vector<std::string> kept_families;
 
   // Keep each document's text in the store, to return it (exact Jaccard
   // does not need it).
@@ -143,6 +145,7 @@ struct CollectionConfig {
   EmbeddingSpace embedding;
 
   bool operator==(const CollectionConfig&) const = default;
+  bool Keeps(std::string_view family) const;
 };
 
 // threshold - 0.1, but never below half the threshold (so it stays > 0).

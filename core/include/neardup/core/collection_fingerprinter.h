@@ -3,10 +3,12 @@
 
 // Everything a collection computes from a text, whichever families its config
 // picks: shingled or perceptual MinHash (with its exact evidence), neardup's
-// or newsbot's SimHash, and TLSH. Storage, the server and the CLI fingerprint
-// through this one class, so a family means the same bytes everywhere.
+// or newsbot's SimHash, and its kept families (TLSH...). Storage, the server
+// and the CLI fingerprint through this one class, so a family means the same
+// bytes everywhere.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <variant>
@@ -15,10 +17,10 @@
 #include "absl/status/statusor.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/collection_config.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/core/simhash.h"
-#include "neardup/core/tlsh.h"
 
 namespace neardup {
 
@@ -37,33 +39,38 @@ class CollectionFingerprinter {
       std::string_view text, std::vector<uint64_t>* evidence = nullptr) const;
   // FAILED_PRECONDITION when the collection has no SimHash.
   absl::StatusOr<uint64_t> SimHash(std::string_view text) const;
-  // FAILED_PRECONDITION when the collection keeps no TLSH; INVALID_ARGUMENT
-  // when the text is too short or too uniform for one (see tlsh.h).
-  absl::StatusOr<TlshDigest> Tlsh(std::string_view text) const;
+  // The text's value of each kept family, in config order; a family the text
+  // has none of goes to `unavailable` (when given) with the reason.
+  std::vector<KeptValue> Kept(
+      std::string_view text,
+      std::vector<KeptUnavailable>* unavailable = nullptr) const;
 
   bool has_simhash() const { return simhash_config_hash_ != 0; }
-  bool has_tlsh() const { return tlsh_.has_value(); }
   // The collection's canonicalizer (newsbot's SimHash ignores it).
   const Canonicalizer& canonicalizer() const;
 
   uint64_t minhash_config_hash() const { return minhash_config_hash_; }
   uint64_t simhash_config_hash() const {
     return simhash_config_hash_;
-  }                                    // 0: off
-  uint64_t tlsh_config_hash() const {  // 0: off
-    return tlsh_ ? tlsh_->config_hash() : 0;
-  }
+  }  // 0: off
+  // Each kept family's config hash, in config order.
+  std::vector<KeptConfigHash> kept_config_hashes() const;
 
  private:
+  struct KeptOne {
+    const KeptFamily* family;
+    // Shared: a CollectionFingerprinter is copied into each user.
+    std::shared_ptr<const KeptFingerprinter> fingerprinter;
+  };
   CollectionFingerprinter(std::variant<MinHasher, PerceptualHasher> minhasher,
                           std::optional<SimHasher> simhasher,
                           uint64_t simhash_config_hash,
-                          std::optional<TlshFingerprinter> tlsh);
+                          std::vector<KeptOne> kept);
 
   std::variant<MinHasher, PerceptualHasher> minhasher_;
   // Empty with a nonzero simhash_config_hash_: newsbot's SimHash.
   std::optional<SimHasher> simhasher_;
-  std::optional<TlshFingerprinter> tlsh_;
+  std::vector<KeptOne> kept_;
   uint64_t minhash_config_hash_;
   uint64_t simhash_config_hash_;
 };
@@ -73,7 +80,7 @@ class CollectionFingerprinter {
 struct ConfigHashes {
   uint64_t minhash = 0;
   uint64_t simhash = 0;
-  uint64_t tlsh = 0;
+  std::vector<KeptConfigHash> kept;  // in config order
 };
 absl::StatusOr<ConfigHashes> ComputeConfigHashes(
     const CollectionConfig& config);

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/core/minhash.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
@@ -25,7 +26,8 @@ namespace neardup {
 // --kind).
 enum class FingerprintKind {
   // What a collection of the config stores: its MinHash, its SimHash when
-  // on, its TLSH when on. Compare always adds the SimHash and tries TLSH.
+  // on, its kept families. Compare always adds the SimHash and tries every
+  // kept family.
   kCollection,
   kMinHash,     // the settings' MinHash (a shingled collection's)
   kSimHash,     // the settings' SimHash (over shingles when shingle_k > 1)
@@ -64,8 +66,13 @@ struct TextFingerprint {
   std::optional<uint64_t> simhash;
   uint64_t simhash_config_hash = 0;
   std::string simhash_tokenizer;
-  // kCollection (TLSH on), kTlsh, kTlshRaw. A collection's TLSH may be
-  // unavailable (text too short or too uniform): the reason, not an error.
+  // kCollection: each kept family's value, or why the text has none (too
+  // short, too uniform...): a reason, not an error.
+  std::vector<KeptValue> kept;
+  std::vector<KeptUnavailable> kept_unavailable;
+  // kTlsh, kTlshRaw, and kCollection when it keeps "tlsh" (the same value
+  // as in `kept`; the API has carried these fields since before kept
+  // families).
   std::optional<TlshDigest> tlsh;
   uint64_t tlsh_config_hash = 0;
   std::string tlsh_unavailable;
@@ -89,6 +96,10 @@ struct TextComparison {
   // SimHash kinds (and kCollection): Hamming distance and cos(pi d / bits).
   std::optional<int> hamming_distance;
   std::optional<double> cosine_estimate;
+  // kCollection: each kept family's distance where both texts have a value
+  // (otherwise kept_unavailable says why, "a: ..." or "b: ...").
+  std::vector<KeptDistance> kept_distances;
+  std::vector<KeptUnavailable> kept_unavailable;
   // TLSH kinds, and kCollection where both texts have one (otherwise
   // tlsh_unavailable says why).
   std::optional<int> tlsh_distance;

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "neardup/core/canonicalizer.h"
+#include "neardup/core/kept_family.h"
 
 namespace neardup {
 
@@ -73,6 +74,10 @@ class TlshFingerprinter {
   Canonicalizer canonicalizer_;
   uint64_t config_hash_;
 };
+
+// TLSH as a family collections keep ("tlsh"): the canonical text's digest
+// in FormatTlsh's form, compared by TlshDistance.
+extern const KeptFamily kTlshFamily;
 
 }  // namespace neardup
 

@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "neardup/core/collection_config.h"
+#include "neardup/core/kept_family.h"
 
 namespace neardup::storage {
 
@@ -15,12 +17,13 @@ struct CollectionRecord {
   uint32_t id = 0;
   std::string name;
   CollectionConfig config;  // normalized (NormalizeCollectionConfig)
-  // Config hashes of the collection's MinHash and SimHash (and TLSH, below);
-  // every stored signature carries the same ones.
+  // Config hashes of the collection's MinHash and SimHash (and of its kept
+  // families, below); every stored signature carries the same ones.
   uint64_t minhash_config_hash = 0;
   uint64_t simhash_config_hash = 0;  // 0 when SimHash is disabled
   int64_t created_unix_micros = 0;
-  uint64_t tlsh_config_hash = 0;  // 0 unless the collection keeps TLSH
+  // One per config.kept_families entry, in its order.
+  std::vector<KeptConfigHash> kept_config_hashes;
 
   bool operator==(const CollectionRecord&) const = default;
 };

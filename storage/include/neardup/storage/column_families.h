@@ -10,8 +10,8 @@
 
 namespace neardup::storage {
 
-// Append only, never reorder: the value is the index into kColumnFamilies
-// and into the store's handle table.
+// The value is the index into kColumnFamilies and into the store's handle
+// table (names, not positions, are what is on disk).
 enum class ColumnFamily : int {
   kDefault = 0,
   kMeta,
@@ -22,7 +22,6 @@ enum class ColumnFamily : int {
   kSimHash,
   kEvidence,
   kText,
-  kTlsh,
   kEmbedding,
   kCount,
 };
@@ -35,7 +34,7 @@ struct ColumnFamilyInfo {
 inline constexpr size_t kNumColumnFamilies =
     static_cast<size_t>(ColumnFamily::kCount);
 
-// In enum order. Append only, never reorder.
+// In enum order.
 inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
     kColumnFamilies = {{
         {"default", "unused; RocksDB requires it"},
@@ -50,18 +49,20 @@ inline constexpr std::array<ColumnFamilyInfo, kNumColumnFamilies>
         {"text",
          "collection id + internal id -> the document's text (store_text), "
          "apart from its record so naming a match never reads it"},
-        {"tlsh", "collection id + internal id -> TlshValue (keep_tlsh)"},
         {"embedding",
          "collection id + internal id -> EmbeddingValue (the unit vector, "
          "tagged with its model_id)"},
     }};
 
 // The families keyed by collection id + internal id: a document's entries,
-// all deleted with it.
-inline constexpr std::array<ColumnFamily, 7> kDocumentColumnFamilies = {
+// all deleted with it (and so are its kept families', below).
+inline constexpr std::array<ColumnFamily, 6> kDocumentColumnFamilies = {
     ColumnFamily::kDocs,     ColumnFamily::kMinHash, ColumnFamily::kSimHash,
-    ColumnFamily::kEvidence, ColumnFamily::kText,    ColumnFamily::kTlsh,
-    ColumnFamily::kEmbedding};
+    ColumnFamily::kEvidence, ColumnFamily::kText,    ColumnFamily::kEmbedding};
+
+// Besides these, each kept family (core/kept_family.h) has a column family
+// of its own name ("tlsh"), keyed by collection id + internal id -> KeptValue.
+// The store opens them after the ones above, in KeptFamilies() order.
 
 constexpr const ColumnFamilyInfo& ColumnFamilyInfoOf(ColumnFamily cf) {
   return kColumnFamilies[static_cast<size_t>(cf)];

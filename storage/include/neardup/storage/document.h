@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "neardup/core/kept_family.h"
 #include "neardup/core/minhash.h"
-#include "neardup/core/tlsh.h"
 
 namespace neardup::storage {
 
@@ -31,10 +31,10 @@ struct DocumentWrite {
   // minhash config): kept when the collection verifies exactly. Documents
   // written as signatures have none; replacing one drops the old evidence.
   std::optional<std::vector<uint64_t>> shingles;
-  // Kept when the collection keeps TLSH (refused otherwise); replacing a
-  // document without one drops the old TLSH.
-  std::optional<TlshDigest> tlsh;
-  uint64_t tlsh_config_hash = 0;
+  // Values of the collection's kept families (others are refused), each
+  // normalized and with the family's config hash; replacing a document
+  // drops the old values of the families it has none of.
+  std::vector<KeptValue> kept;
   // Required when the collection has an embedding space, refused otherwise:
   // the unit vector (UnitEmbedding) and the model that made it, which must
   // be the space's.
@@ -69,8 +69,8 @@ struct StoredDocument {
   int64_t updated_unix_micros = 0;  // latest put
   // Exact evidence; only a DocumentCursor opened with evidence reads it.
   std::optional<std::vector<uint64_t>> shingles;
-  // When the collection keeps TLSH and the document has one (kAll reads).
-  std::optional<TlshDigest> tlsh;
+  // The kept families' values it has, in KeptFamilies() order (kAll reads).
+  std::vector<KeptValue> kept;
   // The unit vector, in collections with an embedding space (kAll reads).
   std::optional<std::vector<float>> embedding;
 

@@ -184,10 +184,12 @@ class Store {
   absl::StatusOr<std::vector<std::optional<std::vector<uint64_t>>>>
   GetShingleSets(const CollectionRecord& collection,
                  std::span<const uint32_t> internal_ids) const;
-  // The TLSH of each document, in order: nullopt for a document without one
-  // (too short, written as signatures without it, or gone).
-  absl::StatusOr<std::vector<std::optional<TlshDigest>>> GetTlshDigests(
-      const CollectionRecord& collection,
+  // A kept family's value (its normalized text form) of each document, in
+  // order: nullopt for a document without one (too short, written as
+  // signatures without it, or gone), and for all when the collection does
+  // not keep the family. DATA_LOSS for another config hash.
+  absl::StatusOr<std::vector<std::optional<std::string>>> GetKeptValues(
+      const CollectionRecord& collection, std::string_view family,
       std::span<const uint32_t> internal_ids) const;
   // Returns the internal id the document had; NOT_FOUND when absent.
   absl::StatusOr<uint32_t> DeleteDocument(const CollectionRecord& collection,
@@ -274,6 +276,13 @@ class Store {
   rocksdb::ColumnFamilyHandle* handle(ColumnFamily cf) const {
     return handles_[static_cast<size_t>(cf)];
   }
+  // The column family of KeptFamilies()[index].
+  rocksdb::ColumnFamilyHandle* kept_handle(size_t index) const {
+    return handles_[kNumColumnFamilies + index];
+  }
+  // Every family keyed by a document (kDocumentColumnFamilies and the kept
+  // families'): what deleting it deletes.
+  std::vector<rocksdb::ColumnFamilyHandle*> document_handles() const;
 
   const std::string dir_;
   const std::unique_ptr<rocksdb::DB> db_;

@@ -12,6 +12,7 @@
 #include "CLI/CLI.hpp"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/fingerprint_settings.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/core/stateless.h"
 
 namespace neardup::cli {
@@ -37,6 +38,10 @@ CLI::Option* AddParsedOption(CLI::App* app, const std::string& flag, T* field,
 
 // Says once, on standard error, that `old_flag` is deprecated and what to
 // use instead.
+// Refuses a name no kept family (core/kept_family.h) has, listing those
+// there are.
+CLI::Validator KeptFamilyValidator();
+
 void WarnDeprecated(const std::string& old_flag, const std::string& new_flag);
 
 // An old spelling of a parsed option, kept for one release: it sets what

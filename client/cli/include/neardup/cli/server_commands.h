@@ -48,7 +48,7 @@ struct CollectionConfigFlags {
   MinHashAlgorithm minhash_algorithm = MinHashAlgorithm::kShingled;
   int winnow_window = 0;  // perceptual: 0 means kDefaultWinnowWindow
   SimHashVariant simhash_variant = SimHashVariant::kTxtfp;
-  bool tlsh = false;
+  std::vector<std::string> kept_families;  // --keep (core/kept_family.h)
   // Embedding space (off while embedding_dim is 0); 0s: the server's
   // defaults.
   std::string embedding_model;

@@ -23,6 +23,13 @@ inline absl::Status Prefixed(std::string_view prefix,
                    status.message()));
 }
 
+// The same for a StatusOr: its value, or its error prefixed.
+template <typename T>
+absl::StatusOr<T> Prefixed(std::string_view prefix, absl::StatusOr<T> value) {
+  if (value.ok()) return value;
+  return Prefixed(prefix, value.status());
+}
+
 }  // namespace neardup
 
 #define NEARDUP_CONCAT_INNER_(a, b) a##b

@@ -35,9 +35,10 @@ v1::EmbeddingSpace::ChunkMode ChunkModeToProto(ChunkMode mode);
 ChunkMode ChunkModeFromProto(v1::EmbeddingSpace::ChunkMode mode);
 
 // A collection's fingerprint families: minhash_algorithm, winnow_window,
-// simhash_variant and tlsh, both ways. UNSPECIFIED reads as the default
-// (shingled, neardup); callers check that enum values are known first.
-// From the wire, a perceptual config with shingle_k 0 gets UCFP's k = 9.
+// simhash_variant and kept_families (with the deprecated tlsh), both ways.
+// UNSPECIFIED reads as the default (shingled, neardup); callers check that enum
+// values are known first. From the wire, a perceptual config with shingle_k 0
+// gets UCFP's k = 9.
 void FamiliesToProto(const CollectionConfig& config,
                      v1::FingerprintConfig* proto);
 absl::Status FamiliesFromProto(const v1::FingerprintConfig& proto,

@@ -23,8 +23,8 @@
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/index/semantic_index.h"
 #include "neardup/core/index/simhash_index.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/core/minhash.h"
-#include "neardup/core/tlsh.h"
 #include "neardup/engine/embedders.h"
 #include "neardup/engine/group_committer.h"
 #include "neardup/storage/collection_record.h"
@@ -54,7 +54,9 @@ struct SignatureInput {
   // The shingle set behind `minhash`; kept when the collection verifies
   // exactly.
   std::optional<std::vector<uint64_t>> evidence;
-  std::optional<TlshDigest> tlsh;
+  // Values of kept families, normalized and with the collection's config
+  // hashes (a family the collection does not keep is left out).
+  std::vector<KeptValue> kept;
 };
 
 // What a write brings before it is prepared: a text (fingerprinted by
@@ -110,7 +112,7 @@ class Collection {
   //
   // Prepares `input` for this collection: a text is fingerprinted (text
   // kept only when the collection stores text, shingles when it verifies
-  // exactly, the TLSH when it keeps TLSH and the text has one) and embedded
+  // exactly, each kept family's value the text has) and embedded
   // by the collection's model through `embedders` when it has one and the
   // input brings no vector; signatures are stamped with the collection's
   // config hashes. Reads no collection state: the same input gives the
@@ -163,10 +165,10 @@ class Collection {
   absl::StatusOr<std::vector<IdDistance>> QuerySimHash(
       uint64_t simhash, int max_distance = -1, size_t top_k = 0,
       IndexQueryStats* stats = nullptr) const;
-  // The stored TLSH of each document, in order (nullopt: none). All nullopt
-  // when the collection keeps no TLSH.
-  absl::StatusOr<std::vector<std::optional<TlshDigest>>> TlshOf(
-      std::span<const uint32_t> internal_ids) const;
+  // The stored value of a kept family of each document, in order (nullopt:
+  // none). All nullopt when the collection does not keep the family.
+  absl::StatusOr<std::vector<std::optional<std::string>>> KeptOf(
+      std::string_view family, std::span<const uint32_t> internal_ids) const;
 
   // Documents whose vectors have cosine >= min_cosine with `unit` (a
   // UnitEmbedding of the space's dim), best first, at most top_k (>= 1):

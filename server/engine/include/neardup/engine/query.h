@@ -3,7 +3,7 @@
 
 // A query against one collection, in the engine's terms (no protobuf): it
 // reads as validate (CheckQuery) -> plan and probe (ProbeQuery: fingerprint
-// the probe, ask the indexes, verify exactly, merge hybrids, add TLSH
+// the probe, ask the indexes, verify exactly, merge hybrids, add kept
 // distances) -> resolve (ResolveMatches: read each hit's document, explain
 // it) -> render (the caller's).
 
@@ -84,7 +84,9 @@ struct QueryHit {
   std::optional<int> hamming_distance;  // SimHash
   std::optional<MinHashMatch> minhash;
   std::optional<float> cosine;  // semantic and hybrid
-  std::optional<int> tlsh_distance;
+  // Each kept family's distance, where the probe and the document both have
+  // a value (in KeptFamilies() order).
+  std::vector<KeptDistance> kept_distances;
 };
 
 struct ProbeResult {
@@ -94,7 +96,7 @@ struct ProbeResult {
 
 // Fingerprints the probe as the algorithm needs, asks the indexes, verifies
 // (exact Jaccard where the collection verifies exactly), merges hybrids and
-// adds TLSH distances where both sides have a TLSH.
+// adds each kept family's distance where both sides have a value.
 absl::StatusOr<ProbeResult> ProbeQuery(const Collection& collection,
                                        const QuerySpec& spec,
                                        const EmbedderCache* embedders,

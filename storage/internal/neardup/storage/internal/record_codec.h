@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/core/minhash.h"
-#include "neardup/core/tlsh.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/document.h"
 
@@ -59,13 +59,11 @@ std::string EncodeEvidenceValue(uint64_t config_hash,
                                 std::span<const uint64_t> shingles);
 absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes);
 
-// A "tlsh" value: the TLSH of a text document.
-struct TlshValue {
-  uint64_t config_hash = 0;
-  TlshDigest digest;
-};
-std::string EncodeTlshValue(const TlshValue& value);
-absl::StatusOr<TlshValue> DecodeTlshValue(std::string_view bytes);
+// A kept family's value of a text document (its column family is named as
+// the family). Decoding checks the value with the family's normalize.
+std::string EncodeKeptValue(uint64_t config_hash, std::string_view value);
+absl::StatusOr<KeptValue> DecodeKeptValue(const KeptFamily& family,
+                                          std::string_view bytes);
 
 // An "embedding" value: a unit vector and the model that made it.
 struct EmbeddingValue {

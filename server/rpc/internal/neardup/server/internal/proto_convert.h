@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "neardup/core/collection_config.h"
-#include "neardup/core/tlsh.h"
+#include "neardup/core/kept_family.h"
 #include "neardup/engine/collection.h"
 #include "neardup/storage/document.h"
 #include "neardup/v1/neardup.pb.h"
@@ -23,10 +23,11 @@ v1::Collection CollectionToProto(const engine::Collection& collection);
 
 // Checks the wire signatures (layout, width) and their config hashes against
 // the collection's: FAILED_PRECONDITION on a mismatch.
-// signatures.tlsh when the collection keeps TLSH (nullopt when unset, or
-// when the collection keeps none: then it is ignored). FAILED_PRECONDITION
-// for another config hash, INVALID_ARGUMENT when it does not parse.
-absl::StatusOr<std::optional<TlshDigest>> TlshFromProto(
+// signatures.kept (and the deprecated signatures.tlsh), normalized, for the
+// families the collection keeps (others are ignored). INVALID_ARGUMENT for
+// a family no build knows, one given twice or a value that does not parse;
+// FAILED_PRECONDITION for another config hash.
+absl::StatusOr<std::vector<KeptValue>> KeptFromProto(
     const v1::Signatures& proto, const storage::CollectionRecord& record);
 
 absl::Status SignaturesFromProto(const v1::Signatures& proto,
@@ -44,7 +45,7 @@ struct SignatureRules {
 
 // signatures as the engine takes them, for an upsert or a query: the
 // MinHash and SimHash (SignaturesFromProto), the shingle set under
-// `rules`, the TLSH (TlshFromProto). Errors name the field.
+// `rules`, the kept families' values (KeptFromProto). Errors name the field.
 absl::StatusOr<engine::SignatureInput> SignatureInputFromProto(
     const v1::Signatures& proto, const engine::Collection& collection,
     const SignatureRules& rules);
