@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "neardup/base/absl_compat.h"
@@ -33,7 +34,7 @@ const KeptFamily* FindKeptFamily(std::string_view name) {
 absl::StatusOr<const KeptFamily*> KeptFamilyNamed(std::string_view name) {
   if (const KeptFamily* family = FindKeptFamily(name)) return family;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown kept family \"", AbslView(name),
+      absl::StrCat("unknown kept family \"", absl::CHexEscape(AbslView(name)),
                    "\" (known: ", KeptFamilyNames(), ")"));
 }
 

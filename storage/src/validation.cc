@@ -44,15 +44,20 @@ absl::Status ValidateKept(const CollectionRecord& collection,
         collection.kept_config_hashes.end(),
         [&](const KeptConfigHash& h) { return h.family == kept.family; });
     if (hash == collection.kept_config_hashes.end()) {
+      const std::vector<std::string>& kept_ones =
+          collection.config.kept_families;
       return absl::InvalidArgumentError(absl::StrCat(
           "collection \"", collection.name, "\" keeps no ",
-          absl::CHexEscape(kept.family), " (it keeps: ",
-          absl::StrJoin(collection.config.kept_families, ","), ")"));
+          absl::CHexEscape(kept.family),
+          kept_ones.empty()
+              ? std::string(" (it keeps no kept families)")
+              : absl::StrCat(" (it keeps: ", absl::StrJoin(kept_ones, ","),
+                             ")")));
     }
     for (size_t j = 0; j < i; ++j) {
       if (doc.kept[j].family == kept.family) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("two ", kept.family, " values for one document"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "two ", absl::CHexEscape(kept.family), " values for one document"));
       }
     }
     if (kept.config_hash != hash->config_hash) {

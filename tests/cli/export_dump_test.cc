@@ -82,6 +82,56 @@ TEST(ExportDump, RefusesMalformedLines) {
   }
 }
 
+// Kept families go out as one "kept" entry each, TLSH also under the keys
+// older dumps had; both come back in both of the API's spellings, and the
+// old keys alone are still read.
+TEST(ExportDump, KeptFamiliesRoundTripAndReadOldDumps) {
+  const std::string tlsh = "T1" + std::string(70, 'A');
+  v1::Document doc;
+  doc.set_id("k");
+  v1::Signatures* sigs = doc.mutable_signatures();
+  sigs->set_minhash("AA");
+  v1::KeptValue* kept = sigs->add_kept();
+  kept->set_family("tlsh");
+  kept->set_value(tlsh);
+  kept->set_config_hash(0x2a);
+  sigs->set_tlsh(tlsh);
+  sigs->set_tlsh_config_hash(0x2a);
+  const std::string line = EncodeExportLine(doc);
+  EXPECT_THAT(line, HasSubstr("\"kept\":{\"tlsh\":{\"value\":\"" + tlsh +
+                              "\",\"config_hash\":\"000000000000002a\"}}"));
+  EXPECT_THAT(line, HasSubstr("\"tlsh\":\"" + tlsh + "\""));
+  ASSERT_OK_AND_ASSIGN(const v1::Document back, DecodeExportLine(line));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back, doc))
+      << back.DebugString();
+
+  const std::string old_line =
+      "{\"neardup_export\":1,\"id\":\"k\",\"signatures\":{\"minhash\":"
+      "\"QUE=\",\"minhash_config_hash\":\"0000000000000000\",\"tlsh\":\"" +
+      tlsh + "\",\"tlsh_config_hash\":\"000000000000002a\"}}";
+  ASSERT_OK_AND_ASSIGN(const v1::Document old, DecodeExportLine(old_line));
+  ASSERT_EQ(old.signatures().kept_size(), 1);
+  EXPECT_EQ(old.signatures().kept(0).value(), tlsh);
+  EXPECT_EQ(old.signatures().kept(0).config_hash(), 0x2au);
+  EXPECT_EQ(old.signatures().tlsh(), tlsh);
+
+  for (const char* bad : {
+           "\"kept\":[1]",
+           "\"kept\":{\"tlsh\":{\"config_hash\":\"000000000000002a\"}}",
+           "\"kept\":{\"tlsh\":{\"value\":\"T1\",\"config_hash\":\"2a\"}}",
+       }) {
+    const std::string line_with =
+        std::string(
+            "{\"neardup_export\":1,\"id\":\"x\",\"signatures\":{"
+            "\"minhash\":\"AA==\",\"minhash_config_hash\":"
+            "\"0000000000000001\",") +
+        bad + "}}";
+    EXPECT_EQ(DecodeExportLine(line_with).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
 TEST(ExportDump, TextGoesBackAsTextWhateverTheConfig) {
   ASSERT_OK_AND_ASSIGN(
       v1::UpsertRequest request,

@@ -205,7 +205,7 @@ TEST_F(HandlersTest, KeptFamiliesTravelByName) {
                        s->mutable_kept(0)->set_config_hash(1);
                      }),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("signatures.kept[tlsh].config_hash")));
+                       HasSubstr("signatures.kept[\"tlsh\"].config_hash")));
   EXPECT_THAT(
       upsert("bad-name",
              [&](v1::Signatures* s) { s->add_kept()->set_family("md5"); }),
@@ -217,7 +217,7 @@ TEST_F(HandlersTest, KeptFamiliesTravelByName) {
                        s->mutable_kept(0)->set_value("T1XYZ");
                      }),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("signatures.kept[tlsh].value")));
+                       HasSubstr("signatures.kept[\"tlsh\"].value")));
 
   v1::QueryRequest query;
   query.set_collection("k");

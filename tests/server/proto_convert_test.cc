@@ -9,6 +9,7 @@
 
 #include "neardup/core/minhash.h"
 #include "neardup/core/simhash.h"
+#include "neardup/proto/kept_proto.h"
 #include "support/status_matchers.h"
 
 // The deprecated verify_bits is set on purpose (its old name must work).
@@ -260,6 +261,37 @@ TEST(MetadataFromProto, SortsByKey) {
   ASSERT_EQ(metadata.size(), 3u);
   EXPECT_EQ(metadata[0].first, "a");
   EXPECT_EQ(metadata[2].first, "z");
+}
+
+// The deprecated TLSH fields are written beside the kept ones, and read
+// when a peer that predates kept families sends them alone.
+TEST(KeptProto, DeprecatedTlshFieldsAreWrittenBesideAndReadAlone) {
+  v1::Signatures sigs;
+  proto::KeptToProto({{"tlsh", "T1AB", 7}}, &sigs);
+  ASSERT_EQ(sigs.kept_size(), 1);
+  EXPECT_EQ(sigs.tlsh(), "T1AB");
+  EXPECT_EQ(sigs.tlsh_config_hash(), 7u);
+  // Both spellings: one value, not two.
+  EXPECT_THAT(proto::KeptFromProto(sigs),
+              ::testing::ElementsAre(KeptValue{"tlsh", "T1AB", 7}));
+  sigs.clear_kept();
+  EXPECT_THAT(proto::KeptFromProto(sigs),
+              ::testing::ElementsAre(KeptValue{"tlsh", "T1AB", 7}));
+
+  v1::Collection collection;
+  proto::KeptConfigHashesToProto({{"tlsh", 9}}, &collection);
+  EXPECT_EQ(collection.tlsh_config_hash(), 9u);
+  collection.clear_kept_config_hashes();
+  collection.mutable_config()->set_tlsh(true);
+  EXPECT_THAT(proto::KeptConfigHashesFromProto(collection),
+              ::testing::ElementsAre(KeptConfigHash{"tlsh", 9}));
+
+  v1::Match match;
+  proto::KeptDistancesToProto({{"tlsh", 12}}, &match);
+  EXPECT_EQ(match.tlsh_distance(), 12);
+  match.clear_kept_distances();
+  EXPECT_THAT(proto::KeptDistancesFromProto(match),
+              ::testing::ElementsAre(KeptDistance{"tlsh", 12}));
 }
 
 }  // namespace

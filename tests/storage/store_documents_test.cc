@@ -359,5 +359,15 @@ TEST(ColumnFamilies, EveryFamilyKeyedByDocumentIsDeletedWithIt) {
   }
 }
 
+// A kept family's column family is named as the family: a name a fixed
+// family has would open one column family twice.
+TEST(ColumnFamilies, KeptFamilyNamesAreNotFixedFamilyNames) {
+  for (const KeptFamily* kept : KeptFamilies()) {
+    for (const ColumnFamilyInfo& fixed : kColumnFamilies) {
+      EXPECT_NE(kept->name, fixed.name);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace neardup::storage

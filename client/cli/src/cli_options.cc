@@ -103,6 +103,15 @@ CLI::Validator KeptFamilyValidator() {
       "FAMILY");
 }
 
+std::string KeptFamilySummaries() {
+  std::string out;
+  for (const KeptFamily* family : KeptFamilies()) {
+    absl::StrAppend(&out, out.empty() ? "" : "; ", AbslView(family->name), ": ",
+                    AbslView(family->summary));
+  }
+  return out;
+}
+
 void WarnDeprecated(const std::string& old_flag, const std::string& new_flag) {
   // Never destroyed: a command may still parse while the process exits.
   static Mutex* const mu = new Mutex;

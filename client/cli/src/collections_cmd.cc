@@ -115,10 +115,10 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
                   "lowercase ASCII alphanumeric token)");
   create
       ->add_option("--keep", c.kept_families,
-                   "kept families, repeatable or comma-separated (" +
-                       KeptFamilyNames() +
-                       "): kept per text document, query matches report "
-                       "each one's distance to the probe")
+                   "kept families, repeatable or comma-separated: kept per "
+                   "text document, query matches report each one's distance "
+                   "to the probe. " +
+                       KeptFamilySummaries())
       ->delimiter(',')
       ->check(KeptFamilyValidator());
   create

@@ -1,5 +1,6 @@
 #include "export_dump.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -12,6 +13,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/tlsh.h"
 #include "neardup/proto/kept_proto.h"
 
 namespace neardup::cli {
@@ -42,8 +44,10 @@ absl::StatusOr<nlohmann::json> ParseObject(std::string_view line) {
 }
 
 // signatures.kept, and "tlsh" + "tlsh_config_hash" as dumps before kept
-// families wrote them.
+// families wrote them; set in both of the API's spellings, so a server
+// before kept families keeps the TLSH too.
 absl::Status KeptFromJson(const nlohmann::json& sigs, v1::Signatures* out) {
+  std::vector<KeptValue> values;
   if (sigs.contains("kept")) {
     const nlohmann::json& kept = sigs["kept"];
     if (!kept.is_object()) {
@@ -60,9 +64,8 @@ absl::Status KeptFromJson(const nlohmann::json& sigs, v1::Signatures* out) {
           const uint64_t config_hash,
           ParseHex64(entry.value("config_hash", nlohmann::json()),
                      absl::StrCat("kept \"", family, "\" config_hash")));
-      proto::KeptValueToProto(
-          {family, entry["value"].get<std::string>(), config_hash},
-          out->add_kept());
+      values.push_back(
+          {family, entry["value"].get<std::string>(), config_hash});
     }
   }
   if (sigs.contains("tlsh")) {
@@ -73,9 +76,15 @@ absl::Status KeptFromJson(const nlohmann::json& sigs, v1::Signatures* out) {
         const uint64_t config_hash,
         ParseHex64(sigs.value("tlsh_config_hash", nlohmann::json()),
                    "tlsh_config_hash"));
-    out->set_tlsh(sigs["tlsh"].get<std::string>());
-    out->set_tlsh_config_hash(config_hash);
+    const bool listed = std::any_of(
+        values.begin(), values.end(),
+        [](const KeptValue& v) { return v.family == kTlshFamily.name; });
+    if (!listed) {
+      values.push_back({std::string(kTlshFamily.name),
+                        sigs["tlsh"].get<std::string>(), config_hash});
+    }
   }
+  proto::KeptToProto(values, out);
   return absl::OkStatus();
 }
 
@@ -105,11 +114,16 @@ std::string EncodeExportLine(const v1::Document& doc) {
       out["shingle_set"] = absl::Base64Escape(sigs.shingle_set());
     }
     // {"tlsh": {"value": "T1...", "config_hash": "..."}}: one entry per
-    // kept family (a server before kept families sent tlsh alone).
+    // kept family (a server before kept families sent tlsh alone). TLSH
+    // also under the keys an older neardup's import reads.
     nlohmann::ordered_json kept = nlohmann::ordered_json::object();
     for (const KeptValue& value : proto::KeptFromProto(sigs)) {
       kept[value.family] = {{"value", value.value},
                             {"config_hash", Hex64(value.config_hash)}};
+      if (value.family == kTlshFamily.name) {
+        out["tlsh"] = value.value;
+        out["tlsh_config_hash"] = Hex64(value.config_hash);
+      }
     }
     if (!kept.empty()) out["kept"] = std::move(kept);
     line["signatures"] = std::move(out);

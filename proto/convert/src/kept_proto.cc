@@ -72,6 +72,9 @@ std::vector<KeptConfigHash> KeptConfigHashesFromProto(
   for (const v1::KeptConfigHash& hash : proto.kept_config_hashes()) {
     hashes.push_back({hash.family(), hash.config_hash()});
   }
+  if (hashes.empty() && proto.config().tlsh()) {  // an older server
+    hashes.push_back({std::string(kTlshFamily.name), proto.tlsh_config_hash()});
+  }
   return hashes;
 }
 

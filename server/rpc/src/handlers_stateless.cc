@@ -41,9 +41,8 @@ absl::StatusOr<StatelessOptions> StatelessOptionsOf(
       if (newsbot_bits != 0 && newsbot_bits != 16 && newsbot_bits != 32 &&
           newsbot_bits != 64 && newsbot_bits != 128) {
         return absl::InvalidArgumentError(
-            absl::StrCat("newsbot_bits must be 16, 32, 64 or 128 (or 0 for "
-                         "64), got ",
-                         newsbot_bits));
+            absl::StrCat("newsbot_bits must be 16, 32, 64 or 128 (or 0 for ",
+                         kDefaultNewsbotBits, "), got ", newsbot_bits));
       }
       if (newsbot_bits != 0) {
         options.newsbot_bits = static_cast<int>(newsbot_bits);
@@ -52,9 +51,9 @@ absl::StatusOr<StatelessOptions> StatelessOptionsOf(
     case v1::FINGERPRINT_KIND_PERCEPTUAL:
       options.kind = FingerprintKind::kPerceptual;
       if (winnow_window > 1024) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "winnow_window must be in [1, 1024] (or 0 for 4), got ",
-            winnow_window));
+        return absl::InvalidArgumentError(
+            absl::StrCat("winnow_window must be in [1, 1024] (or 0 for ",
+                         kDefaultWinnowWindow, "), got ", winnow_window));
       }
       if (winnow_window != 0) {
         options.winnow_window = static_cast<int>(winnow_window);

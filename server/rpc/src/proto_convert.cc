@@ -267,21 +267,21 @@ absl::StatusOr<std::vector<KeptValue>> KeptFromProto(
     const v1::Signatures& proto, const storage::CollectionRecord& record) {
   std::vector<KeptValue> kept;
   for (KeptValue& value : proto::KeptFromProto(proto)) {
-    const std::string field =
-        absl::StrCat("signatures.kept[", value.family, "]");
+    const std::string field = absl::StrCat(
+        "signatures.kept[\"", absl::CHexEscape(value.family), "\"]");
     ASSIGN_OR_RETURN(const KeptFamily* family,
                      Prefixed(field, KeptFamilyNamed(value.family)));
+    if (std::any_of(kept.begin(), kept.end(), [&](const KeptValue& other) {
+          return other.family == value.family;
+        })) {
+      return absl::InvalidArgumentError(absl::StrCat(field, " is given twice"));
+    }
     const auto expected = std::find_if(record.kept_config_hashes.begin(),
                                        record.kept_config_hashes.end(),
                                        [&](const KeptConfigHash& hash) {
                                          return hash.family == value.family;
                                        });
     if (expected == record.kept_config_hashes.end()) continue;  // not kept
-    if (std::any_of(kept.begin(), kept.end(), [&](const KeptValue& other) {
-          return other.family == value.family;
-        })) {
-      return absl::InvalidArgumentError(absl::StrCat(field, " is given twice"));
-    }
     if (value.config_hash != expected->config_hash) {
       return absl::FailedPreconditionError(
           absl::StrCat(field, ".config_hash ", FormatHex64(value.config_hash),
@@ -292,6 +292,11 @@ absl::StatusOr<std::vector<KeptValue>> KeptFromProto(
                                            family->normalize(value.value)));
     kept.push_back(std::move(value));
   }
+  // In KeptFamilies() order, as values computed from a text are.
+  std::sort(kept.begin(), kept.end(),
+            [](const KeptValue& a, const KeptValue& b) {
+              return KeptFamilyIndex(a.family) < KeptFamilyIndex(b.family);
+            });
   return kept;
 }
 

@@ -41,6 +41,8 @@ CLI::Option* AddParsedOption(CLI::App* app, const std::string& flag, T* field,
 // Refuses a name no kept family (core/kept_family.h) has, listing those
 // there are.
 CLI::Validator KeptFamilyValidator();
+// "tlsh: <its summary>", one family after another, for --help.
+std::string KeptFamilySummaries();
 
 void WarnDeprecated(const std::string& old_flag, const std::string& new_flag);
 

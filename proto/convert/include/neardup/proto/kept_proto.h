@@ -25,6 +25,8 @@ std::vector<KeptValue> KeptFromProto(const v1::Signatures& proto);
 // Sets Signatures.kept and, for "tlsh", the deprecated fields.
 void KeptToProto(const std::vector<KeptValue>& kept, v1::Signatures* proto);
 
+// Collection.kept_config_hashes and, for "tlsh", tlsh_config_hash; from the
+// wire also config.tlsh of a server that predates kept families.
 void KeptConfigHashesToProto(const std::vector<KeptConfigHash>& hashes,
                              v1::Collection* proto);
 std::vector<KeptConfigHash> KeptConfigHashesFromProto(

@@ -114,9 +114,10 @@ class Collection {
   // kept only when the collection stores text, shingles when it verifies
   // exactly, each kept family's value the text has) and embedded
   // by the collection's model through `embedders` when it has one and the
-  // input brings no vector; signatures are stamped with the collection's
-  // config hashes. Reads no collection state: the same input gives the
-  // same document on every node. Errors name the input's field.
+  // input brings no vector; MinHash and SimHash are stamped with the
+  // collection's config hashes (kept values carry theirs, checked). Reads no
+  // collection state: the same input gives the same document on every node.
+  // Errors name the input's field.
   absl::StatusOr<PreparedDocument> Prepare(
       const DocumentInput& input,
       const EmbedderCache* embedders = nullptr) const;
