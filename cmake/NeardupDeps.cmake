@@ -31,6 +31,9 @@ if(NOT NEARDUP_CORE_ONLY)
   pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
   # server/embed/: local embeddings from fastText model files.
   pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
+  # server/cluster/: the replicated log's client (NATS JetStream). Debian's
+  # CMake config of cnats names a static library it does not ship.
+  pkg_check_modules(NATS REQUIRED IMPORTED_TARGET libnats)
 endif()
 find_package(OpenSSL REQUIRED)  # SHA-256: token hashing, and in tests
 if(NEARDUP_BUILD_TESTS)

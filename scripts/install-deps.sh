@@ -32,6 +32,9 @@ PACKAGES=(
   # local embeddings (server/embed); the fasttext tool trains the tests' tiny
   # models
   libfasttext-dev fasttext
+  # the cluster's replicated log (server/cluster): NATS JetStream's C
+  # client, and the server its tests start on loopback
+  libnats-dev nats-server
   # tests
   libgtest-dev libgmock-dev
   # deploy/ checks (tests/deploy): yamllint, promtool and a real Prometheus,

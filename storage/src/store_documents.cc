@@ -439,7 +439,7 @@ absl::StatusOr<StoredDocument> Store::ReadDocument(
   };
   ASSIGN_OR_RETURN(std::optional<MinHashSignature> minhash,
                    read(MinHashFamily{}));
-  doc.minhash = *std::move(minhash);
+  if (minhash.has_value()) doc.minhash = std::move(*minhash);  // kept: always
   ASSIGN_OR_RETURN(doc.simhash, read(SimHashFamily{}));
   ASSIGN_OR_RETURN(doc.embedding, read(EmbeddingFamily{}));
   for (size_t k = 0; k < KeptFamilies().size(); ++k) {

@@ -23,7 +23,7 @@ struct CollectionRecord {
   uint64_t simhash_config_hash = 0;  // 0 when SimHash is disabled
   int64_t created_unix_micros = 0;
   // One per config.kept_families entry, in its order.
-  std::vector<KeptConfigHash> kept_config_hashes;
+  std::vector<KeptConfigHash> kept_config_hashes = {};
 
   bool operator==(const CollectionRecord&) const = default;
 };

@@ -40,6 +40,8 @@ struct DocumentWrite {
   // be the space's.
   std::optional<std::vector<float>> embedding;
   std::string embedding_model_id;
+
+  bool operator==(const DocumentWrite&) const = default;
 };
 
 struct PutResult {

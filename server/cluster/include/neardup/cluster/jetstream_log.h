@@ -1,0 +1,98 @@
+#ifndef NEARDUP_CLUSTER_JETSTREAM_LOG_H_
+#define NEARDUP_CLUSTER_JETSTREAM_LOG_H_
+
+// The cluster's replicated log, on NATS JetStream (docs/cluster.md): a
+// stream per collection, a subject per shard. Append returns once a quorum
+// of NATS servers stored the record; a reader delivers one subject's records
+// in stream order from a sequence, across server failures. Thread-safe:
+// one JetStreamLog serves every thread; a LogReader is one thread's.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace neardup::cluster {
+
+struct LogOptions {
+  // nats://host:port of every NATS server; any reachable one will do.
+  std::vector<std::string> servers;
+  // How long a request (an append, a stream lookup) may wait for its answer
+  // before it is UNAVAILABLE.
+  absl::Duration request_timeout = absl::Seconds(5);
+};
+
+struct StreamSpec {
+  std::string name;  // [A-Za-z0-9_-]
+  std::vector<std::string> subjects;
+  int replicas = 3;  // NATS servers holding each record: 1, 3 or 5
+  // Appends carrying an append_id seen within this window are answered
+  // with the first one's sequence instead of being stored again.
+  absl::Duration dedup_window = absl::Minutes(2);
+};
+
+struct AppendOptions {
+  // Stored only while the stream's last sequence (over all its subjects)
+  // is this one; FAILED_PRECONDITION otherwise. 0: unconditional (an empty
+  // stream cannot be expected).
+  uint64_t expected_last_sequence = 0;
+  // Names the append, so that retrying it after UNAVAILABLE stores it once
+  // (within the stream's dedup_window). Empty: no such protection.
+  std::string append_id = {};
+};
+
+struct Appended {
+  uint64_t sequence = 0;
+  bool duplicate = false;  // an earlier append with the same append_id
+};
+
+struct LogRecord {
+  uint64_t sequence = 0;
+  std::string data;
+};
+
+class LogReader {
+ public:
+  virtual ~LogReader() = default;
+  // The next record of the subject, in stream order, or nullopt when none
+  // arrived within `wait`. Never a record twice or out of order, even when
+  // the NATS server it read from dies (then it resumes on another).
+  virtual absl::StatusOr<std::optional<LogRecord>> Next(
+      absl::Duration wait) = 0;
+};
+
+class JetStreamLog {
+ public:
+  // UNAVAILABLE when no server answers within the request timeout.
+  static absl::StatusOr<std::unique_ptr<JetStreamLog>> Connect(
+      const LogOptions& options);
+  virtual ~JetStreamLog() = default;
+
+  // OK once JetStream has a leader and answers (UNAVAILABLE before).
+  virtual absl::Status Ready() = 0;
+  // Creates the stream, or checks that an existing one has this spec
+  // (FAILED_PRECONDITION naming the difference otherwise).
+  virtual absl::Status EnsureStream(const StreamSpec& spec) = 0;
+  // UNAVAILABLE when no quorum stored it in time: it may or may not be
+  // stored, so retry with the same append_id. FAILED_PRECONDITION when
+  // expected_last_sequence no longer holds (message: the stream's last).
+  virtual absl::StatusOr<Appended> Append(std::string_view subject,
+                                          std::string_view data,
+                                          const AppendOptions& options) = 0;
+  // The stream's last sequence (0 while empty); NOT_FOUND for no stream.
+  virtual absl::StatusOr<uint64_t> LastSequence(std::string_view stream) = 0;
+  // Reads `subject` of `stream` from `start_sequence` (>= 1) on.
+  virtual absl::StatusOr<std::unique_ptr<LogReader>> Read(
+      std::string_view stream, std::string_view subject,
+      uint64_t start_sequence) = 0;
+};
+
+}  // namespace neardup::cluster
+
+#endif  // NEARDUP_CLUSTER_JETSTREAM_LOG_H_

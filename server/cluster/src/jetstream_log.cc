@@ -1,0 +1,369 @@
+#include "neardup/cluster/jetstream_log.h"
+
+#include <nats/nats.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
+
+namespace neardup::cluster {
+namespace {
+
+template <typename T, void (*Destroy)(T*)>
+struct Deleter {
+  void operator()(T* p) const {
+    if (p != nullptr) Destroy(p);
+  }
+};
+using Options =
+    std::unique_ptr<natsOptions, Deleter<natsOptions, natsOptions_Destroy>>;
+using Connection =
+    std::unique_ptr<natsConnection,
+                    Deleter<natsConnection, natsConnection_Destroy>>;
+using Context = std::unique_ptr<jsCtx, Deleter<jsCtx, jsCtx_Destroy>>;
+using Subscription =
+    std::unique_ptr<natsSubscription,
+                    Deleter<natsSubscription, natsSubscription_Destroy>>;
+using Message = std::unique_ptr<natsMsg, Deleter<natsMsg, natsMsg_Destroy>>;
+
+int64_t Millis(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
+
+// The library's error, mapped once: the ways a request finds no quorum or
+// no server are UNAVAILABLE (retry), a missing stream NOT_FOUND.
+absl::Status FromNats(natsStatus status, jsErrCode js_error,
+                      std::string_view what) {
+  if (status == NATS_OK) return absl::OkStatus();
+  std::string text =
+      absl::StrCat(AbslView(what), ": ", natsStatus_GetText(status));
+  // The thread's last error text is stale after some codes; it adds the
+  // server's words when JetStream answered.
+  if (js_error != 0) {
+    absl::StrAppend(&text, " (JetStream error ", static_cast<int>(js_error),
+                    ": ", nats_GetLastError(nullptr), ")");
+  }
+  switch (js_error) {
+    case JSStreamWrongLastSequenceErr:
+      return absl::FailedPreconditionError(text);
+    case JSStreamNotFoundErr:
+      return absl::NotFoundError(text);
+    case JSClusterNotAvailErr:
+    case JSNotEnabledErr:  // what a server without a stream leader says
+      return absl::UnavailableError(text);
+    default:
+      break;
+  }
+  switch (status) {
+    case NATS_TIMEOUT:
+    case NATS_NO_RESPONDERS:
+    case NATS_NO_SERVER:
+    case NATS_CONNECTION_CLOSED:
+    case NATS_CONNECTION_DISCONNECTED:
+    case NATS_STALE_CONNECTION:
+    case NATS_MISSED_HEARTBEAT:
+      return absl::UnavailableError(text);
+    case NATS_NOT_FOUND:
+      return absl::NotFoundError(text);
+    default:
+      return absl::InternalError(text);
+  }
+}
+
+class JetStreamReader final : public LogReader {
+ public:
+  JetStreamReader(jsCtx* js, std::string stream, std::string subject,
+                  uint64_t next, int replicas)
+      : js_(js),
+        stream_(std::move(stream)),
+        subject_(std::move(subject)),
+        next_(next),
+        replicas_(replicas) {}
+
+  ~JetStreamReader() override { Drop(); }
+
+  absl::StatusOr<std::optional<LogRecord>> Next(absl::Duration wait) override {
+    // `wait` counts from when the consumer exists: making one (a replicated
+    // one elects its own leader) is bounded by the request timeout.
+    absl::Time deadline = absl::Now() + wait;
+    while (true) {
+      if (sub_ == nullptr) {
+        if (absl::Status made = Subscribe(); !made.ok()) {
+          if (!absl::IsUnavailable(made)) return made;
+          // No leader yet: try again on the next call.
+          absl::SleepFor(std::min(absl::Milliseconds(50), wait));
+          return std::nullopt;
+        }
+        deadline = std::max(deadline, absl::Now() + wait);
+      }
+      const absl::Duration left =
+          std::max(deadline - absl::Now(), absl::Milliseconds(1));
+      natsMsgList list{};
+      jsErrCode js_error = static_cast<jsErrCode>(0);
+      // One record a fetch: 3.4.1 mishandles leftovers of larger batches.
+      const natsStatus fetched =
+          natsSubscription_Fetch(&list, sub_.get(), 1, Millis(left), &js_error);
+      if (fetched == NATS_OK) {
+        std::optional<LogRecord> record = Take(list);
+        natsMsgList_Destroy(&list);
+        idle_fetches_ = 0;
+        if (record.has_value()) return record;
+      } else if (fetched == NATS_TIMEOUT) {
+        // A consumer lost with its server (or expired) also looks like
+        // this: twice idle while the subject has records past ours, and
+        // the consumer is made anew from where this reader is.
+        if (++idle_fetches_ >= 2 && Behind()) Drop();
+      } else {
+        Drop();
+        absl::SleepFor(
+            std::min(absl::Milliseconds(50),
+                     std::max(deadline - absl::Now(), absl::ZeroDuration())));
+      }
+      if (absl::Now() >= deadline) return std::nullopt;
+    }
+  }
+
+ private:
+  absl::Status Subscribe() {
+    jsSubOptions options;
+    jsSubOptions_Init(&options);
+    options.Stream = stream_.c_str();
+    options.Config.DeliverPolicy = js_DeliverByStartSequence;
+    options.Config.OptStartSeq = next_;
+    options.Config.AckPolicy = js_AckNone;
+    // Replicated, and kept while idle, so a server's death or a quiet
+    // subject does not lose it (an ephemeral one is R1 and goes in 5 s).
+    options.Config.Replicas = replicas_;
+    options.Config.InactiveThreshold =
+        absl::ToInt64Nanoseconds(absl::Minutes(10));
+    natsSubscription* sub = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status = js_PullSubscribe(
+        &sub, js_, subject_.c_str(), nullptr, nullptr, &options, &js_error);
+    RETURN_IF_ERROR(FromNats(status, js_error,
+                             absl::StrCat("read ", subject_, " of ", stream_)));
+    sub_.reset(sub);
+    idle_fetches_ = 0;
+    return absl::OkStatus();
+  }
+
+  // The record of a fetched list, unless one this reader has passed (a
+  // consumer made anew may start over).
+  std::optional<LogRecord> Take(natsMsgList& list) {
+    for (int i = 0; i < list.Count; ++i) {
+      jsMsgMetaData* meta = nullptr;
+      if (natsMsg_GetMetaData(&meta, list.Msgs[i]) != NATS_OK) continue;
+      const uint64_t sequence = meta->Sequence.Stream;
+      jsMsgMetaData_Destroy(meta);
+      if (sequence < next_) continue;
+      next_ = sequence + 1;
+      return LogRecord{
+          .sequence = sequence,
+          .data = std::string(natsMsg_GetData(list.Msgs[i]),
+                              natsMsg_GetDataLength(list.Msgs[i]))};
+    }
+    return std::nullopt;
+  }
+
+  // Whether the subject holds a record at or after next_.
+  bool Behind() {
+    natsMsg* last = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status = js_GetLastMsg(
+        &last, js_, stream_.c_str(), subject_.c_str(), nullptr, &js_error);
+    if (status != NATS_OK) return status != NATS_NOT_FOUND;
+    Message owned(last);
+    return natsMsg_GetSequence(last) >= next_;
+  }
+
+  void Drop() {
+    if (sub_ == nullptr) return;
+    // Deletes the server's consumer where it can; a dead server's goes by
+    // its inactivity threshold.
+    natsSubscription_Unsubscribe(sub_.get());
+    sub_.reset();
+  }
+
+  jsCtx* const js_;
+  const std::string stream_;
+  const std::string subject_;
+  uint64_t next_;
+  const int replicas_;
+  Subscription sub_;
+  int idle_fetches_ = 0;
+};
+
+class JetStreamLogImpl final : public JetStreamLog {
+ public:
+  JetStreamLogImpl(Options options, Connection connection, Context context,
+                   absl::Duration timeout)
+      : options_(std::move(options)),
+        connection_(std::move(connection)),
+        js_(std::move(context)),
+        timeout_(timeout) {}
+
+  ~JetStreamLogImpl() override {
+    js_.reset();  // before the connection it uses
+    if (connection_ != nullptr) natsConnection_Close(connection_.get());
+  }
+
+  absl::Status Ready() override {
+    jsAccountInfo* info = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_GetAccountInfo(&info, js_.get(), nullptr, &js_error);
+    if (info != nullptr) jsAccountInfo_Destroy(info);
+    return FromNats(status, js_error, "JetStream account info");
+  }
+
+  absl::Status EnsureStream(const StreamSpec& spec) override {
+    std::vector<const char*> subjects;
+    for (const std::string& subject : spec.subjects) {
+      subjects.push_back(subject.c_str());
+    }
+    jsStreamConfig config;
+    jsStreamConfig_Init(&config);
+    config.Name = spec.name.c_str();
+    config.Subjects = subjects.data();
+    config.SubjectsLen = static_cast<int>(subjects.size());
+    config.Storage = js_FileStorage;
+    config.Replicas = spec.replicas;
+    config.Duplicates = absl::ToInt64Nanoseconds(spec.dedup_window);
+    jsStreamInfo* info = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_AddStream(&info, js_.get(), &config, nullptr, &js_error);
+    if (info != nullptr) jsStreamInfo_Destroy(info);
+    if (js_error == JSStreamNameExistErr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "stream ", spec.name, " exists with another configuration than ",
+          spec.replicas, " replicas of subjects ",
+          absl::StrJoin(spec.subjects, ",")));
+    }
+    return FromNats(status, js_error,
+                    absl::StrCat("create stream ", spec.name));
+  }
+
+  absl::StatusOr<Appended> Append(std::string_view subject,
+                                  std::string_view data,
+                                  const AppendOptions& options) override {
+    const std::string subject_text(subject);
+    jsPubOptions publish;
+    jsPubOptions_Init(&publish);
+    publish.MaxWait = Millis(timeout_);
+    publish.ExpectLastSeq = options.expected_last_sequence;
+    if (!options.append_id.empty()) publish.MsgId = options.append_id.c_str();
+    jsPubAck* ack = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_Publish(&ack, js_.get(), subject_text.c_str(), data.data(),
+                   static_cast<int>(data.size()), &publish, &js_error);
+    if (status != NATS_OK) {
+      if (ack != nullptr) jsPubAck_Destroy(ack);
+      return FromNats(status, js_error,
+                      absl::StrCat("append to ", AbslView(subject)));
+    }
+    const Appended appended{.sequence = ack->Sequence,
+                            .duplicate = ack->Duplicate};
+    jsPubAck_Destroy(ack);
+    return appended;
+  }
+
+  absl::StatusOr<uint64_t> LastSequence(std::string_view stream) override {
+    const std::string name(stream);
+    jsStreamInfo* info = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_GetStreamInfo(&info, js_.get(), name.c_str(), nullptr, &js_error);
+    if (status != NATS_OK) {
+      if (info != nullptr) jsStreamInfo_Destroy(info);
+      return FromNats(status, js_error, absl::StrCat("stream ", name));
+    }
+    const uint64_t last = info->State.LastSeq;
+    jsStreamInfo_Destroy(info);
+    return last;
+  }
+
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(
+      std::string_view stream, std::string_view subject,
+      uint64_t start_sequence) override {
+    if (start_sequence == 0) {
+      return absl::InvalidArgumentError("a log is read from sequence 1 on");
+    }
+    const std::string name(stream);
+    jsStreamInfo* info = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_GetStreamInfo(&info, js_.get(), name.c_str(), nullptr, &js_error);
+    if (status != NATS_OK) {
+      if (info != nullptr) jsStreamInfo_Destroy(info);
+      return FromNats(status, js_error, absl::StrCat("stream ", name));
+    }
+    const int replicas = static_cast<int>(info->Config->Replicas);
+    jsStreamInfo_Destroy(info);
+    return std::make_unique<JetStreamReader>(
+        js_.get(), name, std::string(subject), start_sequence, replicas);
+  }
+
+ private:
+  Options options_;
+  Connection connection_;
+  Context js_;
+  const absl::Duration timeout_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Connect(
+    const LogOptions& options) {
+  if (options.servers.empty()) {
+    return absl::InvalidArgumentError("no NATS server to connect to");
+  }
+  natsOptions* raw_options = nullptr;
+  RETURN_IF_ERROR(FromNats(natsOptions_Create(&raw_options),
+                           static_cast<jsErrCode>(0), "NATS options"));
+  Options nats_options(raw_options);
+  std::vector<const char*> servers;
+  for (const std::string& server : options.servers) {
+    servers.push_back(server.c_str());
+  }
+  const jsErrCode none = static_cast<jsErrCode>(0);
+  RETURN_IF_ERROR(
+      FromNats(natsOptions_SetServers(nats_options.get(), servers.data(),
+                                      static_cast<int>(servers.size())),
+               none, "NATS servers"));
+  // Forever, quickly: a server's death must not end the process's log.
+  RETURN_IF_ERROR(FromNats(natsOptions_SetMaxReconnect(nats_options.get(), -1),
+                           none, "NATS reconnects"));
+  RETURN_IF_ERROR(
+      FromNats(natsOptions_SetReconnectWait(nats_options.get(), 250), none,
+               "NATS reconnect wait"));
+  RETURN_IF_ERROR(
+      FromNats(natsOptions_SetTimeout(nats_options.get(),
+                                      Millis(options.request_timeout)),
+               none, "NATS timeout"));
+  // While disconnected a request fails at once instead of waiting it out.
+  RETURN_IF_ERROR(FromNats(
+      natsOptions_SetFailRequestsOnDisconnect(nats_options.get(), true), none,
+      "NATS requests on disconnect"));
+  natsConnection* raw_connection = nullptr;
+  RETURN_IF_ERROR(FromNats(
+      natsConnection_Connect(&raw_connection, nats_options.get()), none,
+      absl::StrCat("connect to NATS (", absl::StrJoin(options.servers, ","),
+                   ")")));
+  Connection connection(raw_connection);
+  jsOptions js_options;
+  jsOptions_Init(&js_options);
+  js_options.Wait = Millis(options.request_timeout);
+  jsCtx* raw_js = nullptr;
+  RETURN_IF_ERROR(
+      FromNats(natsConnection_JetStream(&raw_js, connection.get(), &js_options),
+               none, "JetStream context"));
+  return std::make_unique<JetStreamLogImpl>(
+      std::move(nats_options), std::move(connection), Context(raw_js),
+      options.request_timeout);
+}
+
+}  // namespace neardup::cluster

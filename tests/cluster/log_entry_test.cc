@@ -1,0 +1,117 @@
+#include "neardup/cluster/log_entry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/core/collection_fingerprinter.h"
+#include "neardup/core/config_hash.h"
+#include "neardup/core/hash.h"
+#include "support/status_matchers.h"
+
+namespace neardup::cluster {
+namespace {
+
+using ::neardup::testing::StatusIs;
+using ::testing::HasSubstr;
+
+LogEntry Deletion(std::string collection, std::string id) {
+  LogEntry entry;
+  entry.collection = std::move(collection);
+  entry.delete_id = std::move(id);
+  return entry;
+}
+
+// Every field set, from a real fingerprint, so the golden bytes below pin
+// the whole format.
+LogEntry EveryField() {
+  CollectionConfig config;
+  config.simhash_enabled = true;
+  config.kept_families = {"tlsh"};
+  const CollectionFingerprinter fingerprinter =
+      *CollectionFingerprinter::Create(*NormalizeCollectionConfig(config));
+  const std::string text =
+      "The committee met on Tuesday to review the budget for the coming "
+      "year.";
+  engine::PreparedDocument doc;
+  doc.external_id = "doc-1";
+  doc.metadata = {{"lang", "en"}, {"src", "wire"}};
+  doc.text = text;
+  std::vector<uint64_t> evidence;
+  doc.minhash = *fingerprinter.MinHash(text, &evidence);
+  doc.minhash_config_hash = fingerprinter.minhash_config_hash();
+  doc.simhash = *fingerprinter.SimHash(text);
+  doc.simhash_config_hash = fingerprinter.simhash_config_hash();
+  doc.shingles = evidence;
+  doc.kept = fingerprinter.Kept(text);
+  doc.embedding = std::vector<float>{0.6f, 0.8f};
+  doc.embedding_model_id = "m1";
+  LogEntry entry;
+  entry.collection = "news";
+  entry.upsert = doc;
+  return entry;
+}
+
+TEST(LogEntry, RoundTripsEveryField) {
+  const LogEntry entry = EveryField();
+  ASSERT_EQ(entry.upsert->kept.size(), 1u);  // the text allows a TLSH
+  ASSERT_OK_AND_ASSIGN(const std::string bytes, EncodeLogEntry(entry));
+  ASSERT_OK_AND_ASSIGN(const LogEntry back, DecodeLogEntry(bytes));
+  EXPECT_EQ(back, entry);
+
+  const LogEntry deletion = Deletion("news", "doc-1");
+  ASSERT_OK_AND_ASSIGN(const std::string deleted, EncodeLogEntry(deletion));
+  ASSERT_OK_AND_ASSIGN(const LogEntry deleted_back, DecodeLogEntry(deleted));
+  EXPECT_EQ(deleted_back, deletion);
+
+  // A document without the optional parts stays without them.
+  LogEntry bare = entry;
+  bare.upsert->text.reset();
+  bare.upsert->simhash.reset();
+  bare.upsert->shingles.reset();
+  bare.upsert->kept.clear();
+  bare.upsert->embedding.reset();
+  ASSERT_OK_AND_ASSIGN(const std::string bare_bytes, EncodeLogEntry(bare));
+  ASSERT_OK_AND_ASSIGN(const LogEntry bare_back, DecodeLogEntry(bare_bytes));
+  EXPECT_EQ(bare_back, bare);
+}
+
+// Replicas apply what the log holds long after it was written, perhaps by
+// another build: the bytes of an entry are fixed.
+TEST(LogEntry, DeleteBytesAreGolden) {
+  const LogEntry deletion = Deletion("news", "doc-1");
+  ASSERT_OK_AND_ASSIGN(const std::string bytes, EncodeLogEntry(deletion));
+  EXPECT_EQ(absl::BytesToHexString(bytes), "0a046e6577731a05646f632d31");
+}
+
+// An upsert of every field, pinned by its size and digest (its MinHash
+// alone is 1 KB): a change here is a change of the log's format.
+TEST(LogEntry, UpsertBytesAreGolden) {
+  ASSERT_OK_AND_ASSIGN(const std::string a, EncodeLogEntry(EveryField()));
+  ASSERT_OK_AND_ASSIGN(const std::string b, EncodeLogEntry(EveryField()));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), 1356u);
+  EXPECT_EQ(FormatHex64(Xxh3Hash64(a)), "490d7b2f686bbdd4");
+}
+
+TEST(LogEntry, RefusesWhatIsNoEntry) {
+  LogEntry neither;
+  neither.collection = "c";
+  EXPECT_THAT(
+      EncodeLogEntry(neither).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("exactly one")));
+  EXPECT_THAT(DecodeLogEntry("\xff\xff").status(),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("protobuf")));
+  EXPECT_THAT(DecodeLogEntry(std::string("\x0a\x01\x63", 3)).status(),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("no operation")));
+  // An upsert whose MinHash does not parse.
+  const std::string bad_minhash = std::string("\x12\x04\x22\x02\x01\x02", 6);
+  EXPECT_THAT(DecodeLogEntry(bad_minhash).status(),
+              StatusIs(absl::StatusCode::kDataLoss, ::testing::_));
+}
+
+}  // namespace
+}  // namespace neardup::cluster
