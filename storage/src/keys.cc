@@ -48,6 +48,29 @@ std::string NextDocIdKey(uint32_t collection_id) {
   return key;
 }
 
+std::string LogSequenceKey(uint32_t collection_id) {
+  std::string key(kLogSequencePrefix);
+  AppendU32BigEndian(collection_id, &key);
+  return key;
+}
+
+std::string EncodeU64LittleEndian(uint64_t value) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) {
+    out[i] = static_cast<char>((value >> (8 * i)) & 0xFF);
+  }
+  return out;
+}
+
+std::optional<uint64_t> DecodeU64LittleEndian(std::string_view bytes) {
+  if (bytes.size() != 8) return std::nullopt;
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) {
+    value = (value << 8) | static_cast<unsigned char>(bytes[i]);
+  }
+  return value;
+}
+
 std::string IdKey(uint32_t collection_id, std::string_view external_id) {
   std::string key = CollectionPrefix(collection_id);
   key.append(external_id);

@@ -321,6 +321,11 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     state->free_ids.insert(state->free_ids.end(), reused.rbegin(),
                            reused.rend());
   };
+  if (options.log_sequence != 0) {
+    // Even for a batch of refused documents: the entry was applied.
+    batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(collection_id),
+              keys::EncodeU64LittleEndian(options.log_sequence));
+  }
   if (batch.Count() == 0) {
     give_back();
     return results;
@@ -478,6 +483,41 @@ absl::StatusOr<std::vector<std::optional<std::string>>> Store::GetKeptValues(
                          kept_handle(index), state->record, internal_ids);
 }
 
+absl::StatusOr<uint64_t> Store::LogSequence(
+    const CollectionRecord& collection) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  std::string value;
+  const rocksdb::Status read =
+      db_->Get(rocksdb::ReadOptions(), handle(ColumnFamily::kMeta),
+               keys::LogSequenceKey(state->record.id), &value);
+  if (read.IsNotFound()) return 0;
+  RETURN_IF_ERROR(FromRocksDb(read, "read log sequence"));
+  const std::optional<uint64_t> sequence = keys::DecodeU64LittleEndian(value);
+  if (!sequence.has_value()) {
+    return absl::DataLossError(absl::StrCat("collection \"", state->record.name,
+                                            "\": log sequence is not a u64"));
+  }
+  return *sequence;
+}
+
+absl::Status Store::RecordLogSequence(const CollectionRecord& collection,
+                                      uint64_t sequence) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  MutexLock lock(&state->mu);  // in order with the collection's writes
+  if (state->dropped) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", state->record.name, "\" was dropped"));
+  }
+  rocksdb::WriteBatch batch;
+  batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(state->record.id),
+            keys::EncodeU64LittleEndian(sequence));
+  return WriteGuarded(batch, /*sync=*/false,
+                      DiskSpaceGuard::WriteKind::kShrinking,
+                      "record log sequence");
+}
+
 absl::StatusOr<uint32_t> Store::DeleteDocument(
     const CollectionRecord& collection, std::string_view external_id,
     const WriteOptions& options) {
@@ -492,12 +532,24 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
   std::string value;
   const rocksdb::Status found = db_->Get(
       rocksdb::ReadOptions(), handle(ColumnFamily::kIds), id_key, &value);
-  if (found.IsNotFound()) return DocumentNotFound(state->record, external_id);
+  rocksdb::WriteBatch batch;
+  if (options.log_sequence != 0) {
+    // Even when there is nothing to delete: the entry was applied.
+    batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(collection_id),
+              keys::EncodeU64LittleEndian(options.log_sequence));
+  }
+  if (found.IsNotFound()) {
+    if (batch.Count() > 0) {
+      RETURN_IF_ERROR(WriteGuarded(batch, options.sync,
+                                   DiskSpaceGuard::WriteKind::kShrinking,
+                                   "record log sequence"));
+    }
+    return DocumentNotFound(state->record, external_id);
+  }
   RETURN_IF_ERROR(FromRocksDb(found, "look up external id"));
   ASSIGN_OR_RETURN(const uint32_t internal_id, DecodeInternalId(value));
 
   const std::string doc_key = keys::DocKey(collection_id, internal_id);
-  rocksdb::WriteBatch batch;
   batch.Delete(handle(ColumnFamily::kIds), id_key);
   for (rocksdb::ColumnFamilyHandle* family : document_handles()) {
     batch.Delete(family, doc_key);

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ namespace neardup::testing {
 class NatsCluster {
  public:
   NatsCluster(std::string dir, int size) : dir_(std::move(dir)) {
+    std::filesystem::create_directories(dir_);
     for (int i = 0; i < size; ++i) {
       nodes_.push_back({.client_port = FreePort(),
                         .route_port = FreePort(),
@@ -46,6 +48,7 @@ class NatsCluster {
     node.pid = fork();
     if (node.pid == 0) {
       FILE* out = fopen(log.c_str(), "a");
+      if (out == nullptr) _exit(126);
       dup2(fileno(out), STDOUT_FILENO);
       dup2(fileno(out), STDERR_FILENO);
       execl(NATS_SERVER_BINARY, NATS_SERVER_BINARY, "-c", config.c_str(),
@@ -90,8 +93,10 @@ class NatsCluster {
     std::string out;
     for (size_t i = 0; i < nodes_.size(); ++i) {
       std::ifstream in(absl::StrCat(dir_, "/n", i, ".log"));
-      out += absl::StrCat("--- nats n", i, "\n",
-                          std::string(std::istreambuf_iterator<char>(in), {}));
+      out += absl::StrCat(
+          "--- nats n", i, " (pid ", nodes_[i].pid, ", /healthz ",
+          nodes_[i].pid > 0 ? HttpGet(nodes_[i].monitor_port, "/healthz") : "",
+          ")\n", std::string(std::istreambuf_iterator<char>(in), {}));
     }
     return out;
   }

@@ -256,6 +256,47 @@ TEST_F(StoreDocumentsTest, TextIsDroppedWithoutStoreText) {
   EXPECT_EQ(got.minhash, doc.minhash);
 }
 
+// A cluster replica's writes carry their log sequence, which the store
+// keeps in the same batch: puts (a refused one too), deletes (of an absent
+// document too) and what wrote nothing; it goes with the collection.
+TEST_F(StoreDocumentsTest, LogSequenceIsRecordedWithEachWrite) {
+  ASSERT_OK_AND_ASSIGN(uint64_t sequence, store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 0u);
+  auto at = [](uint64_t sequence) {
+    return WriteOptions{.log_sequence = sequence};
+  };
+  ASSERT_OK(
+      store_->PutDocument(collection_, Doc("a", "words"), at(3)).status());
+  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 3u);
+  DocumentWrite refused = Doc("b", "words");
+  refused.minhash_config_hash ^= 1;
+  EXPECT_FALSE(store_->PutDocument(collection_, refused, at(5)).ok());
+  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 5u);
+  EXPECT_EQ(
+      store_->DeleteDocument(collection_, "absent", at(8)).status().code(),
+      absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 8u);
+  ASSERT_OK(store_->DeleteDocument(collection_, "a", at(9)).status());
+  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 9u);
+  ASSERT_OK(store_->RecordLogSequence(collection_, 12));
+  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 12u);
+  // A write without one leaves it.
+  ASSERT_OK(store_->PutDocument(collection_, Doc("c", "words")).status());
+  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 12u);
+
+  ASSERT_OK(store_->DropCollection("docs"));
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord again,
+                       store_->CreateCollection("docs", SimHashConfig()));
+  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(again));
+  EXPECT_EQ(sequence, 0u);
+}
+
 TEST_F(StoreDocumentsTest, ForEachSignatureIsInInternalIdOrder) {
   // More than 256 documents so big-endian ids cross a byte boundary.
   std::vector<DocumentWrite> docs;

@@ -259,6 +259,7 @@ struct Collection::PendingPut {
   // The evidence as stored, encoded before the write lock (empty: none).
   std::string encoded_evidence;
   bool sync = false;
+  uint64_t log_sequence = 0;
   absl::StatusOr<storage::PutResult> result = absl::UnknownError("not written");
 };
 
@@ -341,6 +342,7 @@ std::vector<absl::StatusOr<storage::PutResult>> Collection::ApplyMany(
   for (size_t i = 0; i < docs.size(); ++i) {
     mine[i].doc = docs[i];
     mine[i].sync = options.sync;
+    mine[i].log_sequence = options.log_sequence;
     // Here, in parallel, rather than in the store under the write lock.
     // A document the store refuses (say, of another config) wastes it.
     if (exact && docs[i]->shingles) {
@@ -373,10 +375,12 @@ void Collection::CommitRound(std::span<PendingPut* const> round,
       docs.reserve(round.size());
       encoded_evidence.reserve(round.size());
       bool sync = false;
+      uint64_t log_sequence = 0;  // a replica's round: its last entry's
       for (PendingPut* put : round) {
         docs.push_back(put->doc);
         encoded_evidence.push_back(std::move(put->encoded_evidence));
         sync = sync || put->sync;
+        log_sequence = std::max(log_sequence, put->log_sequence);
       }
       // Room in the vector index first: it must not fail once the store
       // holds the documents. Rows of a round still being indexed count too.
@@ -387,10 +391,12 @@ void Collection::CommitRound(std::span<PendingPut* const> round,
       using Results =
           absl::StatusOr<std::vector<absl::StatusOr<storage::PutResult>>>;
       Results results =
-          room.ok()
-              ? store_->PutDocuments(record_, docs, storage::WriteOptions{sync},
-                                     encoded_evidence)
-              : Results(room);
+          room.ok() ? store_->PutDocuments(
+                          record_, docs,
+                          storage::WriteOptions{.sync = sync,
+                                                .log_sequence = log_sequence},
+                          encoded_evidence)
+                    : Results(room);
       for (size_t i = 0; i < round.size(); ++i) {
         round[i]->result =
             results.ok() ? std::move((*results)[i]) : results.status();
@@ -439,6 +445,15 @@ absl::Status Collection::Delete(std::string_view external_id,
   // Every document of a space is indexed; NOT_FOUND cannot happen.
   if (semantic_index_) semantic_index_->Remove(internal_id).IgnoreError();
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Collection::LogSequence() const {
+  return store_->LogSequence(record_);
+}
+
+absl::Status Collection::RecordLogSequence(uint64_t sequence) {
+  MutexLock lock(&write_mu_);
+  return store_->RecordLogSequence(record_, sequence);
 }
 
 absl::StatusOr<storage::StoredDocument> Collection::Get(

@@ -215,7 +215,7 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
       docs.push_back(&p.doc);
     }
     std::vector<absl::StatusOr<storage::PutResult>> results =
-        collection.ApplyMany(docs, storage::WriteOptions{sync});
+        collection.ApplyMany(docs, storage::WriteOptions{.sync = sync});
     for (size_t r = 0; r < run.size(); ++r) {
       const size_t at = run[r];
       statuses[at] = results[r].status();

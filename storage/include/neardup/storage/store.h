@@ -166,6 +166,13 @@ class Store {
       std::span<const DocumentWrite* const> docs,
       const WriteOptions& options = {},
       std::span<const std::string> encoded_evidence = {});
+  // The last WriteOptions::log_sequence written to the collection (0: none).
+  absl::StatusOr<uint64_t> LogSequence(
+      const CollectionRecord& collection) const;
+  // Records a log sequence whose entry wrote nothing (one the collection
+  // refused, say), so a replica does not read it again.
+  absl::Status RecordLogSequence(const CollectionRecord& collection,
+                                 uint64_t sequence);
   // A document's evidence (its shingle set) as PutDocuments stores it.
   static std::string EncodeEvidence(const CollectionRecord& collection,
                                     std::span<const uint64_t> shingles);

@@ -45,6 +45,10 @@ struct StoreOptions {
 // machine too, at the cost of an fsync per write.
 struct WriteOptions {
   bool sync = false;
+  // A cluster replica's write: the log sequence of the entry it applies,
+  // recorded in the same batch (Store::LogSequence), so a replica that
+  // crashed resumes right after the last entry it wrote. 0: none.
+  uint64_t log_sequence = 0;
 };
 
 }  // namespace neardup::storage

@@ -6,6 +6,7 @@
 //   meta         "format_version"               -> u32 LE
 //                "next_collection_id"           -> u32 LE
 //                "next_doc_id/" + P             -> u32 LE
+//                "log_sequence/" + P            -> u64 LE (cluster replicas)
 //   collections  collection name                -> records.CollectionRecord
 //   ids          P + external id bytes          -> u32 LE internal id
 //   docs         P + internal id (u32 BE)       -> records.DocumentRecord
@@ -26,6 +27,7 @@ namespace neardup::storage::keys {
 inline constexpr std::string_view kFormatVersion = "format_version";
 inline constexpr std::string_view kNextCollectionId = "next_collection_id";
 inline constexpr std::string_view kNextDocIdPrefix = "next_doc_id/";
+inline constexpr std::string_view kLogSequencePrefix = "log_sequence/";
 
 // The first collection id handed out; 0 is never a real collection, so a
 // default-constructed CollectionRecord matches nothing.
@@ -48,6 +50,10 @@ std::string CollectionPrefix(uint32_t collection_id);
 std::string CollectionRangeEnd(uint32_t collection_id);
 
 std::string NextDocIdKey(uint32_t collection_id);
+// The cluster log's last sequence a replica applied to the collection.
+std::string LogSequenceKey(uint32_t collection_id);
+std::string EncodeU64LittleEndian(uint64_t value);
+std::optional<uint64_t> DecodeU64LittleEndian(std::string_view bytes);
 std::string IdKey(uint32_t collection_id, std::string_view external_id);
 // Key in docs, minhash and simhash.
 std::string DocKey(uint32_t collection_id, uint32_t internal_id);

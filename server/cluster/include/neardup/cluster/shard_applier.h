@@ -1,0 +1,64 @@
+#ifndef NEARDUP_CLUSTER_SHARD_APPLIER_H_
+#define NEARDUP_CLUSTER_SHARD_APPLIER_H_
+
+// A replica's write path (docs/cluster.md): the entries of one shard's
+// subject of a collection's log, applied to the local collection in log
+// order, each exactly once across crashes. Every write records its entry's
+// sequence in the same RocksDB batch (storage::WriteOptions::log_sequence),
+// and reading resumes after the sequence the collection holds.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "neardup/cluster/jetstream_log.h"
+#include "neardup/engine/collection.h"
+
+namespace neardup::cluster {
+
+class ShardApplier {
+ public:
+  // Reads `subject` of `stream` after `collection`'s log sequence. `log`
+  // and `collection` must outlive the applier.
+  static absl::StatusOr<std::unique_ptr<ShardApplier>> Create(
+      JetStreamLog& log, engine::Collection& collection, std::string stream,
+      std::string subject);
+
+  // Applies the entries that arrive within `wait` (at least one wait for
+  // the first); returns how many. An entry the collection refuses (a
+  // signature of another config, say) counts as applied: every replica
+  // refuses it alike. An error of the store (a full disk) stops here, and
+  // the same entry is tried again on the next call.
+  absl::StatusOr<size_t> ApplyAvailable(absl::Duration wait);
+
+  // The last sequence applied (and recorded) here.
+  uint64_t applied_sequence() const { return applied_; }
+  // Entries applied, of them refused by the collection.
+  size_t refused() const { return refused_; }
+
+ private:
+  ShardApplier(engine::Collection& collection,
+               std::unique_ptr<LogReader> reader, uint64_t applied)
+      : collection_(collection),
+        reader_(std::move(reader)),
+        applied_(applied) {}
+
+  // OK when applied or refused for what the entry holds; the store's own
+  // failures otherwise.
+  absl::Status Apply(const LogRecord& record);
+
+  engine::Collection& collection_;
+  std::unique_ptr<LogReader> reader_;
+  uint64_t applied_;
+  size_t refused_ = 0;
+  // Read but not yet applied (the store failed): applied first next time.
+  std::optional<LogRecord> pending_;
+};
+
+}  // namespace neardup::cluster
+
+#endif  // NEARDUP_CLUSTER_SHARD_APPLIER_H_

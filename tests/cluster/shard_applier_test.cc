@@ -1,0 +1,186 @@
+// Replicas applying one shard's log: two local databases fed by the same
+// subject of a real 3-server JetStream cluster end in the same state, and a
+// replica closed half-way resumes after its last applied entry, missing
+// none and applying none twice.
+
+#include "neardup/cluster/shard_applier.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cluster/nats_cluster.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/cluster/log_entry.h"
+#include "neardup/engine/database.h"
+#include "support/corpus.h"
+#include "support/status_matchers.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
+
+namespace neardup::cluster {
+namespace {
+
+using ::neardup::testing::GeneratedText;
+using ::neardup::testing::NatsCluster;
+using ::neardup::testing::WaitUntil;
+
+constexpr auto kStartup = std::chrono::seconds(30);
+constexpr char kStream[] = "c-docs";
+constexpr char kSubject[] = "c-docs.s0";
+
+CollectionConfig Config() {
+  CollectionConfig config;
+  config.simhash_enabled = true;
+  config.kept_families = {"tlsh"};
+  config.store_text = true;
+  return config;
+}
+
+class ShardApplierTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.StartAll();
+    ASSERT_TRUE(cluster_.WaitHealthy(kStartup)) << cluster_.Logs();
+    ASSERT_OK_AND_ASSIGN(
+        log_, JetStreamLog::Connect({.servers = cluster_.Urls(),
+                                     .request_timeout = absl::Seconds(2)}));
+    ASSERT_TRUE(WaitUntil([&] { return log_->Ready().ok(); }, kStartup));
+    ASSERT_OK(log_->EnsureStream(
+        {.name = kStream, .subjects = {kSubject}, .replicas = 3}));
+  }
+
+  // A replica: its own database, with the collection made as every
+  // replica makes it.
+  struct Replica {  // destroyed applier first, database last
+    std::unique_ptr<engine::Database> db;
+    std::shared_ptr<engine::Collection> docs;
+    std::unique_ptr<ShardApplier> applier;
+  };
+  absl::StatusOr<Replica> OpenReplica(const std::string& name) {
+    Replica replica;
+    engine::DatabaseOptions options;
+    options.store.block_cache_bytes = size_t{8} << 20;
+    options.store.write_buffer_bytes = size_t{4} << 20;
+    ASSIGN_OR_RETURN(
+        replica.db, engine::Database::Open(temp_.path() + "/" + name, options));
+    absl::StatusOr<std::shared_ptr<engine::Collection>> docs =
+        replica.db->GetCollection("docs");
+    if (!docs.ok()) docs = replica.db->CreateCollection("docs", Config());
+    ASSIGN_OR_RETURN(replica.docs, std::move(docs));
+    ASSIGN_OR_RETURN(replica.applier, ShardApplier::Create(*log_, *replica.docs,
+                                                           kStream, kSubject));
+    return replica;
+  }
+
+  // Prepares (on `node`, as the receiving node would) and appends.
+  uint64_t Upsert(engine::Collection& node, const std::string& id,
+                  const std::string& text) {
+    LogEntry entry;
+    entry.collection = "docs";
+    entry.upsert = *node.PrepareText(id, text, {{"n", id}});
+    return Append(entry);
+  }
+  uint64_t Delete(const std::string& id) {
+    LogEntry entry;
+    entry.collection = "docs";
+    entry.delete_id = id;
+    return Append(entry);
+  }
+  uint64_t Append(const LogEntry& entry) {
+    absl::StatusOr<Appended> appended =
+        log_->Append(kSubject, *EncodeLogEntry(entry), {});
+    EXPECT_OK(appended);
+    return appended.ok() ? appended->sequence : 0;
+  }
+
+  static bool CatchUp(ShardApplier& applier, uint64_t sequence) {
+    return WaitUntil(
+        [&] {
+          EXPECT_OK(applier.ApplyAvailable(absl::Milliseconds(100)).status());
+          return applier.applied_sequence() >= sequence;
+        },
+        std::chrono::seconds(30));
+  }
+
+  // What a replica holds of every id ever written: its signatures, kept
+  // values and metadata, or "absent".
+  static std::vector<std::string> State(engine::Collection& docs, int ids) {
+    std::vector<std::string> out;
+    for (int i = 0; i < ids; ++i) {
+      absl::StatusOr<storage::StoredDocument> doc =
+          docs.Get(absl::StrCat("d", i));
+      if (!doc.ok()) {
+        out.push_back(std::string(doc.status().message()));
+        continue;
+      }
+      std::string line = absl::StrCat(doc->external_id, " ",
+                                      doc->minhash.Serialize().size(), " ");
+      for (uint64_t slot : doc->minhash.slots)
+        absl::StrAppend(&line, slot, ",");
+      absl::StrAppend(&line, " ", doc->simhash.value_or(0), " ",
+                      doc->text.value_or(""));
+      for (const KeptValue& kept : doc->kept) {
+        absl::StrAppend(&line, " ", kept.family, "=", kept.value);
+      }
+      for (const auto& [key, value] : doc->metadata) {
+        absl::StrAppend(&line, " ", key, "=", value);
+      }
+      out.push_back(line);
+    }
+    return out;
+  }
+
+  neardup::testing::TempDir temp_;
+  NatsCluster cluster_{temp_.path() + "/nats", 3};
+  std::unique_ptr<JetStreamLog> log_;
+};
+
+TEST_F(ShardApplierTest, ReplicasConvergeAndResumeAfterTheirLastEntry) {
+  ASSERT_OK_AND_ASSIGN(Replica a, OpenReplica("a"));
+  ASSERT_OK_AND_ASSIGN(Replica b, OpenReplica("b"));
+  constexpr int kIds = 30;
+  for (int i = 0; i < kIds; ++i) {
+    Upsert(*a.docs, absl::StrCat("d", i), GeneratedText(i));
+  }
+  Delete("d3");
+  Delete("never-there");
+  // An entry every replica refuses alike: a signature of another config.
+  LogEntry foreign;
+  foreign.collection = "docs";
+  foreign.upsert = *a.docs->PrepareText("d4", GeneratedText(99), {});
+  foreign.upsert->minhash_config_hash ^= 1;
+  Append(foreign);
+  const uint64_t half = Upsert(*a.docs, "d5", GeneratedText(105));
+
+  ASSERT_TRUE(CatchUp(*a.applier, half));
+  ASSERT_TRUE(CatchUp(*b.applier, half));
+  EXPECT_EQ(a.applier->refused(), 2u);  // the foreign entry, the absent id
+  EXPECT_EQ(State(*a.docs, kIds), State(*b.docs, kIds));
+  EXPECT_EQ(a.docs->num_documents(), static_cast<size_t>(kIds - 1));
+
+  // b goes away; the log goes on; b comes back on its own disk.
+  b.applier.reset();
+  b.docs.reset();
+  b.db.reset();
+  for (int i = 10; i < 20; ++i) {
+    Upsert(*a.docs, absl::StrCat("d", i), GeneratedText(200 + i));
+  }
+  Delete("d7");
+  const uint64_t last = Upsert(*a.docs, "d3", GeneratedText(303));
+  ASSERT_OK_AND_ASSIGN(b, OpenReplica("b"));
+  EXPECT_EQ(b.applier->applied_sequence(), half);  // from its own store
+  ASSERT_TRUE(CatchUp(*b.applier, last));
+  ASSERT_TRUE(CatchUp(*a.applier, last));
+  EXPECT_EQ(State(*a.docs, kIds), State(*b.docs, kIds));
+  EXPECT_EQ(b.docs->num_documents(), a.docs->num_documents());
+  EXPECT_EQ(a.docs->num_documents(), static_cast<size_t>(kIds - 1));
+  ASSERT_OK_AND_ASSIGN(const uint64_t recorded, b.docs->LogSequence());
+  EXPECT_EQ(recorded, last);
+}
+
+}  // namespace
+}  // namespace neardup::cluster
