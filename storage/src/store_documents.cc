@@ -54,6 +54,39 @@ absl::Status CorruptDocument(const CollectionRecord& collection,
                                           AbslView(what)));
 }
 
+// The last log sequence written to the collection (0: none).
+absl::StatusOr<uint64_t> ReadLogSequence(rocksdb::DB& db,
+                                         rocksdb::ColumnFamilyHandle* meta,
+                                         const CollectionRecord& collection) {
+  std::string value;
+  const rocksdb::Status read =
+      db.Get(rocksdb::ReadOptions(), meta, keys::LogSequenceKey(collection.id),
+             &value);
+  if (read.IsNotFound()) return 0;
+  RETURN_IF_ERROR(FromRocksDb(read, "read log sequence"));
+  const std::optional<uint64_t> sequence = keys::DecodeU64LittleEndian(value);
+  if (!sequence.has_value()) {
+    return absl::DataLossError(absl::StrCat("collection \"", collection.name,
+                                            "\": log sequence is not a u64"));
+  }
+  return *sequence;
+}
+
+// A replica's writes go forward in its log; one that does not means a
+// second applier on the collection, or a log made anew.
+absl::Status CheckLogSequenceAdvances(rocksdb::DB& db,
+                                      rocksdb::ColumnFamilyHandle* meta,
+                                      const CollectionRecord& collection,
+                                      uint64_t sequence) {
+  ASSIGN_OR_RETURN(const uint64_t recorded,
+                   ReadLogSequence(db, meta, collection));
+  if (sequence > recorded) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("collection \"", collection.name, "\": log sequence ",
+                   sequence, " is not after the recorded ", recorded,
+                   " (two appliers, or a log made anew?)"));
+}
+
 // A family's value of one document, decoded and checked against the
 // collection; DATA_LOSS naming the document otherwise.
 template <typename Family>
@@ -321,14 +354,19 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     state->free_ids.insert(state->free_ids.end(), reused.rbegin(),
                            reused.rend());
   };
-  if (options.log_sequence != 0) {
-    // Even for a batch of refused documents: the entry was applied.
-    batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(collection_id),
-              keys::EncodeU64LittleEndian(options.log_sequence));
-  }
   if (batch.Count() == 0) {
     give_back();
     return results;
+  }
+  if (options.log_sequence != 0) {
+    absl::Status forward = CheckLogSequenceAdvances(
+        *db_, handle(ColumnFamily::kMeta), stored, options.log_sequence);
+    if (!forward.ok()) {
+      give_back();
+      return forward;
+    }
+    batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(collection_id),
+              keys::EncodeU64LittleEndian(options.log_sequence));
   }
   if (next_id != first_new_id) {
     batch.Put(handle(ColumnFamily::kMeta), keys::NextDocIdKey(collection_id),
@@ -487,35 +525,7 @@ absl::StatusOr<uint64_t> Store::LogSequence(
     const CollectionRecord& collection) const {
   ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
                    FindCollection(collection));
-  std::string value;
-  const rocksdb::Status read =
-      db_->Get(rocksdb::ReadOptions(), handle(ColumnFamily::kMeta),
-               keys::LogSequenceKey(state->record.id), &value);
-  if (read.IsNotFound()) return 0;
-  RETURN_IF_ERROR(FromRocksDb(read, "read log sequence"));
-  const std::optional<uint64_t> sequence = keys::DecodeU64LittleEndian(value);
-  if (!sequence.has_value()) {
-    return absl::DataLossError(absl::StrCat("collection \"", state->record.name,
-                                            "\": log sequence is not a u64"));
-  }
-  return *sequence;
-}
-
-absl::Status Store::RecordLogSequence(const CollectionRecord& collection,
-                                      uint64_t sequence) {
-  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
-                   FindCollection(collection));
-  MutexLock lock(&state->mu);  // in order with the collection's writes
-  if (state->dropped) {
-    return absl::NotFoundError(
-        absl::StrCat("collection \"", state->record.name, "\" was dropped"));
-  }
-  rocksdb::WriteBatch batch;
-  batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(state->record.id),
-            keys::EncodeU64LittleEndian(sequence));
-  return WriteGuarded(batch, /*sync=*/false,
-                      DiskSpaceGuard::WriteKind::kShrinking,
-                      "record log sequence");
+  return ReadLogSequence(*db_, handle(ColumnFamily::kMeta), state->record);
 }
 
 absl::StatusOr<uint32_t> Store::DeleteDocument(
@@ -534,7 +544,11 @@ absl::StatusOr<uint32_t> Store::DeleteDocument(
       rocksdb::ReadOptions(), handle(ColumnFamily::kIds), id_key, &value);
   rocksdb::WriteBatch batch;
   if (options.log_sequence != 0) {
-    // Even when there is nothing to delete: the entry was applied.
+    // Even when there is nothing to delete: the entry was applied, alike on
+    // every replica.
+    RETURN_IF_ERROR(CheckLogSequenceAdvances(*db_, handle(ColumnFamily::kMeta),
+                                             state->record,
+                                             options.log_sequence));
     batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(collection_id),
               keys::EncodeU64LittleEndian(options.log_sequence));
   }

@@ -5,7 +5,9 @@
 // on loopback in a temp dir: started, killed (SIGKILL) and restarted by
 // process id, each with its own client, route and monitoring port.
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,16 +47,21 @@ class NatsCluster {
     if (node.pid > 0) return;
     const std::string config = ConfigPath(i);
     const std::string log = absl::StrCat(dir_, "/n", i, ".log");
+    // Opened before fork: the child of a threaded process may only call
+    // async-signal-safe functions.
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     node.pid = fork();
     if (node.pid == 0) {
-      FILE* out = fopen(log.c_str(), "a");
-      if (out == nullptr) _exit(126);
-      dup2(fileno(out), STDOUT_FILENO);
-      dup2(fileno(out), STDERR_FILENO);
+      // Dies with the test, even one killed by a timeout.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (out < 0) _exit(126);
+      dup2(out, STDOUT_FILENO);
+      dup2(out, STDERR_FILENO);
       execl(NATS_SERVER_BINARY, NATS_SERVER_BINARY, "-c", config.c_str(),
             static_cast<char*>(nullptr));
       _exit(127);
     }
+    if (out >= 0) close(out);
   }
   // SIGKILL: no goodbye to its peers.
   void Kill(int i) {

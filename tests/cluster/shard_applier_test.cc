@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/nats_cluster.h"
+#include "cluster/replica_state.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/cluster/log_entry.h"
 #include "neardup/engine/database.h"
@@ -26,6 +27,7 @@ namespace {
 
 using ::neardup::testing::GeneratedText;
 using ::neardup::testing::NatsCluster;
+using ::neardup::testing::ReplicaState;
 using ::neardup::testing::WaitUntil;
 
 constexpr auto kStartup = std::chrono::seconds(30);
@@ -106,34 +108,6 @@ class ShardApplierTest : public ::testing::Test {
         std::chrono::seconds(30));
   }
 
-  // What a replica holds of every id ever written: its signatures, kept
-  // values and metadata, or "absent".
-  static std::vector<std::string> State(engine::Collection& docs, int ids) {
-    std::vector<std::string> out;
-    for (int i = 0; i < ids; ++i) {
-      absl::StatusOr<storage::StoredDocument> doc =
-          docs.Get(absl::StrCat("d", i));
-      if (!doc.ok()) {
-        out.push_back(std::string(doc.status().message()));
-        continue;
-      }
-      std::string line = absl::StrCat(doc->external_id, " ",
-                                      doc->minhash.Serialize().size(), " ");
-      for (uint64_t slot : doc->minhash.slots)
-        absl::StrAppend(&line, slot, ",");
-      absl::StrAppend(&line, " ", doc->simhash.value_or(0), " ",
-                      doc->text.value_or(""));
-      for (const KeptValue& kept : doc->kept) {
-        absl::StrAppend(&line, " ", kept.family, "=", kept.value);
-      }
-      for (const auto& [key, value] : doc->metadata) {
-        absl::StrAppend(&line, " ", key, "=", value);
-      }
-      out.push_back(line);
-    }
-    return out;
-  }
-
   neardup::testing::TempDir temp_;
   NatsCluster cluster_{temp_.path() + "/nats", 3};
   std::unique_ptr<JetStreamLog> log_;
@@ -147,19 +121,13 @@ TEST_F(ShardApplierTest, ReplicasConvergeAndResumeAfterTheirLastEntry) {
     Upsert(*a.docs, absl::StrCat("d", i), GeneratedText(i));
   }
   Delete("d3");
-  Delete("never-there");
-  // An entry every replica refuses alike: a signature of another config.
-  LogEntry foreign;
-  foreign.collection = "docs";
-  foreign.upsert = *a.docs->PrepareText("d4", GeneratedText(99), {});
-  foreign.upsert->minhash_config_hash ^= 1;
-  Append(foreign);
+  Delete("never-there");  // applied alike everywhere: a change of nothing
   const uint64_t half = Upsert(*a.docs, "d5", GeneratedText(105));
 
   ASSERT_TRUE(CatchUp(*a.applier, half));
   ASSERT_TRUE(CatchUp(*b.applier, half));
-  EXPECT_EQ(a.applier->refused(), 2u);  // the foreign entry, the absent id
-  EXPECT_EQ(State(*a.docs, kIds), State(*b.docs, kIds));
+  EXPECT_EQ(a.applier->refused(), 1u);
+  EXPECT_EQ(ReplicaState(*a.docs, kIds), ReplicaState(*b.docs, kIds));
   EXPECT_EQ(a.docs->num_documents(), static_cast<size_t>(kIds - 1));
 
   // b goes away; the log goes on; b comes back on its own disk.
@@ -173,13 +141,48 @@ TEST_F(ShardApplierTest, ReplicasConvergeAndResumeAfterTheirLastEntry) {
   const uint64_t last = Upsert(*a.docs, "d3", GeneratedText(303));
   ASSERT_OK_AND_ASSIGN(b, OpenReplica("b"));
   EXPECT_EQ(b.applier->applied_sequence(), half);  // from its own store
-  ASSERT_TRUE(CatchUp(*b.applier, last));
+  // Exactly the 12 entries after its last: none again, none missed.
+  size_t applied = 0;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        absl::StatusOr<size_t> now =
+            b.applier->ApplyAvailable(absl::Milliseconds(100));
+        EXPECT_OK(now);
+        if (now.ok()) applied += *now;
+        return b.applier->applied_sequence() >= last;
+      },
+      std::chrono::seconds(30)));
+  EXPECT_EQ(applied, 12u);
+  EXPECT_EQ(b.applier->refused(), 0u);
   ASSERT_TRUE(CatchUp(*a.applier, last));
-  EXPECT_EQ(State(*a.docs, kIds), State(*b.docs, kIds));
+  EXPECT_EQ(ReplicaState(*a.docs, kIds), ReplicaState(*b.docs, kIds));
   EXPECT_EQ(b.docs->num_documents(), a.docs->num_documents());
   EXPECT_EQ(a.docs->num_documents(), static_cast<size_t>(kIds - 1));
   ASSERT_OK_AND_ASSIGN(const uint64_t recorded, b.docs->LogSequence());
   EXPECT_EQ(recorded, last);
+}
+
+// An entry this replica cannot apply as the node that prepared it did (a
+// signature of another config: this replica's config differs) stops it
+// there, entry after entry, instead of letting it drift from its peers.
+TEST_F(ShardApplierTest, AnEntryThisReplicaRefusesStopsIt) {
+  ASSERT_OK_AND_ASSIGN(Replica a, OpenReplica("a"));
+  const uint64_t good = Upsert(*a.docs, "d0", GeneratedText(0));
+  LogEntry foreign;
+  foreign.collection = "docs";
+  foreign.upsert = *a.docs->PrepareText("d1", GeneratedText(1), {});
+  foreign.upsert->minhash_config_hash ^= 1;
+  const uint64_t bad = Append(foreign);
+  Upsert(*a.docs, "d2", GeneratedText(2));
+  ASSERT_TRUE(CatchUp(*a.applier, good));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_THAT(a.applier->ApplyAvailable(absl::Milliseconds(100)).status(),
+                ::neardup::testing::StatusIs(
+                    absl::StatusCode::kFailedPrecondition,
+                    ::testing::HasSubstr(absl::StrCat("log entry ", bad))));
+    EXPECT_EQ(a.applier->applied_sequence(), good);
+  }
+  EXPECT_EQ(a.docs->Get("d2").status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

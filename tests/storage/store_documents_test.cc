@@ -257,8 +257,10 @@ TEST_F(StoreDocumentsTest, TextIsDroppedWithoutStoreText) {
 }
 
 // A cluster replica's writes carry their log sequence, which the store
-// keeps in the same batch: puts (a refused one too), deletes (of an absent
-// document too) and what wrote nothing; it goes with the collection.
+// keeps in the same batch: puts, deletes (of an absent document too, which
+// every replica applies alike), never going back; a put of only refused
+// documents writes nothing, not even the sequence. It goes with the
+// collection.
 TEST_F(StoreDocumentsTest, LogSequenceIsRecordedWithEachWrite) {
   ASSERT_OK_AND_ASSIGN(uint64_t sequence, store_->LogSequence(collection_));
   EXPECT_EQ(sequence, 0u);
@@ -273,7 +275,7 @@ TEST_F(StoreDocumentsTest, LogSequenceIsRecordedWithEachWrite) {
   refused.minhash_config_hash ^= 1;
   EXPECT_FALSE(store_->PutDocument(collection_, refused, at(5)).ok());
   ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
-  EXPECT_EQ(sequence, 5u);
+  EXPECT_EQ(sequence, 3u);
   EXPECT_EQ(
       store_->DeleteDocument(collection_, "absent", at(8)).status().code(),
       absl::StatusCode::kNotFound);
@@ -282,13 +284,17 @@ TEST_F(StoreDocumentsTest, LogSequenceIsRecordedWithEachWrite) {
   ASSERT_OK(store_->DeleteDocument(collection_, "a", at(9)).status());
   ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
   EXPECT_EQ(sequence, 9u);
-  ASSERT_OK(store_->RecordLogSequence(collection_, 12));
-  ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
-  EXPECT_EQ(sequence, 12u);
+  // Not after the recorded one: refused, nothing written.
+  EXPECT_THAT(
+      store_->PutDocument(collection_, Doc("c", "words"), at(9)).status(),
+      ::neardup::testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                   HasSubstr("not after the recorded 9")));
+  EXPECT_EQ(store_->GetDocument(collection_, "c").status().code(),
+            absl::StatusCode::kNotFound);
   // A write without one leaves it.
   ASSERT_OK(store_->PutDocument(collection_, Doc("c", "words")).status());
   ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(collection_));
-  EXPECT_EQ(sequence, 12u);
+  EXPECT_EQ(sequence, 9u);
 
   ASSERT_OK(store_->DropCollection("docs"));
   ASSERT_OK_AND_ASSIGN(const CollectionRecord again,

@@ -51,6 +51,9 @@ absl::Status FromNats(natsStatus status, jsErrCode js_error,
     case JSStreamNotFoundErr:
       return absl::NotFoundError(text);
     case JSClusterNotAvailErr:
+    case JSClusterNoPeersErr:
+    case JSInsufficientResourcesErr:
+    case JSStreamOfflineErr:
     case JSNotEnabledErr:  // what a server without a stream leader says
       return absl::UnavailableError(text);
     default:
@@ -64,7 +67,11 @@ absl::Status FromNats(natsStatus status, jsErrCode js_error,
     case NATS_CONNECTION_DISCONNECTED:
     case NATS_STALE_CONNECTION:
     case NATS_MISSED_HEARTBEAT:
+    case NATS_INSUFFICIENT_BUFFER:  // the reconnect buffer is full
       return absl::UnavailableError(text);
+    case NATS_MAX_PAYLOAD:
+      return absl::InvalidArgumentError(
+          absl::StrCat(text, " (over the NATS servers' max_payload)"));
     case NATS_NOT_FOUND:
       return absl::NotFoundError(text);
     default:
@@ -75,12 +82,11 @@ absl::Status FromNats(natsStatus status, jsErrCode js_error,
 class JetStreamReader final : public LogReader {
  public:
   JetStreamReader(jsCtx* js, std::string stream, std::string subject,
-                  uint64_t next, int replicas)
+                  uint64_t next)
       : js_(js),
         stream_(std::move(stream)),
         subject_(std::move(subject)),
-        next_(next),
-        replicas_(replicas) {}
+        next_(next) {}
 
   ~JetStreamReader() override { Drop(); }
 
@@ -127,17 +133,21 @@ class JetStreamReader final : public LogReader {
 
  private:
   absl::Status Subscribe() {
+    RETURN_IF_ERROR(CheckPosition());
     jsSubOptions options;
     jsSubOptions_Init(&options);
     options.Stream = stream_.c_str();
     options.Config.DeliverPolicy = js_DeliverByStartSequence;
     options.Config.OptStartSeq = next_;
     options.Config.AckPolicy = js_AckNone;
-    // Replicated, and kept while idle, so a server's death or a quiet
-    // subject does not lose it (an ephemeral one is R1 and goes in 5 s).
-    options.Config.Replicas = replicas_;
+    // One server's, in memory: the reader keeps its own position and makes
+    // a consumer anew when one is lost (its server died, a record went
+    // missing on the way), so replicating it would buy nothing. Kept while
+    // a quiet subject leaves it idle longer than the default 5 s.
+    options.Config.Replicas = 1;
+    options.Config.MemoryStorage = true;
     options.Config.InactiveThreshold =
-        absl::ToInt64Nanoseconds(absl::Minutes(10));
+        absl::ToInt64Nanoseconds(absl::Minutes(1));
     natsSubscription* sub = nullptr;
     jsErrCode js_error = static_cast<jsErrCode>(0);
     const natsStatus status = js_PullSubscribe(
@@ -146,17 +156,29 @@ class JetStreamReader final : public LogReader {
                              absl::StrCat("read ", subject_, " of ", stream_)));
     sub_.reset(sub);
     idle_fetches_ = 0;
+    delivered_ = 0;
     return absl::OkStatus();
   }
 
   // The record of a fetched list, unless one this reader has passed (a
-  // consumer made anew may start over).
+  // consumer made anew may start over). A gap in the consumer's own count
+  // means a record was lost on the way (a server died with it in a
+  // buffer): the consumer is dropped, and made anew from next_.
   std::optional<LogRecord> Take(natsMsgList& list) {
     for (int i = 0; i < list.Count; ++i) {
       jsMsgMetaData* meta = nullptr;
-      if (natsMsg_GetMetaData(&meta, list.Msgs[i]) != NATS_OK) continue;
+      if (natsMsg_GetMetaData(&meta, list.Msgs[i]) != NATS_OK) {
+        Drop();
+        return std::nullopt;
+      }
       const uint64_t sequence = meta->Sequence.Stream;
+      const uint64_t delivered = meta->Sequence.Consumer;
       jsMsgMetaData_Destroy(meta);
+      if (delivered != delivered_ + 1) {
+        Drop();
+        return std::nullopt;
+      }
+      delivered_ = delivered;
       if (sequence < next_) continue;
       next_ = sequence + 1;
       return LogRecord{
@@ -167,6 +189,36 @@ class JetStreamReader final : public LogReader {
     return std::nullopt;
   }
 
+ public:
+  // FAILED_PRECONDITION when the stream no longer holds what comes after
+  // this reader's position (trimmed past it), or never held this reader's
+  // past (a stream made anew): reading on would skip records silently.
+  absl::Status CheckPosition() {
+    jsStreamInfo* info = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_GetStreamInfo(&info, js_, stream_.c_str(), nullptr, &js_error);
+    if (status != NATS_OK) {
+      if (info != nullptr) jsStreamInfo_Destroy(info);
+      return FromNats(status, js_error, absl::StrCat("stream ", stream_));
+    }
+    const uint64_t first = info->State.FirstSeq;
+    const uint64_t last = info->State.LastSeq;
+    jsStreamInfo_Destroy(info);
+    if (next_ < first && first > 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "stream ", stream_, " now starts at ", first, ", after ", next_,
+          ": what came between is gone; restore a checkpoint"));
+    }
+    if (next_ > last + 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "stream ", stream_, " ends at ", last, ", before ", next_ - 1,
+          " that this reader had: the stream was made anew"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
   // Whether the subject holds a record at or after next_.
   bool Behind() {
     natsMsg* last = nullptr;
@@ -190,9 +242,9 @@ class JetStreamReader final : public LogReader {
   const std::string stream_;
   const std::string subject_;
   uint64_t next_;
-  const int replicas_;
   Subscription sub_;
   int idle_fetches_ = 0;
+  uint64_t delivered_ = 0;  // the consumer's count of its last record
 };
 
 class JetStreamLogImpl final : public JetStreamLog {
@@ -292,19 +344,11 @@ class JetStreamLogImpl final : public JetStreamLog {
     if (start_sequence == 0) {
       return absl::InvalidArgumentError("a log is read from sequence 1 on");
     }
-    const std::string name(stream);
-    jsStreamInfo* info = nullptr;
-    jsErrCode js_error = static_cast<jsErrCode>(0);
-    const natsStatus status =
-        js_GetStreamInfo(&info, js_.get(), name.c_str(), nullptr, &js_error);
-    if (status != NATS_OK) {
-      if (info != nullptr) jsStreamInfo_Destroy(info);
-      return FromNats(status, js_error, absl::StrCat("stream ", name));
-    }
-    const int replicas = static_cast<int>(info->Config->Replicas);
-    jsStreamInfo_Destroy(info);
-    return std::make_unique<JetStreamReader>(
-        js_.get(), name, std::string(subject), start_sequence, replicas);
+    auto reader = std::make_unique<JetStreamReader>(
+        js_.get(), std::string(stream), std::string(subject), start_sequence);
+    // A missing or trimmed stream is said now, not at the first Next.
+    RETURN_IF_ERROR(reader->CheckPosition());
+    return reader;
   }
 
  private:
@@ -344,7 +388,9 @@ absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Connect(
       FromNats(natsOptions_SetTimeout(nats_options.get(),
                                       Millis(options.request_timeout)),
                none, "NATS timeout"));
-  // While disconnected a request fails at once instead of waiting it out.
+  // A request in flight when the connection drops fails then instead of
+  // waiting out its timeout. (One made while reconnecting is buffered and
+  // sent on reconnection: an append that timed out may still be stored.)
   RETURN_IF_ERROR(FromNats(
       natsOptions_SetFailRequestsOnDisconnect(nats_options.get(), true), none,
       "NATS requests on disconnect"));

@@ -108,6 +108,15 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
   if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Corrupt("not a valid protobuf message");
   }
+  // A field this build does not know would be dropped, and the replica
+  // would apply less than its peers of a newer build.
+  if (!message.GetReflection()->GetUnknownFields(message).empty() ||
+      (message.has_upsert() && !message.upsert()
+                                    .GetReflection()
+                                    ->GetUnknownFields(message.upsert())
+                                    .empty())) {
+    return Corrupt("it has fields this build does not know (a newer writer)");
+  }
   LogEntry entry;
   entry.collection = message.collection();
   switch (message.op_case()) {
@@ -119,7 +128,7 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
       entry.delete_id = message.delete_id();
       break;
     case pb::LogEntry::OP_NOT_SET:
-      return Corrupt("no operation");
+      return Corrupt("no operation (or one of a newer writer)");
   }
   return entry;
 }

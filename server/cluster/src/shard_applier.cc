@@ -7,22 +7,6 @@
 #include "neardup/cluster/log_entry.h"
 
 namespace neardup::cluster {
-namespace {
-
-// What a collection refuses for the entry itself, alike on every replica:
-// the entry counts as applied. Anything else is the store's failure.
-bool RefusedForWhatItHolds(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kNotFound:  // a delete of an absent document
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<ShardApplier>> ShardApplier::Create(
     JetStreamLog& log, engine::Collection& collection, std::string stream,
@@ -44,7 +28,11 @@ absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait) {
       if (!record.has_value()) return applied;
       pending_ = std::move(record);
     }
-    RETURN_IF_ERROR(Apply(*pending_));
+    if (absl::Status done = Apply(*pending_); !done.ok()) {
+      // Said on the call that applies nothing before it.
+      if (applied > 0) return applied;
+      return done;
+    }
     applied_ = pending_->sequence;
     pending_.reset();
     ++applied;
@@ -54,29 +42,33 @@ absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait) {
 }
 
 absl::Status ShardApplier::Apply(const LogRecord& record) {
-  absl::StatusOr<LogEntry> entry = DecodeLogEntry(record.data);
-  absl::Status outcome;
-  if (!entry.ok()) {
-    outcome = entry.status();
-  } else if (entry->collection != collection_.record().name) {
-    outcome = absl::FailedPreconditionError(
-        absl::StrCat("entry of collection \"", entry->collection,
-                     "\" in the log of \"", collection_.record().name, "\""));
-  } else {
-    engine::UpsertOptions upsert;
-    upsert.write.log_sequence = record.sequence;
-    outcome = entry->upsert
-                  ? collection_.Apply(*entry->upsert, upsert).status()
-                  : collection_.Delete(*entry->delete_id, upsert.write);
+  const std::string where = absl::StrCat("log entry ", record.sequence);
+  // What this replica cannot apply as every other replica would (an entry
+  // of a newer build, of another collection, a document the node that
+  // prepared it accepted but this collection refuses: another config)
+  // stops it here, unhealthy, rather than let it drift from its peers.
+  ASSIGN_OR_RETURN(const LogEntry entry,
+                   Prefixed(where, DecodeLogEntry(record.data)));
+  if (entry.collection != collection_.record().name) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, " is of collection \"", entry.collection,
+                     "\", not \"", collection_.record().name, "\""));
   }
+  engine::UpsertOptions upsert;
+  upsert.write.log_sequence = record.sequence;
+  const absl::Status outcome =
+      entry.upsert ? collection_.Apply(*entry.upsert, upsert).status()
+                   : collection_.Delete(*entry.delete_id, upsert.write);
   if (outcome.ok()) return outcome;
-  if (!entry.ok() || RefusedForWhatItHolds(outcome)) {
-    // Nothing of it is stored: the sequence still has to be, or a restart
-    // would read the entry again (harmless, but never-ending for a bad one).
+  // Decided by what was stored: the store records the sequence of an entry
+  // it applied without a change (a delete of an absent document), alike on
+  // every replica. Anything else is tried again.
+  ASSIGN_OR_RETURN(const uint64_t recorded, collection_.LogSequence());
+  if (recorded >= record.sequence) {
     ++refused_;
-    return collection_.RecordLogSequence(record.sequence);
+    return absl::OkStatus();
   }
-  return Prefixed(absl::StrCat("apply log entry ", record.sequence), outcome);
+  return Prefixed(where, outcome);
 }
 
 }  // namespace neardup::cluster

@@ -451,11 +451,6 @@ absl::StatusOr<uint64_t> Collection::LogSequence() const {
   return store_->LogSequence(record_);
 }
 
-absl::Status Collection::RecordLogSequence(uint64_t sequence) {
-  MutexLock lock(&write_mu_);
-  return store_->RecordLogSequence(record_, sequence);
-}
-
 absl::StatusOr<storage::StoredDocument> Collection::Get(
     std::string_view external_id) const {
   store_->NoteActivity();

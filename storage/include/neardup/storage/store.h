@@ -167,12 +167,10 @@ class Store {
       const WriteOptions& options = {},
       std::span<const std::string> encoded_evidence = {});
   // The last WriteOptions::log_sequence written to the collection (0: none).
+  // A write carrying one not after it is refused (FAILED_PRECONDITION), and
+  // a put of only refused documents does not record it.
   absl::StatusOr<uint64_t> LogSequence(
       const CollectionRecord& collection) const;
-  // Records a log sequence whose entry wrote nothing (one the collection
-  // refused, say), so a replica does not read it again.
-  absl::Status RecordLogSequence(const CollectionRecord& collection,
-                                 uint64_t sequence);
   // A document's evidence (its shingle set) as PutDocuments stores it.
   static std::string EncodeEvidence(const CollectionRecord& collection,
                                     std::span<const uint64_t> shingles);

@@ -47,7 +47,8 @@ struct WriteOptions {
   bool sync = false;
   // A cluster replica's write: the log sequence of the entry it applies,
   // recorded in the same batch (Store::LogSequence), so a replica that
-  // crashed resumes right after the last entry it wrote. 0: none.
+  // crashed resumes right after the last entry it wrote. It must be after
+  // the recorded one. 0: none.
   uint64_t log_sequence = 0;
 };
 

@@ -61,8 +61,10 @@ class LogReader {
  public:
   virtual ~LogReader() = default;
   // The next record of the subject, in stream order, or nullopt when none
-  // arrived within `wait`. Never a record twice or out of order, even when
-  // the NATS server it read from dies (then it resumes on another).
+  // arrived within `wait` (counted once its consumer exists). Never a
+  // record twice or out of order; a record lost on the way (the NATS
+  // server it read from died) shows as a gap in the consumer's count, and
+  // the reader starts a consumer anew from its position.
   virtual absl::StatusOr<std::optional<LogRecord>> Next(
       absl::Duration wait) = 0;
 };
@@ -87,7 +89,10 @@ class JetStreamLog {
                                           const AppendOptions& options) = 0;
   // The stream's last sequence (0 while empty); NOT_FOUND for no stream.
   virtual absl::StatusOr<uint64_t> LastSequence(std::string_view stream) = 0;
-  // Reads `subject` of `stream` from `start_sequence` (>= 1) on.
+  // Reads `subject` of `stream` from `start_sequence` (>= 1) on. The
+  // reader must not outlive this log. FAILED_PRECONDITION (now, or from
+  // Next) when the stream no longer holds what comes after start_sequence
+  // (trimmed past it) or ends before it (made anew).
   virtual absl::StatusOr<std::unique_ptr<LogReader>> Read(
       std::string_view stream, std::string_view subject,
       uint64_t start_sequence) = 0;

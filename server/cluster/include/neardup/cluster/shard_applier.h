@@ -29,15 +29,19 @@ class ShardApplier {
       std::string subject);
 
   // Applies the entries that arrive within `wait` (at least one wait for
-  // the first); returns how many. An entry the collection refuses (a
-  // signature of another config, say) counts as applied: every replica
-  // refuses it alike. An error of the store (a full disk) stops here, and
-  // the same entry is tried again on the next call.
+  // the first); returns how many. A delete of an absent document counts as
+  // applied (alike on every replica). Anything else that fails stops here,
+  // and the same entry is tried again on the next call (an error is
+  // returned by the call that applied nothing before it): a store's failure
+  // (a full disk) passes; an entry this replica cannot apply as the node
+  // that prepared it could (another config, an entry of a newer build)
+  // keeps failing, and the replica falls behind rather than drift.
+  // Not thread-safe: one thread applies.
   absl::StatusOr<size_t> ApplyAvailable(absl::Duration wait);
 
   // The last sequence applied (and recorded) here.
   uint64_t applied_sequence() const { return applied_; }
-  // Entries applied, of them refused by the collection.
+  // Entries applied that changed nothing (deletes of absent documents).
   size_t refused() const { return refused_; }
 
  private:

@@ -147,8 +147,6 @@ class Collection {
   // The cluster log's last sequence applied here (WriteOptions::
   // log_sequence); 0 for none.
   absl::StatusOr<uint64_t> LogSequence() const;
-  // Store::RecordLogSequence, in order with this collection's writes.
-  absl::Status RecordLogSequence(uint64_t sequence);
   absl::StatusOr<storage::StoredDocument> Get(
       std::string_view external_id) const;
   absl::StatusOr<storage::StoredDocument> GetByInternalId(

@@ -1,0 +1,95 @@
+#ifndef NEARDUP_CLUSTER_CLUSTER_NODE_H_
+#define NEARDUP_CLUSTER_CLUSTER_NODE_H_
+
+// One node of a cluster (docs/cluster.md), without gRPC: it hosts a
+// replica of each collection it is given (one shard: every node holds the
+// whole collection), applies the collection's log on a thread of its own,
+// and turns writes into log entries, prepared here once. Reads go to the
+// local collection; a write's sequence lets them wait for it (read your
+// writes, on any node). Thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "neardup/base/sync.h"
+#include "neardup/cluster/jetstream_log.h"
+#include "neardup/core/collection_config.h"
+#include "neardup/engine/database.h"
+
+namespace neardup::cluster {
+
+struct ClusterNodeOptions {
+  LogOptions log;
+  int log_replicas = 3;  // NATS servers holding each entry
+  // Names this node's appends (with a random per-start part and a
+  // counter), so a retried append is stored once. Unique per node.
+  std::string node_id;
+  // How long an applier waits for the log before it looks at stop.
+  absl::Duration apply_poll = absl::Milliseconds(200);
+};
+
+// The stream of a collection, and the subject of its shard: the name made
+// safe for JetStream ('.' and '_' escaped), one-to-one.
+std::string StreamOf(std::string_view collection);
+std::string SubjectOf(std::string_view collection, int shard);
+
+class ClusterNode {
+ public:
+  // `db` must outlive the node.
+  static absl::StatusOr<std::unique_ptr<ClusterNode>> Start(
+      engine::Database& db, const ClusterNodeOptions& options);
+  ~ClusterNode();
+
+  // Creates the collection here (or opens it, when this disk has it) and
+  // its log (the same config on every node), and starts applying the log.
+  absl::Status HostCollection(std::string_view name,
+                              const CollectionConfig& config);
+
+  // Prepares the write here and appends it to the collection's log: its
+  // sequence once a quorum of NATS servers stored it. UNAVAILABLE when none
+  // did by `deadline` (the write is then not acknowledged; retried within,
+  // it is stored once).
+  absl::StatusOr<uint64_t> Upsert(std::string_view collection,
+                                  const engine::DocumentInput& input,
+                                  absl::Time deadline);
+  absl::StatusOr<uint64_t> Delete(std::string_view collection,
+                                  std::string_view external_id,
+                                  absl::Time deadline);
+
+  // Waits until this node applied `sequence` of the collection;
+  // DEADLINE_EXCEEDED after `deadline`.
+  absl::Status WaitApplied(std::string_view collection, uint64_t sequence,
+                           absl::Time deadline);
+  // The collection's last applied sequence here.
+  absl::StatusOr<uint64_t> AppliedSequence(std::string_view collection);
+
+ private:
+  struct Hosted;
+
+  ClusterNode(engine::Database& db, ClusterNodeOptions options,
+              std::unique_ptr<JetStreamLog> log);
+  absl::StatusOr<Hosted*> Find(std::string_view collection);
+  absl::StatusOr<uint64_t> AppendUntil(std::string_view collection,
+                                       const std::string& bytes,
+                                       absl::Time deadline);
+  void ApplyLoop(Hosted* hosted);
+
+  engine::Database& db_;
+  const ClusterNodeOptions options_;
+  std::unique_ptr<JetStreamLog> log_;
+  const std::string incarnation_;  // random, per start
+  Mutex mu_;
+  std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t next_append_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace neardup::cluster
+
+#endif  // NEARDUP_CLUSTER_CLUSTER_NODE_H_

@@ -1,0 +1,225 @@
+#include "neardup/cluster/cluster_node.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/cluster/log_entry.h"
+#include "neardup/cluster/shard_applier.h"
+
+namespace neardup::cluster {
+
+// A collection this node hosts: its local replica, the applier of its log
+// and the thread running it.
+struct ClusterNode::Hosted {
+  std::string name;
+  std::shared_ptr<engine::Collection> collection;
+  std::unique_ptr<ShardApplier> applier;  // the apply thread's only
+  std::atomic<bool> stop{false};
+  Mutex mu;
+  CondVar applied_cv;
+  uint64_t applied ABSL_GUARDED_BY(mu) = 0;
+  absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
+  std::thread thread;
+};
+
+std::string StreamOf(std::string_view collection) {
+  // Collection names are [A-Za-z0-9_.-]; stream names may not hold '.'.
+  std::string out = "neardup-c-";
+  for (char c : collection) {
+    if (c == '_') {
+      out += "__";
+    } else if (c == '.') {
+      out += "_d";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string SubjectOf(std::string_view collection, int shard) {
+  return absl::StrCat(StreamOf(collection), ".s", shard);
+}
+
+ClusterNode::ClusterNode(engine::Database& db, ClusterNodeOptions options,
+                         std::unique_ptr<JetStreamLog> log)
+    : db_(db),
+      options_(std::move(options)),
+      log_(std::move(log)),
+      // Append ids stay unique across restarts within the dedup window.
+      incarnation_(absl::StrCat(absl::Hex(std::random_device()()),
+                                absl::Hex(std::random_device()()))) {}
+
+absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
+    engine::Database& db, const ClusterNodeOptions& options) {
+  if (options.node_id.empty()) {
+    return absl::InvalidArgumentError("a cluster node needs a node_id");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
+                   JetStreamLog::Connect(options.log));
+  return std::unique_ptr<ClusterNode>(
+      new ClusterNode(db, options, std::move(log)));
+}
+
+ClusterNode::~ClusterNode() {
+  std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted;
+  {
+    MutexLock lock(&mu_);
+    hosted.swap(hosted_);
+  }
+  for (auto& [name, one] : hosted) one->stop = true;
+  for (auto& [name, one] : hosted) {
+    if (one->thread.joinable()) one->thread.join();
+  }
+}
+
+absl::Status ClusterNode::HostCollection(std::string_view name,
+                                         const CollectionConfig& config) {
+  {
+    MutexLock lock(&mu_);
+    if (hosted_.contains(name)) return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(log_->EnsureStream({.name = StreamOf(name),
+                                      .subjects = {SubjectOf(name, 0)},
+                                      .replicas = options_.log_replicas}));
+  absl::StatusOr<std::shared_ptr<engine::Collection>> collection =
+      db_.GetCollection(name);
+  if (absl::IsNotFound(collection.status())) {
+    collection = db_.CreateCollection(name, config);
+  }
+  RETURN_IF_ERROR(collection.status());
+  ASSIGN_OR_RETURN(const CollectionConfig normalized,
+                   NormalizeCollectionConfig(config));
+  if ((*collection)->record().config != normalized) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection \"", AbslView(name),
+                     "\" on this disk has another config than the cluster's"));
+  }
+  auto hosted = std::make_unique<Hosted>();
+  hosted->name = std::string(name);
+  hosted->collection = *collection;
+  ASSIGN_OR_RETURN(hosted->applier,
+                   ShardApplier::Create(*log_, *hosted->collection,
+                                        StreamOf(name), SubjectOf(name, 0)));
+  {
+    MutexLock lock(&hosted->mu);
+    hosted->applied = hosted->applier->applied_sequence();
+  }
+  Hosted* raw = hosted.get();
+  MutexLock lock(&mu_);
+  if (hosted_.contains(name)) return absl::OkStatus();  // a racing call won
+  hosted_.emplace(std::string(name), std::move(hosted));
+  raw->thread = std::thread([this, raw] { ApplyLoop(raw); });
+  return absl::OkStatus();
+}
+
+void ClusterNode::ApplyLoop(Hosted* hosted) {
+  while (!hosted->stop) {
+    absl::StatusOr<size_t> applied =
+        hosted->applier->ApplyAvailable(options_.apply_poll);
+    const uint64_t sequence = hosted->applier->applied_sequence();
+    MutexLock lock(&hosted->mu);
+    hosted->failure = applied.status();
+    if (sequence != hosted->applied) {
+      hosted->applied = sequence;
+      hosted->applied_cv.SignalAll();
+    }
+    if (!applied.ok()) {
+      // The store failed (a full disk...): the same entry is tried again,
+      // not in a tight loop.
+      hosted->applied_cv.WaitUntil(
+          &hosted->mu, std::chrono::steady_clock::now() +
+                           absl::ToChronoMilliseconds(options_.apply_poll));
+    }
+  }
+}
+
+absl::StatusOr<ClusterNode::Hosted*> ClusterNode::Find(
+    std::string_view collection) {
+  MutexLock lock(&mu_);
+  auto it = hosted_.find(collection);
+  if (it == hosted_.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "collection \"", AbslView(collection), "\" is not hosted here"));
+  }
+  return it->second.get();
+}
+
+absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
+                                                  const std::string& bytes,
+                                                  absl::Time deadline) {
+  std::string append_id;
+  {
+    MutexLock lock(&mu_);
+    append_id =
+        absl::StrCat(options_.node_id, "-", incarnation_, "-", next_append_++);
+  }
+  const std::string subject = SubjectOf(collection, 0);
+  while (true) {
+    absl::StatusOr<Appended> appended =
+        log_->Append(subject, bytes, {.append_id = append_id});
+    if (appended.ok()) return appended->sequence;
+    if (!absl::IsUnavailable(appended.status()) || absl::Now() >= deadline) {
+      return appended.status();
+    }
+    absl::SleepFor(absl::Milliseconds(100));  // a leader is being elected
+  }
+}
+
+absl::StatusOr<uint64_t> ClusterNode::Upsert(std::string_view collection,
+                                             const engine::DocumentInput& input,
+                                             absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  LogEntry entry;
+  entry.collection = hosted->name;
+  ASSIGN_OR_RETURN(entry.upsert, hosted->collection->Prepare(input));
+  ASSIGN_OR_RETURN(const std::string bytes, EncodeLogEntry(entry));
+  return AppendUntil(collection, bytes, deadline);
+}
+
+absl::StatusOr<uint64_t> ClusterNode::Delete(std::string_view collection,
+                                             std::string_view external_id,
+                                             absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  LogEntry entry;
+  entry.collection = hosted->name;
+  entry.delete_id = std::string(external_id);
+  ASSIGN_OR_RETURN(const std::string bytes, EncodeLogEntry(entry));
+  return AppendUntil(collection, bytes, deadline);
+}
+
+absl::Status ClusterNode::WaitApplied(std::string_view collection,
+                                      uint64_t sequence, absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  const auto until = std::chrono::steady_clock::now() +
+                     absl::ToChronoMilliseconds(std::max(deadline - absl::Now(),
+                                                         absl::ZeroDuration()));
+  MutexLock lock(&hosted->mu);
+  while (hosted->applied < sequence) {
+    if (!hosted->applied_cv.WaitUntil(&hosted->mu, until) &&
+        hosted->applied < sequence) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "collection \"", hosted->name, "\" applied ", hosted->applied, " of ",
+          sequence, " here",
+          hosted->failure.ok()
+              ? std::string()
+              : absl::StrCat(" (", hosted->failure.message(), ")")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> ClusterNode::AppliedSequence(
+    std::string_view collection) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  MutexLock lock(&hosted->mu);
+  return hosted->applied;
+}
+
+}  // namespace neardup::cluster

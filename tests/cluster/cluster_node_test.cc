@@ -1,0 +1,167 @@
+// Two cluster nodes in one process, each with its own database, over a real
+// 3-server JetStream cluster: a write through either is read on the other
+// once it carries the write's sequence, and both end in the same state.
+
+#include "neardup/cluster/cluster_node.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cluster/nats_cluster.h"
+#include "cluster/replica_state.h"
+#include "support/corpus.h"
+#include "support/status_matchers.h"
+#include "support/temp_dir.h"
+
+namespace neardup::cluster {
+namespace {
+
+using ::neardup::testing::GeneratedText;
+using ::neardup::testing::NatsCluster;
+using ::neardup::testing::ReplicaState;
+using ::neardup::testing::StatusIs;
+using ::testing::HasSubstr;
+
+constexpr auto kStartup = std::chrono::seconds(30);
+constexpr char kName[] = "news.en_2026";
+
+CollectionConfig Config() {
+  CollectionConfig config;
+  config.simhash_enabled = true;
+  config.kept_families = {"tlsh"};
+  config.store_text = true;
+  return config;
+}
+
+absl::Time Soon() { return absl::Now() + absl::Seconds(20); }
+
+TEST(StreamNames, AreSafeForJetStreamAndOneToOne) {
+  EXPECT_EQ(StreamOf("news.en_2026"), "neardup-c-news_den__2026");
+  EXPECT_EQ(SubjectOf("news.en_2026", 1), "neardup-c-news_den__2026.s1");
+  std::set<std::string> streams;
+  for (const char* name : {"a.b", "a_b", "a_db", "a__b", "a._b", "a_.b"}) {
+    const std::string stream = StreamOf(name);
+    EXPECT_EQ(stream.find('.'), std::string::npos) << name;
+    EXPECT_TRUE(streams.insert(stream).second) << name << " -> " << stream;
+  }
+}
+
+class ClusterNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.StartAll();
+    ASSERT_TRUE(cluster_.WaitHealthy(kStartup)) << cluster_.Logs();
+    for (const char* id : {"a", "b"}) {
+      engine::DatabaseOptions options;
+      options.store.block_cache_bytes = size_t{8} << 20;
+      options.store.write_buffer_bytes = size_t{4} << 20;
+      ASSERT_OK_AND_ASSIGN(
+          dbs_.emplace_back(),
+          engine::Database::Open(absl::StrCat(temp_.path(), "/", id), options));
+      ASSERT_OK_AND_ASSIGN(
+          nodes_.emplace_back(),
+          ClusterNode::Start(*dbs_.back(),
+                             {.log = {.servers = cluster_.Urls(),
+                                      .request_timeout = absl::Seconds(2)},
+                              .node_id = id}));
+      ASSERT_OK(nodes_.back()->HostCollection(kName, Config()));
+    }
+  }
+  void TearDown() override {
+    nodes_.clear();  // before their databases
+    dbs_.clear();
+  }
+
+  engine::Collection& Local(int node) {
+    return **dbs_[node]->GetCollection(kName);
+  }
+  absl::StatusOr<uint64_t> Upsert(int node, const std::string& id,
+                                  const std::string& text) {
+    engine::DocumentInput input;
+    input.external_id = id;
+    input.text = text;
+    return nodes_[node]->Upsert(kName, input, Soon());
+  }
+
+  neardup::testing::TempDir temp_;
+  NatsCluster cluster_{temp_.path() + "/nats", 3};
+  std::vector<std::unique_ptr<engine::Database>> dbs_;
+  std::vector<std::unique_ptr<ClusterNode>> nodes_;
+};
+
+TEST_F(ClusterNodeTest, AWriteOnOneNodeIsReadOnTheOtherAtItsSequence) {
+  const std::string text = GeneratedText(1);
+  ASSERT_OK_AND_ASSIGN(const uint64_t written, Upsert(0, "d0", text));
+  ASSERT_OK(nodes_[1]->WaitApplied(kName, written, Soon()));
+  ASSERT_OK_AND_ASSIGN(const storage::StoredDocument doc, Local(1).Get("d0"));
+  EXPECT_EQ(doc.text, text);
+  ASSERT_OK_AND_ASSIGN(const uint64_t deleted,
+                       nodes_[1]->Delete(kName, "d0", Soon()));
+  EXPECT_GT(deleted, written);
+  ASSERT_OK(nodes_[0]->WaitApplied(kName, deleted, Soon()));
+  EXPECT_EQ(Local(0).Get("d0").status().code(), absl::StatusCode::kNotFound);
+  // A sequence not written yet: the wait ends at its deadline.
+  EXPECT_THAT(
+      nodes_[0]->WaitApplied(kName, deleted + 100,
+                             absl::Now() + absl::Milliseconds(300)),
+      StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("applied")));
+  EXPECT_THAT(nodes_[0]->WaitApplied("elsewhere", 1, Soon()),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("not hosted")));
+}
+
+// Writers on both nodes at once, ids overlapping: the log orders them, so
+// both replicas end in the same state.
+TEST_F(ClusterNodeTest, ConcurrentWritersThroughBothNodesConverge) {
+  constexpr int kIds = 40;
+  std::vector<uint64_t> last(2, 0);
+  std::vector<std::thread> writers;
+  for (int node = 0; node < 2; ++node) {
+    writers.emplace_back([&, node] {
+      for (int i = 0; i < kIds; ++i) {
+        absl::StatusOr<uint64_t> written =
+            Upsert(node, absl::StrCat("d", (i * 7 + node) % kIds),
+                   GeneratedText(node * 1000 + i));
+        EXPECT_OK(written);
+        if (written.ok()) last[node] = std::max(last[node], *written);
+      }
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  const uint64_t end = std::max(last[0], last[1]);
+  for (int node = 0; node < 2; ++node) {
+    ASSERT_OK(nodes_[node]->WaitApplied(kName, end, Soon()));
+  }
+  EXPECT_EQ(ReplicaState(Local(0), kIds), ReplicaState(Local(1), kIds));
+  EXPECT_EQ(Local(0).num_documents(), static_cast<size_t>(kIds));
+}
+
+// A node restarted on its disk keeps its replica and resumes the log; one
+// told another config for the same collection refuses it.
+TEST_F(ClusterNodeTest, ARestartedNodeResumesAndAConfigMismatchIsRefused) {
+  ASSERT_OK(Upsert(0, "d0", GeneratedText(0)).status());
+  nodes_[1].reset();
+  ASSERT_OK_AND_ASSIGN(const uint64_t written,
+                       Upsert(0, "d1", GeneratedText(1)));
+  ASSERT_OK_AND_ASSIGN(
+      nodes_[1], ClusterNode::Start(
+                     *dbs_[1], {.log = {.servers = cluster_.Urls(),
+                                        .request_timeout = absl::Seconds(2)},
+                                .node_id = "b"}));
+  CollectionConfig other = Config();
+  other.threshold = 0.5;
+  EXPECT_THAT(nodes_[1]->HostCollection(kName, other),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("another config")));
+  ASSERT_OK(nodes_[1]->HostCollection(kName, Config()));
+  ASSERT_OK(nodes_[1]->WaitApplied(kName, written, Soon()));
+  EXPECT_EQ(ReplicaState(Local(0), 2), ReplicaState(Local(1), 2));
+}
+
+}  // namespace
+}  // namespace neardup::cluster
