@@ -10,6 +10,7 @@
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/shingle_set.h"
 #include "neardup/core/tlsh.h"
+#include "neardup/storage/config_codec.h"
 #include "neardup/storage/records.pb.h"
 
 namespace neardup::storage {
@@ -213,6 +214,19 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
 }
 
 }  // namespace
+
+std::string EncodeCollectionConfig(const CollectionConfig& config) {
+  pb::CollectionConfig message;
+  ToProto(config, &message);
+  return message.SerializeAsString();
+}
+
+absl::StatusOr<CollectionConfig> DecodeCollectionConfig(
+    std::string_view bytes) {
+  ASSIGN_OR_RETURN(const pb::CollectionConfig message,
+                   ParseMessage<pb::CollectionConfig>(bytes, "config"));
+  return FromProto(message);
+}
 
 std::string EncodeCollectionRecord(const CollectionRecord& record) {
   pb::CollectionRecord message;

@@ -163,5 +163,29 @@ TEST_F(ClusterNodeTest, ARestartedNodeResumesAndAConfigMismatchIsRefused) {
   EXPECT_EQ(ReplicaState(Local(0), 2), ReplicaState(Local(1), 2));
 }
 
+// Collections live in the cluster's registry: the first config wins, and a
+// node hosts what another node created.
+TEST_F(ClusterNodeTest, ACollectionCreatedOnOneNodeIsHostedByTheOther) {
+  ASSERT_OK(nodes_[0]->CreateCollection("reg", Config()));
+  ASSERT_OK(nodes_[0]->CreateCollection("reg", Config()));  // the same: OK
+  CollectionConfig other = Config();
+  other.threshold = 0.5;
+  EXPECT_THAT(
+      nodes_[1]->CreateCollection("reg", other),
+      StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("another config")));
+  ASSERT_OK(nodes_[1]->HostRegistered());
+  engine::DocumentInput input;
+  input.external_id = "d0";
+  const std::string text = GeneratedText(5);
+  input.text = text;
+  ASSERT_OK_AND_ASSIGN(const uint64_t written,
+                       nodes_[1]->Upsert("reg", input, Soon()));
+  ASSERT_OK(nodes_[0]->WaitApplied("reg", written, Soon()));
+  ASSERT_OK_AND_ASSIGN(auto reg, dbs_[0]->GetCollection("reg"));
+  ASSERT_OK_AND_ASSIGN(const storage::StoredDocument doc, reg->Get("d0"));
+  EXPECT_EQ(doc.text, text);
+  EXPECT_EQ(reg->record().config, *NormalizeCollectionConfig(Config()));
+}
+
 }  // namespace
 }  // namespace neardup::cluster

@@ -9,6 +9,7 @@
 
 #include "neardup/core/collection_config.h"
 #include "neardup/core/tlsh.h"
+#include "neardup/storage/config_codec.h"
 #include "neardup/storage/records.pb.h"
 #include "support/status_matchers.h"
 
@@ -53,6 +54,16 @@ CollectionRecord EveryFieldSet() {
           .simhash_config_hash = 0x8000000000000001ull,
           .created_unix_micros = 1700000000123456,
           .kept_config_hashes = {{"tlsh", 0x0123456789abcdefull}}};
+}
+
+TEST(RecordCodecTest, CollectionConfigRoundTripsAlone) {
+  const CollectionConfig config = EveryFieldSet().config;
+  ASSERT_OK_AND_ASSIGN(const CollectionConfig decoded,
+                       DecodeCollectionConfig(EncodeCollectionConfig(config)));
+  EXPECT_EQ(decoded, config);
+  EXPECT_EQ(EncodeCollectionConfig(config), EncodeCollectionConfig(decoded));
+  EXPECT_EQ(DecodeCollectionConfig("\xff").status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(RecordCodecTest, CollectionRecordRoundTripsEveryField) {

@@ -11,6 +11,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/cluster/log_entry.h"
 #include "neardup/cluster/shard_applier.h"
+#include "neardup/storage/config_codec.h"
 
 namespace neardup::cluster {
 
@@ -63,6 +64,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
   }
   ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
                    JetStreamLog::Connect(options.log));
+  RETURN_IF_ERROR(log->EnsureBucket(kRegistryBucket, options.log_replicas));
   return std::unique_ptr<ClusterNode>(
       new ClusterNode(db, options, std::move(log)));
 }
@@ -77,6 +79,42 @@ ClusterNode::~ClusterNode() {
   for (auto& [name, one] : hosted) {
     if (one->thread.joinable()) one->thread.join();
   }
+}
+
+absl::Status ClusterNode::CreateCollection(std::string_view name,
+                                           const CollectionConfig& config) {
+  ASSIGN_OR_RETURN(const CollectionConfig normalized,
+                   NormalizeCollectionConfig(config));
+  const std::string encoded = storage::EncodeCollectionConfig(normalized);
+  absl::Status created = log_->CreateKey(kRegistryBucket, name, encoded);
+  if (absl::IsAlreadyExists(created)) {
+    ASSIGN_OR_RETURN(const std::optional<std::string> registered,
+                     log_->GetKey(kRegistryBucket, name));
+    if (registered != encoded) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("collection \"", AbslView(name),
+                       "\" exists in the cluster with another config"));
+    }
+    created = absl::OkStatus();
+  }
+  RETURN_IF_ERROR(created);
+  return HostCollection(name, normalized);
+}
+
+absl::Status ClusterNode::HostRegistered() {
+  ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                   log_->Keys(kRegistryBucket));
+  for (const std::string& name : names) {
+    ASSIGN_OR_RETURN(const std::optional<std::string> encoded,
+                     log_->GetKey(kRegistryBucket, name));
+    if (!encoded.has_value()) continue;  // deleted meanwhile
+    ASSIGN_OR_RETURN(
+        const CollectionConfig config,
+        Prefixed(absl::StrCat("registered collection \"", name, "\""),
+                 storage::DecodeCollectionConfig(*encoded)));
+    RETURN_IF_ERROR(HostCollection(name, config));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ClusterNode::HostCollection(std::string_view name,

@@ -323,6 +323,78 @@ class JetStreamLogImpl final : public JetStreamLog {
     return appended;
   }
 
+  absl::Status EnsureBucket(std::string_view bucket, int replicas) override {
+    const std::string name(bucket);
+    kvConfig config;
+    kvConfig_Init(&config);
+    config.Bucket = name.c_str();
+    config.History = 1;
+    config.Replicas = replicas;
+    config.StorageType = js_FileStorage;
+    kvStore* kv = nullptr;
+    natsStatus status = js_CreateKeyValue(&kv, js_.get(), &config);
+    if (status != NATS_OK) {
+      // An existing bucket of another config is refused by create: open it.
+      kv = nullptr;
+      status = js_KeyValue(&kv, js_.get(), name.c_str());
+    }
+    if (kv != nullptr) kvStore_Destroy(kv);
+    return FromNats(status, static_cast<jsErrCode>(0),
+                    absl::StrCat("key-value bucket ", name));
+  }
+
+  absl::Status CreateKey(std::string_view bucket, std::string_view key,
+                         std::string_view value) override {
+    ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));
+    const std::string key_text(key);
+    uint64_t revision = 0;
+    const natsStatus status =
+        kvStore_Create(&revision, kv.get(), key_text.c_str(), value.data(),
+                       static_cast<int>(value.size()));
+    if (status == NATS_ERR) {
+      // The library says "wrong last sequence" only in its text; a create
+      // fails so when the key has a value.
+      const std::string text = nats_GetLastError(nullptr);
+      if (text.find("wrong last sequence") != std::string::npos) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "key ", key_text, " of ", AbslView(bucket), " has a value"));
+      }
+    }
+    return FromNats(status, static_cast<jsErrCode>(0),
+                    absl::StrCat("create key ", key_text));
+  }
+
+  absl::StatusOr<std::optional<std::string>> GetKey(
+      std::string_view bucket, std::string_view key) override {
+    ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));
+    const std::string key_text(key);
+    kvEntry* entry = nullptr;
+    const natsStatus status = kvStore_Get(&entry, kv.get(), key_text.c_str());
+    if (status == NATS_NOT_FOUND) return std::nullopt;
+    if (status != NATS_OK) {
+      if (entry != nullptr) kvEntry_Destroy(entry);
+      return FromNats(status, static_cast<jsErrCode>(0),
+                      absl::StrCat("get key ", key_text));
+    }
+    std::string value(static_cast<const char*>(kvEntry_Value(entry)),
+                      kvEntry_ValueLen(entry));
+    kvEntry_Destroy(entry);
+    return value;
+  }
+
+  absl::StatusOr<std::vector<std::string>> Keys(
+      std::string_view bucket) override {
+    ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));
+    kvKeysList list{};
+    const natsStatus status = kvStore_Keys(&list, kv.get(), nullptr);
+    if (status == NATS_NOT_FOUND) return std::vector<std::string>();
+    RETURN_IF_ERROR(FromNats(status, static_cast<jsErrCode>(0),
+                             absl::StrCat("keys of ", AbslView(bucket))));
+    std::vector<std::string> keys(list.Keys, list.Keys + list.Count);
+    kvKeysList_Destroy(&list);
+    return keys;
+  }
+
   absl::StatusOr<uint64_t> LastSequence(std::string_view stream) override {
     const std::string name(stream);
     jsStreamInfo* info = nullptr;
@@ -352,6 +424,19 @@ class JetStreamLogImpl final : public JetStreamLog {
   }
 
  private:
+  using Bucket = std::unique_ptr<kvStore, Deleter<kvStore, kvStore_Destroy>>;
+  absl::StatusOr<Bucket> OpenBucket(std::string_view bucket) {
+    const std::string name(bucket);
+    kvStore* kv = nullptr;
+    const natsStatus status = js_KeyValue(&kv, js_.get(), name.c_str());
+    if (status != NATS_OK) {
+      if (kv != nullptr) kvStore_Destroy(kv);
+      return FromNats(status, static_cast<jsErrCode>(0),
+                      absl::StrCat("key-value bucket ", name));
+    }
+    return Bucket(kv);
+  }
+
   Options options_;
   Connection connection_;
   Context js_;

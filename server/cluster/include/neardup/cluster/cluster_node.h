@@ -34,6 +34,10 @@ struct ClusterNodeOptions {
   absl::Duration apply_poll = absl::Milliseconds(200);
 };
 
+// The cluster's collections: name -> config (storage::EncodeCollectionConfig),
+// in a JetStream key-value bucket of this name.
+inline constexpr std::string_view kRegistryBucket = "neardup-collections";
+
 // The stream of a collection, and the subject of its shard: the name made
 // safe for JetStream ('.' and '_' escaped), one-to-one.
 std::string StreamOf(std::string_view collection);
@@ -45,6 +49,15 @@ class ClusterNode {
   static absl::StatusOr<std::unique_ptr<ClusterNode>> Start(
       engine::Database& db, const ClusterNodeOptions& options);
   ~ClusterNode();
+
+  // Registers the collection in the cluster and hosts it here. The first
+  // config registered wins: the same one again is OK, another one
+  // ALREADY_EXISTS.
+  absl::Status CreateCollection(std::string_view name,
+                                const CollectionConfig& config);
+  // Hosts every collection registered in the cluster (at start, and when
+  // another node created one).
+  absl::Status HostRegistered();
 
   // Creates the collection here (or opens it, when this disk has it) and
   // its log (the same config on every node), and starts applying the log.

@@ -87,6 +87,21 @@ class JetStreamLog {
   virtual absl::StatusOr<Appended> Append(std::string_view subject,
                                           std::string_view data,
                                           const AppendOptions& options) = 0;
+  // A key-value bucket (JetStream's), its entries replicated like a
+  // stream's. Created, or opened when it exists.
+  virtual absl::Status EnsureBucket(std::string_view bucket, int replicas) = 0;
+  // Stores `value` under `key` unless the key has one: ALREADY_EXISTS then
+  // (the first writer wins; read it with GetKey). Keys: [-/_=.A-Za-z0-9]+.
+  virtual absl::Status CreateKey(std::string_view bucket, std::string_view key,
+                                 std::string_view value) = 0;
+  // nullopt for a key without a value. May lag a write made through another
+  // server by a moment.
+  virtual absl::StatusOr<std::optional<std::string>> GetKey(
+      std::string_view bucket, std::string_view key) = 0;
+  // Every key with a value.
+  virtual absl::StatusOr<std::vector<std::string>> Keys(
+      std::string_view bucket) = 0;
+
   // The stream's last sequence (0 while empty); NOT_FOUND for no stream.
   virtual absl::StatusOr<uint64_t> LastSequence(std::string_view stream) = 0;
   // Reads `subject` of `stream` from `start_sequence` (>= 1) on. The
