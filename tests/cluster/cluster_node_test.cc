@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
 #include "cluster/replica_state.h"
 #include "support/corpus.h"
@@ -28,16 +29,10 @@ using ::neardup::testing::ReplicaState;
 using ::neardup::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr auto kStartup = std::chrono::seconds(30);
+constexpr auto kStartup = neardup::testing::kClusterStartup;
 constexpr char kName[] = "news.en_2026";
 
-CollectionConfig Config() {
-  CollectionConfig config;
-  config.simhash_enabled = true;
-  config.kept_families = {"tlsh"};
-  config.store_text = true;
-  return config;
-}
+CollectionConfig Config() { return neardup::testing::ReplicatedConfig(); }
 
 absl::Time Soon() { return absl::Now() + absl::Seconds(20); }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -24,18 +25,14 @@ using ::neardup::testing::StatusIs;
 using ::neardup::testing::WaitUntil;
 using ::testing::ElementsAre;
 
-constexpr auto kStartup = std::chrono::seconds(30);
+constexpr auto kStartup = neardup::testing::kClusterStartup;
 
 class JetStreamLogTest : public ::testing::Test {
  protected:
   void SetUp() override {
     cluster_.StartAll();
     ASSERT_TRUE(cluster_.WaitHealthy(kStartup)) << cluster_.Logs();
-    ASSERT_OK_AND_ASSIGN(
-        log_, JetStreamLog::Connect({.servers = cluster_.Urls(),
-                                     .request_timeout = absl::Seconds(2)}));
-    ASSERT_TRUE(WaitUntil([&] { return log_->Ready().ok(); }, kStartup))
-        << log_->Ready();
+    ASSERT_OK_AND_ASSIGN(log_, neardup::testing::ConnectWhenReady(cluster_));
     ASSERT_OK(log_->EnsureStream(
         {.name = "docs", .subjects = {"docs.s0", "docs.s1"}, .replicas = 3}));
   }

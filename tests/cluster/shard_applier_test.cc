@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
 #include "cluster/replica_state.h"
 #include "neardup/base/status_macros.h"
@@ -30,27 +31,18 @@ using ::neardup::testing::NatsCluster;
 using ::neardup::testing::ReplicaState;
 using ::neardup::testing::WaitUntil;
 
-constexpr auto kStartup = std::chrono::seconds(30);
+constexpr auto kStartup = neardup::testing::kClusterStartup;
 constexpr char kStream[] = "c-docs";
 constexpr char kSubject[] = "c-docs.s0";
 
-CollectionConfig Config() {
-  CollectionConfig config;
-  config.simhash_enabled = true;
-  config.kept_families = {"tlsh"};
-  config.store_text = true;
-  return config;
-}
+CollectionConfig Config() { return neardup::testing::ReplicatedConfig(); }
 
 class ShardApplierTest : public ::testing::Test {
  protected:
   void SetUp() override {
     cluster_.StartAll();
     ASSERT_TRUE(cluster_.WaitHealthy(kStartup)) << cluster_.Logs();
-    ASSERT_OK_AND_ASSIGN(
-        log_, JetStreamLog::Connect({.servers = cluster_.Urls(),
-                                     .request_timeout = absl::Seconds(2)}));
-    ASSERT_TRUE(WaitUntil([&] { return log_->Ready().ok(); }, kStartup));
+    ASSERT_OK_AND_ASSIGN(log_, neardup::testing::ConnectWhenReady(cluster_));
     ASSERT_OK(log_->EnsureStream(
         {.name = kStream, .subjects = {kSubject}, .replicas = 3}));
   }
