@@ -4,8 +4,12 @@
 
 #include "neardup/cluster/jetstream_log.h"
 
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -24,6 +28,7 @@ using ::neardup::testing::NatsCluster;
 using ::neardup::testing::StatusIs;
 using ::neardup::testing::WaitUntil;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 constexpr auto kStartup = neardup::testing::kClusterStartup;
 
@@ -67,6 +72,32 @@ class JetStreamLogTest : public ::testing::Test {
   NatsCluster cluster_{temp_.path(), 3};
   std::unique_ptr<JetStreamLog> log_;
 };
+
+// Another process took a server's port before it bound it: the server is
+// started again elsewhere and the cluster still forms (CI saw this).
+TEST(NatsClusterTest, AServerWhosePortWasTakenStartsAgainOnNewPorts) {
+  neardup::testing::TempDir temp;
+  NatsCluster cluster(temp.path(), 3);
+  const int squatter = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(cluster.route_port(1));
+  ASSERT_EQ(bind(squatter, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+            0);
+  ASSERT_EQ(listen(squatter, 1), 0);
+  const int taken = cluster.route_port(1);
+  cluster.StartAll();
+  ASSERT_TRUE(cluster.WaitHealthy(kStartup)) << cluster.Logs();
+  close(squatter);
+  EXPECT_NE(cluster.route_port(1), taken);
+  EXPECT_THAT(cluster.Logs(), HasSubstr("nats n1"));
+  EXPECT_THAT(cluster.Logs(), HasSubstr("exited"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<JetStreamLog> log,
+                       neardup::testing::ConnectWhenReady(cluster));
+  EXPECT_OK(
+      log->EnsureStream({.name = "s", .subjects = {"s.0"}, .replicas = 3}));
+}
 
 TEST_F(JetStreamLogTest, ReadsOneSubjectInStreamOrderFromASequence) {
   std::vector<uint64_t> s0_sequences;

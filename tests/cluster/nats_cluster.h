@@ -4,6 +4,11 @@
 // Real nats-server processes (NATS_SERVER_BINARY) with JetStream, clustered
 // on loopback in a temp dir: started, killed (SIGKILL) and restarted by
 // process id, each with its own client, route and monitoring port.
+//
+// A port picked free can be taken by another process before the server binds
+// it (parallel tests make outgoing connections from the same range); a server
+// that exits while we wait for it is started again on new ports, since on a
+// first start JetStream elects no leader until every listed peer is up.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -28,11 +34,8 @@ class NatsCluster {
  public:
   NatsCluster(std::string dir, int size) : dir_(std::move(dir)) {
     std::filesystem::create_directories(dir_);
-    for (int i = 0; i < size; ++i) {
-      nodes_.push_back({.client_port = FreePort(),
-                        .route_port = FreePort(),
-                        .monitor_port = FreePort()});
-    }
+    nodes_.resize(size);
+    for (int i = 0; i < size; ++i) PickPorts(i);
     for (int i = 0; i < size; ++i) WriteConfig(i);
   }
   ~NatsCluster() {
@@ -73,10 +76,12 @@ class NatsCluster {
   }
 
   // Until every running server's /healthz says ok (JetStream has its
-  // leaders and is current).
+  // leaders and is current). A server that exited meanwhile is started again
+  // on new ports (a few times at most).
   bool WaitHealthy(std::chrono::milliseconds timeout) {
     return WaitUntil(
         [&] {
+          RestartExited();
           for (const Node& node : nodes_) {
             if (node.pid <= 0) continue;
             if (HttpGet(node.monitor_port, "/healthz").find("\"ok\"") ==
@@ -89,6 +94,8 @@ class NatsCluster {
         timeout);
   }
 
+  int route_port(int i) const { return nodes_[i].route_port; }
+
   std::vector<std::string> Urls() const {
     std::vector<std::string> urls;
     for (const Node& node : nodes_) {
@@ -96,14 +103,16 @@ class NatsCluster {
     }
     return urls;
   }
+  // What went on, for a failed assertion: each server's state and the end
+  // of its log, without the lines our own health polling causes.
   std::string Logs() const {
-    std::string out;
+    std::string out = events_;
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      std::ifstream in(absl::StrCat(dir_, "/n", i, ".log"));
       out += absl::StrCat(
-          "--- nats n", i, " (pid ", nodes_[i].pid, ", /healthz ",
+          "--- nats n", i, " (pid ", nodes_[i].pid, ", ports client ",
+          nodes_[i].client_port, " route ", nodes_[i].route_port, ", /healthz ",
           nodes_[i].pid > 0 ? HttpGet(nodes_[i].monitor_port, "/healthz") : "",
-          ")\n", std::string(std::istreambuf_iterator<char>(in), {}));
+          ")\n", LogTail(i, 60));
     }
     return out;
   }
@@ -114,7 +123,69 @@ class NatsCluster {
     int route_port = 0;
     int monitor_port = 0;
     pid_t pid = 0;
+    int restarts = 0;
   };
+  static constexpr int kMaxRestarts = 3;
+
+  // Free ports no other server of this cluster uses.
+  void PickPorts(int i) {
+    auto taken = [&](int port) {
+      for (const Node& node : nodes_) {
+        if (node.client_port == port || node.route_port == port ||
+            node.monitor_port == port) {
+          return true;
+        }
+      }
+      return false;
+    };
+    auto pick = [&] {
+      int port = FreePort();
+      while (taken(port)) port = FreePort();
+      return port;
+    };
+    Node& node = nodes_[i];
+    node.client_port = node.route_port = node.monitor_port = 0;
+    node.client_port = pick();
+    node.route_port = pick();
+    node.monitor_port = pick();
+  }
+
+  void RestartExited() {
+    for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+      Node& node = nodes_[i];
+      int status = 0;
+      if (node.pid <= 0 || waitpid(node.pid, &status, WNOHANG) != node.pid) {
+        continue;
+      }
+      events_ += absl::StrCat(
+          "nats n", i, " (pid ", node.pid, ") exited (",
+          WIFEXITED(status) ? "status " : "signal ",
+          WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+          "); its log ends:\n", LogTail(i, 5));
+      node.pid = 0;
+      if (node.restarts++ >= kMaxRestarts) continue;
+      PickPorts(i);
+      // The others keep its old route in their files; it routes to them and
+      // they learn its new one from it.
+      for (int j = 0; j < static_cast<int>(nodes_.size()); ++j) WriteConfig(j);
+      Start(i);
+    }
+  }
+
+  std::string LogTail(size_t i, size_t lines) const {
+    std::ifstream in(absl::StrCat(dir_, "/n", i, ".log"));
+    std::vector<std::string> kept;
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("Healthcheck failed") != std::string::npos) continue;
+      kept.push_back(std::move(line));
+    }
+    std::string out;
+    for (size_t k = kept.size() - std::min(kept.size(), lines); k < kept.size();
+         ++k) {
+      out += kept[k] + "\n";
+    }
+    return out;
+  }
 
   std::string ConfigPath(int i) const {
     return absl::StrCat(dir_, "/n", i, ".conf");
@@ -137,6 +208,7 @@ class NatsCluster {
 
   std::string dir_;
   std::vector<Node> nodes_;
+  std::string events_;
 };
 
 }  // namespace neardup::testing
