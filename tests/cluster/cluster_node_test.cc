@@ -16,6 +16,7 @@
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
 #include "cluster/replica_state.h"
+#include "neardup/base/status_macros.h"
 #include "support/corpus.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -78,10 +79,18 @@ class ClusterNodeTest : public ::testing::Test {
   }
   absl::StatusOr<uint64_t> Upsert(int node, const std::string& id,
                                   const std::string& text) {
+    ASSIGN_OR_RETURN(const LoggedWrite written, Write(node, id, text));
+    return written.sequence;
+  }
+  absl::StatusOr<LoggedWrite> Write(
+      int node, const std::string& id, const std::string& text,
+      std::optional<double> insert_only_below = std::nullopt) {
     engine::DocumentInput input;
     input.external_id = id;
     input.text = text;
-    return nodes_[node]->Upsert(kName, input, Soon());
+    ASSIGN_OR_RETURN(const engine::PreparedDocument doc,
+                     Local(node).Prepare(input));
+    return nodes_[node]->Upsert(kName, doc, insert_only_below, Soon());
   }
 
   neardup::testing::TempDir temp_;
@@ -96,8 +105,9 @@ TEST_F(ClusterNodeTest, AWriteOnOneNodeIsReadOnTheOtherAtItsSequence) {
   ASSERT_OK(nodes_[1]->WaitApplied(kName, written, Soon()));
   ASSERT_OK_AND_ASSIGN(const storage::StoredDocument doc, Local(1).Get("d0"));
   EXPECT_EQ(doc.text, text);
-  ASSERT_OK_AND_ASSIGN(const uint64_t deleted,
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite deletion,
                        nodes_[1]->Delete(kName, "d0", Soon()));
+  const uint64_t deleted = deletion.sequence;
   EXPECT_GT(deleted, written);
   ASSERT_OK(nodes_[0]->WaitApplied(kName, deleted, Soon()));
   EXPECT_EQ(Local(0).Get("d0").status().code(), absl::StatusCode::kNotFound);
@@ -108,6 +118,70 @@ TEST_F(ClusterNodeTest, AWriteOnOneNodeIsReadOnTheOtherAtItsSequence) {
       StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("applied")));
   EXPECT_THAT(nodes_[0]->WaitApplied("elsewhere", 1, Soon()),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("not hosted")));
+}
+
+// A write answers what it did once this node applied it, as a single
+// node's would.
+TEST_F(ClusterNodeTest, AWriteSaysWhatItDid) {
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite first,
+                       Write(0, "d0", GeneratedText(1)));
+  EXPECT_TRUE(first.outcome.written);
+  EXPECT_FALSE(first.outcome.put.replaced);
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite again,
+                       Write(1, "d0", GeneratedText(2)));
+  EXPECT_TRUE(again.outcome.put.replaced);
+  EXPECT_GT(again.sequence, first.sequence);
+  // A near-duplicate under another id is blocked, by the document it is
+  // near to.
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite blocked,
+                       Write(0, "d1", GeneratedText(2), 0.8));
+  EXPECT_FALSE(blocked.outcome.written);
+  ASSERT_EQ(blocked.outcome.blocking.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite deleted,
+                       nodes_[0]->Delete(kName, "d0", Soon()));
+  EXPECT_TRUE(deleted.outcome.written);
+  EXPECT_THAT(nodes_[1]->Delete(kName, "d0", Soon()).status(),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+}
+
+// Dedup-on-write through both nodes at once: of each pair of
+// near-duplicates exactly one is stored, the same one on both replicas.
+TEST_F(ClusterNodeTest, ConcurrentDedupOnWriteKeepsOneOfEachPairAlike) {
+  constexpr int kPairs = 100;
+  std::vector<std::vector<bool>> written(2, std::vector<bool>(kPairs));
+  std::vector<std::thread> writers;
+  for (int node = 0; node < 2; ++node) {
+    writers.emplace_back([&, node] {
+      for (int i = 0; i < kPairs; ++i) {
+        // The same text but for its last word: a Jaccard near 0.97.
+        const std::string text =
+            absl::StrCat(GeneratedText(7000 + i), node == 0 ? " x" : " y");
+        absl::StatusOr<LoggedWrite> one =
+            Write(node, absl::StrCat("d", 2 * i + node), text, 0.8);
+        EXPECT_OK(one);
+        if (one.ok()) written[node][i] = one->outcome.written;
+      }
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  for (int i = 0; i < kPairs; ++i) {
+    EXPECT_NE(written[0][i], written[1][i]) << "pair " << i;
+  }
+  ASSERT_OK_AND_ASSIGN(const uint64_t end, Upsert(0, "end", GeneratedText(1)));
+  for (int node = 0; node < 2; ++node) {
+    ASSERT_OK(nodes_[node]->WaitApplied(kName, end, Soon()));
+    // What each writer was told is what every replica holds.
+    for (int i = 0; i < kPairs; ++i) {
+      for (int writer = 0; writer < 2; ++writer) {
+        EXPECT_EQ(Local(node).Get(absl::StrCat("d", 2 * i + writer)).ok(),
+                  written[writer][i])
+            << "node " << node << " pair " << i;
+      }
+    }
+  }
+  EXPECT_EQ(ReplicaState(Local(0), 2 * kPairs),
+            ReplicaState(Local(1), 2 * kPairs));
+  EXPECT_EQ(Local(0).num_documents(), static_cast<size_t>(kPairs + 1));
 }
 
 // Writers on both nodes at once, ids overlapping: the log orders them, so
@@ -173,9 +247,9 @@ TEST_F(ClusterNodeTest, ACollectionCreatedOnOneNodeIsHostedByTheOther) {
   input.external_id = "d0";
   const std::string text = GeneratedText(5);
   input.text = text;
-  ASSERT_OK_AND_ASSIGN(const uint64_t written,
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite written,
                        nodes_[1]->Upsert("reg", input, Soon()));
-  ASSERT_OK(nodes_[0]->WaitApplied("reg", written, Soon()));
+  ASSERT_OK(nodes_[0]->WaitApplied("reg", written.sequence, Soon()));
   ASSERT_OK_AND_ASSIGN(auto reg, dbs_[0]->GetCollection("reg"));
   ASSERT_OK_AND_ASSIGN(const storage::StoredDocument doc, reg->Get("d0"));
   EXPECT_EQ(doc.text, text);

@@ -77,6 +77,16 @@ TEST(LogEntry, RoundTripsEveryField) {
   ASSERT_OK_AND_ASSIGN(const std::string bare_bytes, EncodeLogEntry(bare));
   ASSERT_OK_AND_ASSIGN(const LogEntry bare_back, DecodeLogEntry(bare_bytes));
   EXPECT_EQ(bare_back, bare);
+
+  // Who wrote it, and dedup-on-write.
+  LogEntry guarded = entry;
+  guarded.append_id = "node-a-1f-7";
+  guarded.insert_only_below = 0.8;
+  ASSERT_OK_AND_ASSIGN(const std::string guarded_bytes,
+                       EncodeLogEntry(guarded));
+  ASSERT_OK_AND_ASSIGN(const LogEntry guarded_back,
+                       DecodeLogEntry(guarded_bytes));
+  EXPECT_EQ(guarded_back, guarded);
 }
 
 // Replicas apply what the log holds long after it was written, perhaps by
@@ -85,6 +95,24 @@ TEST(LogEntry, DeleteBytesAreGolden) {
   const LogEntry deletion = Deletion("news", "doc-1");
   ASSERT_OK_AND_ASSIGN(const std::string bytes, EncodeLogEntry(deletion));
   EXPECT_EQ(absl::BytesToHexString(bytes), "0a046e6577731a05646f632d31");
+
+  LogEntry guarded = Deletion("news", "doc-1");
+  guarded.append_id = "n1-ab-2";
+  ASSERT_OK_AND_ASSIGN(const std::string with_id, EncodeLogEntry(guarded));
+  EXPECT_EQ(absl::BytesToHexString(with_id),
+            "0a046e6577731a05646f632d3122076e312d61622d32");
+}
+
+// The dedup-on-write threshold, as an upsert carries it.
+TEST(LogEntry, DedupOnWriteBytesAreGolden) {
+  LogEntry entry = EveryField();
+  entry.insert_only_below = 0.75;
+  ASSERT_OK_AND_ASSIGN(const std::string bytes, EncodeLogEntry(entry));
+  ASSERT_OK_AND_ASSIGN(const std::string plain, EncodeLogEntry(EveryField()));
+  // Field 5, a double (tag 0x29), then 0.75 little-endian.
+  EXPECT_EQ(absl::BytesToHexString(bytes.substr(plain.size())),
+            "29000000000000e83f");
+  EXPECT_EQ(bytes.substr(0, plain.size()), plain);
 }
 
 // An upsert of every field, pinned by its size and digest (its MinHash
@@ -107,6 +135,11 @@ TEST(LogEntry, RefusesWhatIsNoEntry) {
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("protobuf")));
   EXPECT_THAT(DecodeLogEntry(std::string("\x0a\x01\x63", 3)).status(),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("no operation")));
+  LogEntry guarded_delete = Deletion("c", "d");
+  guarded_delete.insert_only_below = 0.5;
+  EXPECT_THAT(
+      EncodeLogEntry(guarded_delete).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not deletes")));
   // An upsert whose MinHash does not parse.
   const std::string bad_minhash = std::string("\x12\x04\x22\x02\x01\x02", 6);
   EXPECT_THAT(DecodeLogEntry(bad_minhash).status(),

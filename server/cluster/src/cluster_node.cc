@@ -26,6 +26,10 @@ struct ClusterNode::Hosted {
   CondVar applied_cv;
   uint64_t applied ABSL_GUARDED_BY(mu) = 0;
   absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
+  // This node's writes waiting to be applied here, by append id: empty
+  // until the applier says what the entry did.
+  std::map<std::string, std::optional<AppliedEntry>, std::less<>> waiting
+      ABSL_GUARDED_BY(mu);
   std::thread thread;
 };
 
@@ -142,14 +146,24 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
   auto hosted = std::make_unique<Hosted>();
   hosted->name = std::string(name);
   hosted->collection = *collection;
-  ASSIGN_OR_RETURN(hosted->applier,
-                   ShardApplier::Create(*log_, *hosted->collection,
-                                        StreamOf(name), SubjectOf(name, 0)));
+  Hosted* raw = hosted.get();
+  ASSIGN_OR_RETURN(
+      hosted->applier,
+      ShardApplier::Create(*log_, *hosted->collection, StreamOf(name),
+                           SubjectOf(name, 0), [raw](const AppliedEntry& one) {
+                             MutexLock lock(&raw->mu);
+                             auto it = raw->waiting.find(one.entry->append_id);
+                             if (it == raw->waiting.end()) return;
+                             // The entry dies with the call; the writer
+                             // needs only the outcome.
+                             it->second = AppliedEntry{.sequence = one.sequence,
+                                                       .outcome = one.outcome};
+                             raw->applied_cv.SignalAll();
+                           }));
   {
     MutexLock lock(&hosted->mu);
     hosted->applied = hosted->applier->applied_sequence();
   }
-  Hosted* raw = hosted.get();
   MutexLock lock(&mu_);
   if (hosted_.contains(name)) return absl::OkStatus();  // a racing call won
   hosted_.emplace(std::string(name), std::move(hosted));
@@ -191,13 +205,8 @@ absl::StatusOr<ClusterNode::Hosted*> ClusterNode::Find(
 
 absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
                                                   const std::string& bytes,
+                                                  const std::string& append_id,
                                                   absl::Time deadline) {
-  std::string append_id;
-  {
-    MutexLock lock(&mu_);
-    append_id =
-        absl::StrCat(options_.node_id, "-", incarnation_, "-", next_append_++);
-  }
   const std::string subject = SubjectOf(collection, 0);
   while (true) {
     absl::StatusOr<Appended> appended =
@@ -210,26 +219,73 @@ absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
   }
 }
 
-absl::StatusOr<uint64_t> ClusterNode::Upsert(std::string_view collection,
-                                             const engine::DocumentInput& input,
-                                             absl::Time deadline) {
-  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
-  LogEntry entry;
-  entry.collection = hosted->name;
-  ASSIGN_OR_RETURN(entry.upsert, hosted->collection->Prepare(input));
+absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
+                                               absl::Time deadline) {
+  entry.collection = hosted.name;
+  {
+    MutexLock lock(&mu_);
+    entry.append_id =
+        absl::StrCat(options_.node_id, "-", incarnation_, "-", next_append_++);
+  }
   ASSIGN_OR_RETURN(const std::string bytes, EncodeLogEntry(entry));
-  return AppendUntil(collection, bytes, deadline);
+  {
+    MutexLock lock(&hosted.mu);
+    hosted.waiting.emplace(entry.append_id, std::nullopt);
+  }
+  absl::StatusOr<uint64_t> sequence =
+      AppendUntil(hosted.name, bytes, entry.append_id, deadline);
+  const auto until = std::chrono::steady_clock::now() +
+                     absl::ToChronoMilliseconds(std::max(deadline - absl::Now(),
+                                                         absl::ZeroDuration()));
+  MutexLock lock(&hosted.mu);
+  auto it = hosted.waiting.find(entry.append_id);
+  if (sequence.ok()) {
+    while (!it->second.has_value() &&
+           hosted.applied_cv.WaitUntil(&hosted.mu, until)) {
+    }
+  }
+  std::optional<AppliedEntry> applied = std::move(it->second);
+  hosted.waiting.erase(it);
+  RETURN_IF_ERROR(sequence.status());
+  if (!applied.has_value()) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "the write is in the log of collection \"", hosted.name,
+        "\" at sequence ", *sequence,
+        " but this node has not applied it yet (applied ", hosted.applied, ")",
+        hosted.failure.ok() ? std::string()
+                            : absl::StrCat(": ", hosted.failure.message())));
+  }
+  RETURN_IF_ERROR(applied->outcome.status());
+  return LoggedWrite{.sequence = applied->sequence,
+                     .outcome = *std::move(applied->outcome)};
 }
 
-absl::StatusOr<uint64_t> ClusterNode::Delete(std::string_view collection,
-                                             std::string_view external_id,
-                                             absl::Time deadline) {
+absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
+    std::string_view collection, const engine::PreparedDocument& doc,
+    std::optional<double> insert_only_below, absl::Time deadline) {
   ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
   LogEntry entry;
-  entry.collection = hosted->name;
+  entry.upsert = doc;
+  entry.insert_only_below = insert_only_below;
+  return Write(*hosted, std::move(entry), deadline);
+}
+
+absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
+    std::string_view collection, const engine::DocumentInput& input,
+    absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  ASSIGN_OR_RETURN(const engine::PreparedDocument doc,
+                   hosted->collection->Prepare(input));
+  return Upsert(collection, doc, std::nullopt, deadline);
+}
+
+absl::StatusOr<LoggedWrite> ClusterNode::Delete(std::string_view collection,
+                                                std::string_view external_id,
+                                                absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  LogEntry entry;
   entry.delete_id = std::string(external_id);
-  ASSIGN_OR_RETURN(const std::string bytes, EncodeLogEntry(entry));
-  return AppendUntil(collection, bytes, deadline);
+  return Write(*hosted, std::move(entry), deadline);
 }
 
 absl::Status ClusterNode::WaitApplied(std::string_view collection,

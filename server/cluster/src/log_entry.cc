@@ -85,8 +85,16 @@ absl::StatusOr<std::string> EncodeLogEntry(const LogEntry& entry) {
     return absl::InvalidArgumentError(
         "a log entry is exactly one upsert or one delete");
   }
+  if (entry.delete_id.has_value() && entry.insert_only_below.has_value()) {
+    return absl::InvalidArgumentError(
+        "insert_only_below is of upserts, not deletes");
+  }
   pb::LogEntry message;
   message.set_collection(entry.collection);
+  message.set_append_id(entry.append_id);
+  if (entry.insert_only_below) {
+    message.set_insert_only_below(*entry.insert_only_below);
+  }
   if (entry.upsert) {
     DocumentToProto(*entry.upsert, message.mutable_upsert());
   } else {
@@ -119,6 +127,10 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
   }
   LogEntry entry;
   entry.collection = message.collection();
+  entry.append_id = message.append_id();
+  if (message.has_insert_only_below()) {
+    entry.insert_only_below = message.insert_only_below();
+  }
   switch (message.op_case()) {
     case pb::LogEntry::kUpsert: {
       ASSIGN_OR_RETURN(entry.upsert, DocumentFromProto(message.upsert()));

@@ -10,12 +10,12 @@ namespace neardup::cluster {
 
 absl::StatusOr<std::unique_ptr<ShardApplier>> ShardApplier::Create(
     JetStreamLog& log, engine::Collection& collection, std::string stream,
-    std::string subject) {
+    std::string subject, AppliedListener on_applied) {
   ASSIGN_OR_RETURN(const uint64_t applied, collection.LogSequence());
   ASSIGN_OR_RETURN(std::unique_ptr<LogReader> reader,
                    log.Read(stream, subject, applied + 1));
-  return std::unique_ptr<ShardApplier>(
-      new ShardApplier(collection, std::move(reader), applied));
+  return std::unique_ptr<ShardApplier>(new ShardApplier(
+      collection, std::move(reader), applied, std::move(on_applied)));
 }
 
 absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait) {
@@ -56,19 +56,32 @@ absl::Status ShardApplier::Apply(const LogRecord& record) {
   }
   engine::UpsertOptions upsert;
   upsert.write.log_sequence = record.sequence;
-  const absl::Status outcome =
-      entry.upsert ? collection_.Apply(*entry.upsert, upsert).status()
-                   : collection_.Delete(*entry.delete_id, upsert.write);
-  if (outcome.ok()) return outcome;
-  // Decided by what was stored: the store records the sequence of an entry
-  // it applied without a change (a delete of an absent document), alike on
-  // every replica. Anything else is tried again.
-  ASSIGN_OR_RETURN(const uint64_t recorded, collection_.LogSequence());
-  if (recorded >= record.sequence) {
-    ++refused_;
-    return absl::OkStatus();
+  upsert.insert_only_below = entry.insert_only_below;
+  AppliedEntry applied;
+  applied.sequence = record.sequence;
+  applied.entry = &entry;
+  if (entry.upsert) {
+    applied.outcome = collection_.Apply(*entry.upsert, upsert);
+  } else if (absl::Status deleted =
+                 collection_.Delete(*entry.delete_id, upsert.write);
+             deleted.ok()) {
+    applied.outcome =
+        engine::UpsertOutcome{.written = true, .put = {}, .blocking = {}};
+  } else {
+    applied.outcome = deleted;
   }
-  return Prefixed(where, outcome);
+  if (!applied.outcome.ok()) {
+    // Decided by what was stored: the store records the sequence of an
+    // entry it applied without a change (a delete of an absent document),
+    // alike on every replica. Anything else is tried again.
+    ASSIGN_OR_RETURN(const uint64_t recorded, collection_.LogSequence());
+    if (recorded < record.sequence) {
+      return Prefixed(where, applied.outcome.status());
+    }
+    ++refused_;
+  }
+  if (on_applied_) on_applied_(applied);
+  return absl::OkStatus();
 }
 
 }  // namespace neardup::cluster

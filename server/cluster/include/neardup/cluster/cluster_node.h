@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "absl/time/time.h"
 #include "neardup/base/sync.h"
 #include "neardup/cluster/jetstream_log.h"
+#include "neardup/cluster/log_entry.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/engine/database.h"
 
@@ -43,6 +45,13 @@ inline constexpr std::string_view kRegistryBucket = "neardup-collections";
 std::string StreamOf(std::string_view collection);
 std::string SubjectOf(std::string_view collection, int shard);
 
+// A write once this node applied it: its place in the log and what it did
+// (as a single node's write would say).
+struct LoggedWrite {
+  uint64_t sequence = 0;
+  engine::UpsertOutcome outcome;
+};
+
 class ClusterNode {
  public:
   // `db` must outlive the node.
@@ -64,16 +73,25 @@ class ClusterNode {
   absl::Status HostCollection(std::string_view name,
                               const CollectionConfig& config);
 
-  // Prepares the write here and appends it to the collection's log: its
-  // sequence once a quorum of NATS servers stored it. UNAVAILABLE when none
-  // did by `deadline` (the write is then not acknowledged; retried within,
-  // it is stored once).
-  absl::StatusOr<uint64_t> Upsert(std::string_view collection,
-                                  const engine::DocumentInput& input,
-                                  absl::Time deadline);
-  absl::StatusOr<uint64_t> Delete(std::string_view collection,
-                                  std::string_view external_id,
-                                  absl::Time deadline);
+  // Appends a document prepared here (Collection::Prepare) to the
+  // collection's log and waits until this node applied it: its sequence and
+  // outcome. With `insert_only_below`, every replica decides dedup-on-write
+  // alike, in log order. UNAVAILABLE when no quorum of NATS servers stored
+  // it by `deadline` (not acknowledged; retried within, it is stored once);
+  // DEADLINE_EXCEEDED when it is in the log but not yet applied here.
+  absl::StatusOr<LoggedWrite> Upsert(std::string_view collection,
+                                     const engine::PreparedDocument& doc,
+                                     std::optional<double> insert_only_below,
+                                     absl::Time deadline);
+  // Prepares `input` here, then as above.
+  absl::StatusOr<LoggedWrite> Upsert(std::string_view collection,
+                                     const engine::DocumentInput& input,
+                                     absl::Time deadline);
+  // As Upsert; NOT_FOUND when there was no such document (the entry is in
+  // the log all the same).
+  absl::StatusOr<LoggedWrite> Delete(std::string_view collection,
+                                     std::string_view external_id,
+                                     absl::Time deadline);
 
   // Waits until this node applied `sequence` of the collection;
   // DEADLINE_EXCEEDED after `deadline`.
@@ -88,8 +106,13 @@ class ClusterNode {
   ClusterNode(engine::Database& db, ClusterNodeOptions options,
               std::unique_ptr<JetStreamLog> log);
   absl::StatusOr<Hosted*> Find(std::string_view collection);
+  // Appends `entry` (given an append id here) and waits for this node to
+  // apply it.
+  absl::StatusOr<LoggedWrite> Write(Hosted& hosted, LogEntry entry,
+                                    absl::Time deadline);
   absl::StatusOr<uint64_t> AppendUntil(std::string_view collection,
                                        const std::string& bytes,
+                                       const std::string& append_id,
                                        absl::Time deadline);
   void ApplyLoop(Hosted* hosted);
 

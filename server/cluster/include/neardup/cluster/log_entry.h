@@ -19,11 +19,16 @@ struct LogEntry {
   // Exactly one of the two.
   std::optional<engine::PreparedDocument> upsert;
   std::optional<std::string> delete_id;
+  // Who wrote it (the append's id); empty in entries written without one.
+  std::string append_id;
+  // Of an upsert: dedup-on-write, decided where it is applied.
+  std::optional<double> insert_only_below;
 
   bool operator==(const LogEntry&) const = default;
 };
 
-// INVALID_ARGUMENT when the entry is not exactly one operation.
+// INVALID_ARGUMENT when the entry is not exactly one operation, or a delete
+// carries insert_only_below.
 absl::StatusOr<std::string> EncodeLogEntry(const LogEntry& entry);
 // DATA_LOSS for bytes that are no entry (not protobuf, no operation, a
 // signature or shingle set that does not decode).

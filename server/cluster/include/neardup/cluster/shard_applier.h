@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,9 +17,22 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "neardup/cluster/jetstream_log.h"
+#include "neardup/cluster/log_entry.h"
 #include "neardup/engine/collection.h"
 
 namespace neardup::cluster {
+
+// What applying one entry did, told to the node that wrote it (which finds
+// its write by the append id). An upsert's outcome (written, or blocked by
+// insert_only_below); a delete: written when it removed the document,
+// NOT_FOUND when there was none.
+struct AppliedEntry {
+  uint64_t sequence = 0;
+  const LogEntry* entry = nullptr;
+  absl::StatusOr<engine::UpsertOutcome> outcome = engine::UpsertOutcome{};
+};
+// Called on the applying thread, after the entry is stored, for each entry.
+using AppliedListener = std::function<void(const AppliedEntry&)>;
 
 class ShardApplier {
  public:
@@ -26,7 +40,7 @@ class ShardApplier {
   // and `collection` must outlive the applier.
   static absl::StatusOr<std::unique_ptr<ShardApplier>> Create(
       JetStreamLog& log, engine::Collection& collection, std::string stream,
-      std::string subject);
+      std::string subject, AppliedListener on_applied = nullptr);
 
   // Applies the entries that arrive within `wait` (at least one wait for
   // the first); returns how many. A delete of an absent document counts as
@@ -46,10 +60,12 @@ class ShardApplier {
 
  private:
   ShardApplier(engine::Collection& collection,
-               std::unique_ptr<LogReader> reader, uint64_t applied)
+               std::unique_ptr<LogReader> reader, uint64_t applied,
+               AppliedListener on_applied)
       : collection_(collection),
         reader_(std::move(reader)),
-        applied_(applied) {}
+        applied_(applied),
+        on_applied_(std::move(on_applied)) {}
 
   // OK when applied or refused for what the entry holds; the store's own
   // failures otherwise.
@@ -58,6 +74,7 @@ class ShardApplier {
   engine::Collection& collection_;
   std::unique_ptr<LogReader> reader_;
   uint64_t applied_;
+  const AppliedListener on_applied_;
   size_t refused_ = 0;
   // Read but not yet applied (the store failed): applied first next time.
   std::optional<LogRecord> pending_;
