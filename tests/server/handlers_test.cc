@@ -417,6 +417,37 @@ TEST_F(HandlersTest, QueryRequiresAProbe) {
   EXPECT_THAT(status.message(), HasSubstr("text or signatures"));
 }
 
+// A log sequence is of clusters: a single node says so rather than answer
+// a read it cannot order; writes say 0.
+TEST_F(HandlersTest, ASingleNodeRefusesALogSequence) {
+  v1::UpsertRequest upsert;
+  upsert.set_collection("c");
+  upsert.set_id("d");
+  upsert.set_text("some words to store");
+  v1::UpsertResponse written;
+  ASSERT_OK(handlers_->Upsert(upsert, &written));
+  EXPECT_EQ(written.log_sequence(), 0u);
+  v1::GetRequest get;
+  get.set_collection("c");
+  get.set_id("d");
+  get.set_log_sequence(1);
+  v1::Document doc;
+  EXPECT_THAT(handlers_->Get(get, &doc),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("single node")));
+  v1::QueryRequest query;
+  query.set_collection("c");
+  query.set_text("some words to store");
+  query.set_log_sequence(3);
+  v1::QueryResponse response;
+  IndexQueryStats stats;
+  EXPECT_THAT(handlers_->Query(query, &response, &stats),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("single node")));
+  get.set_log_sequence(0);
+  EXPECT_OK(handlers_->Get(get, &doc));
+}
+
 TEST_F(HandlersTest, SimHashQueryOnMinHashOnlyCollection) {
   ASSERT_OK(Upsert("a", GeneratedText(2)));
   v1::QueryRequest request;

@@ -201,6 +201,10 @@ absl::StatusOr<v1::Document> Client::Get(const std::string& collection,
   v1::GetRequest request;
   request.set_collection(collection);
   request.set_id(id);
+  return Get(request);
+}
+
+absl::StatusOr<v1::Document> Client::Get(const v1::GetRequest& request) {
   v1::Document response;
   grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
     return stub_->Get(context, request, &response);
@@ -214,10 +218,17 @@ absl::Status Client::Delete(const std::string& collection,
   v1::DeleteRequest request;
   request.set_collection(collection);
   request.set_id(id);
+  return Delete(request).status();
+}
+
+absl::StatusOr<v1::DeleteResponse> Client::Delete(
+    const v1::DeleteRequest& request) {
   v1::DeleteResponse response;
-  return FromGrpcStatus(WithRetries([&](grpc::ClientContext* context) {
+  grpc::Status status = WithRetries([&](grpc::ClientContext* context) {
     return stub_->Delete(context, request, &response);
-  }));
+  });
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
 }
 
 absl::StatusOr<v1::QueryResponse> Client::Query(

@@ -12,6 +12,7 @@
 #include "neardup/cluster/log_entry.h"
 #include "neardup/cluster/shard_applier.h"
 #include "neardup/storage/config_codec.h"
+#include "neardup/storage/validation.h"
 
 namespace neardup::cluster {
 
@@ -69,11 +70,22 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
                    JetStreamLog::Connect(options.log));
   RETURN_IF_ERROR(log->EnsureBucket(kRegistryBucket, options.log_replicas));
-  return std::unique_ptr<ClusterNode>(
+  std::unique_ptr<ClusterNode> node(
       new ClusterNode(db, options, std::move(log)));
+  if (options.registry_poll > absl::ZeroDuration()) {
+    node->registry_watcher_ =
+        std::thread([n = node.get()] { n->WatchRegistry(); });
+  }
+  return node;
 }
 
 ClusterNode::~ClusterNode() {
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+    stop_cv_.SignalAll();
+  }
+  if (registry_watcher_.joinable()) registry_watcher_.join();
   std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted;
   {
     MutexLock lock(&mu_);
@@ -87,6 +99,8 @@ ClusterNode::~ClusterNode() {
 
 absl::Status ClusterNode::CreateCollection(std::string_view name,
                                            const CollectionConfig& config) {
+  // Before the registry holds it.
+  RETURN_IF_ERROR(storage::ValidateCollectionName(name));
   ASSIGN_OR_RETURN(const CollectionConfig normalized,
                    NormalizeCollectionConfig(config));
   const std::string encoded = storage::EncodeCollectionConfig(normalized);
@@ -121,6 +135,34 @@ absl::Status ClusterNode::HostRegistered() {
   return absl::OkStatus();
 }
 
+void ClusterNode::WatchRegistry() {
+  while (true) {
+    {
+      MutexLock lock(&mu_);
+      const auto until = std::chrono::steady_clock::now() +
+                         absl::ToChronoMilliseconds(options_.registry_poll);
+      while (!stopping_ && stop_cv_.WaitUntil(&mu_, until)) {
+      }
+      if (stopping_) return;
+    }
+    // Errors pass (the log may be down a while); the next round retries.
+    HostRegistered().IgnoreError();
+  }
+}
+
+absl::Status ClusterNode::CatchUp(absl::Time deadline) {
+  std::vector<std::string> names;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& [name, hosted] : hosted_) names.push_back(name);
+  }
+  for (const std::string& name : names) {
+    ASSIGN_OR_RETURN(const uint64_t end, log_->LastSequence(StreamOf(name)));
+    RETURN_IF_ERROR(WaitApplied(name, end, deadline));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ClusterNode::HostCollection(std::string_view name,
                                          const CollectionConfig& config) {
   {
@@ -134,6 +176,10 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
       db_.GetCollection(name);
   if (absl::IsNotFound(collection.status())) {
     collection = db_.CreateCollection(name, config);
+    // Another call hosting it at the same time created it first.
+    if (absl::IsAlreadyExists(collection.status())) {
+      collection = db_.GetCollection(name);
+    }
   }
   RETURN_IF_ERROR(collection.status());
   ASSIGN_OR_RETURN(const CollectionConfig normalized,

@@ -20,7 +20,31 @@ absl::StatusOr<std::shared_ptr<engine::Collection>> Handlers::FindCollection(
   if (name.empty()) {
     return absl::InvalidArgumentError("collection must not be empty");
   }
-  return db_->GetCollection(name);
+  absl::StatusOr<std::shared_ptr<engine::Collection>> found =
+      db_->GetCollection(name);
+  if (cluster_ != nullptr && absl::IsNotFound(found.status())) {
+    // Created on another node a moment ago: the registry has it before
+    // this node's next look.
+    cluster_->HostRegistered().IgnoreError();
+    return db_->GetCollection(name);
+  }
+  return found;
+}
+
+absl::Status Handlers::WaitForLog(std::string_view collection,
+                                  uint64_t log_sequence,
+                                  const CallBudget& call) const {
+  if (log_sequence == 0) return absl::OkStatus();
+  if (cluster_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "log_sequence is of clusters; this neardupd is a single node (leave "
+        "it 0)");
+  }
+  return cluster_->WaitApplied(collection, log_sequence, call.deadline);
+}
+
+absl::Time Handlers::WriteDeadline(const CallBudget& call) const {
+  return std::min(call.deadline, absl::Now() + settings_.cluster_write_timeout);
 }
 
 absl::Status Handlers::CreateCollection(
@@ -62,9 +86,15 @@ absl::Status Handlers::CreateCollection(
     wire = &with_model;
   }
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(*wire));
-  ASSIGN_OR_RETURN(auto collection,
-                   db_->CreateCollection(request.name(), config));
-  *response = CollectionToProto(*collection);
+  if (cluster_ != nullptr) {
+    // Registered in the cluster (the first config wins), then hosted here.
+    RETURN_IF_ERROR(cluster_->CreateCollection(request.name(), config));
+  }
+  absl::StatusOr<std::shared_ptr<engine::Collection>> collection =
+      cluster_ != nullptr ? db_->GetCollection(request.name())
+                          : db_->CreateCollection(request.name(), config);
+  RETURN_IF_ERROR(collection.status());
+  *response = CollectionToProto(**collection);
   return absl::OkStatus();
 }
 
@@ -87,6 +117,11 @@ absl::Status Handlers::DropCollection(const v1::DropCollectionRequest& request,
                                       v1::DropCollectionResponse*) {
   if (request.name().empty()) {
     return absl::InvalidArgumentError("name must not be empty");
+  }
+  if (cluster_ != nullptr) {
+    return absl::UnimplementedError(
+        "dropping a collection of a cluster is not supported yet "
+        "(docs/cluster.md)");
   }
   return db_->DropCollection(request.name());
 }
@@ -164,8 +199,20 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
 }
 
 absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
-                              v1::UpsertResponse* response) {
+                              v1::UpsertResponse* response,
+                              const CallBudget& call) {
   ASSIGN_OR_RETURN(PreparedUpsert prepared, PrepareUpsert(request));
+  if (cluster_ != nullptr) {
+    // The log is the durable copy: a quorum of log servers stores it before
+    // this answer (`sync` adds nothing).
+    ASSIGN_OR_RETURN(const cluster::LoggedWrite written,
+                     cluster_->Upsert(request.collection(), prepared.doc,
+                                      prepared.options.insert_only_below,
+                                      WriteDeadline(call)));
+    DescribeOutcome(request, *prepared.collection, written.outcome, response);
+    response->set_log_sequence(written.sequence);
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(engine::UpsertOutcome outcome,
                    prepared.collection->Apply(prepared.doc, prepared.options));
   DescribeOutcome(request, *prepared.collection, outcome, response);
@@ -180,6 +227,21 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
     absl::StatusOr<PreparedUpsert> p = PrepareUpsert(*requests[i]);
     statuses[i] = p.status();
     if (p.ok()) prepared[i] = *std::move(p);
+  }
+  if (cluster_ != nullptr) {
+    // One at a time, in order, through the log.
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (!prepared[i]) continue;
+      absl::StatusOr<cluster::LoggedWrite> written = cluster_->Upsert(
+          requests[i]->collection(), prepared[i]->doc,
+          prepared[i]->options.insert_only_below, WriteDeadline({}));
+      statuses[i] = written.status();
+      if (!written.ok()) continue;
+      DescribeOutcome(*requests[i], *prepared[i]->collection, written->outcome,
+                      responses[i]);
+      responses[i]->set_log_sequence(written->sequence);
+    }
+    return;
   }
   // Runs of plain upserts into one collection go to UpsertMany together;
   // anything else ends the run, so the order of effects is the request
@@ -229,18 +291,28 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
 }
 
 absl::Status Handlers::Get(const v1::GetRequest& request,
-                           v1::Document* response) {
+                           v1::Document* response, const CallBudget& call) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   RETURN_IF_ERROR(CheckId(request.id()));
+  RETURN_IF_ERROR(
+      WaitForLog(request.collection(), request.log_sequence(), call));
   ASSIGN_OR_RETURN(storage::StoredDocument doc, collection->Get(request.id()));
   *response = DocumentToProto(doc, collection->record());
   return absl::OkStatus();
 }
 
 absl::Status Handlers::Delete(const v1::DeleteRequest& request,
-                              v1::DeleteResponse*) {
+                              v1::DeleteResponse* response,
+                              const CallBudget& call) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   RETURN_IF_ERROR(CheckId(request.id()));
+  if (cluster_ != nullptr) {
+    ASSIGN_OR_RETURN(const cluster::LoggedWrite deleted,
+                     cluster_->Delete(request.collection(), request.id(),
+                                      WriteDeadline(call)));
+    response->set_log_sequence(deleted.sequence);
+    return absl::OkStatus();
+  }
   storage::WriteOptions options;
   options.sync = request.sync() || settings_.sync_writes;
   return collection->Delete(request.id(), options);

@@ -71,6 +71,8 @@ absl::Status Handlers::Query(const v1::QueryRequest& request,
                              IndexQueryStats* stats, const CallBudget& call) {
   // Validate: the request's fields, then the query against the collection.
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  RETURN_IF_ERROR(
+      WaitForLog(request.collection(), request.log_sequence(), call));
   const storage::CollectionRecord& record = collection->record();
   engine::QuerySpec spec;
   ASSIGN_OR_RETURN(spec.algorithm, AlgorithmFromProto(request.algorithm()));

@@ -1,16 +1,20 @@
 #include "neardup/server/server.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/files.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/cluster/cluster_node.h"
 #include "neardup/engine/database.h"
 #include "neardup/extract/extract_pool.h"
 #include "neardup/server/internal/metrics.h"
@@ -148,6 +152,8 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   options.handler.max_response_bytes = config.max_message_bytes;
   options.handler.sync_writes = config.sync_writes;
   options.handler.models_dir = config.models_dir;
+  options.handler.cluster_write_timeout =
+      absl::Seconds(config.default_deadline_seconds);
   options.default_deadline_seconds = config.default_deadline_seconds;
   if (!config.backup_dir.empty()) {
     // Created now, so that a typo shows at start and not at the first
@@ -272,7 +278,18 @@ void NeardupServer::OpenDatabase() {
         "collection serves. Drop it or restore the store from a backup.",
         bad.name, bad.reason.ToString());
   }
-  service_->SetDatabase(db_.get());
+  if (!config_.cluster_nats.empty()) {
+    if (absl::Status joined = JoinCluster(); !joined.ok()) {
+      if (absl::IsCancelled(joined)) return;  // shut down while waiting
+      spdlog::error("cannot join the cluster: {}", joined.ToString());
+      MutexLock lock(&mu_);
+      stop_status_ = joined;
+      stopped_ = true;
+      stopped_cv_.SignalAll();
+      return;
+    }
+  }
+  service_->SetDatabase(db_.get(), cluster_.get());
   metrics_->SetDatabase([db = db_.get()] { return db; });
   {
     MutexLock lock(&mu_);
@@ -285,6 +302,55 @@ void NeardupServer::OpenDatabase() {
       db_->ListCollections().size(), db_->QuarantinedCollections().size(),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count());
+}
+
+absl::Status NeardupServer::JoinCluster() {
+  cluster::ClusterNodeOptions options;
+  for (absl::string_view url :
+       absl::StrSplit(config_.cluster_nats, ',', absl::SkipWhitespace())) {
+    options.log.servers.emplace_back(url);
+  }
+  options.log_replicas = config_.cluster_log_replicas;
+  options.node_id = config_.node_id;
+  if (options.node_id.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    options.node_id = host;
+  }
+  options.registry_poll = absl::Seconds(2);
+  spdlog::info("joining the cluster as node '{}' (log on {})", options.node_id,
+               config_.cluster_nats);
+  // The log may come up after this node (compose, Kubernetes): it is
+  // waited for; an error of another kind stops the start.
+  std::unique_ptr<cluster::ClusterNode> node;
+  while (true) {
+    absl::Status status;
+    if (node == nullptr) {
+      absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> started =
+          cluster::ClusterNode::Start(*db_, options);
+      status = started.status();
+      if (started.ok()) node = *std::move(started);
+    }
+    if (node != nullptr) {
+      status = node->HostRegistered();
+      if (status.ok()) status = node->CatchUp(absl::Now() + absl::Seconds(10));
+      if (status.ok()) {
+        cluster_ = std::move(node);
+        spdlog::info("caught up with the cluster's log");
+        return absl::OkStatus();
+      }
+    }
+    if (!absl::IsUnavailable(status) && !absl::IsDeadlineExceeded(status)) {
+      return status;
+    }
+    spdlog::warn("waiting for the cluster's log: {}", status.ToString());
+    MutexLock lock(&mu_);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (!shutting_down_ && stopped_cv_.WaitUntil(&mu_, until)) {
+    }
+    if (shutting_down_) return absl::CancelledError("shutting down");
+  }
 }
 
 bool NeardupServer::serving() const {
@@ -311,7 +377,8 @@ void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
   if (grpc_server_) grpc_server_->Wait();
   exposer_.reset();
   if (metrics_) metrics_->SetDatabase(nullptr);
-  db_.reset();  // closes RocksDB (the WAL already holds every write)
+  cluster_.reset();  // its appliers write to db_
+  db_.reset();       // closes RocksDB (the WAL already holds every write)
   spdlog::info("shut down cleanly");
   MutexLock lock(&mu_);
   stopped_ = true;

@@ -134,6 +134,14 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("max-connection-age", c.max_connection_age_seconds,
         "seconds after which a connection is asked to reconnect (its calls "
         "get 5 more minutes)");
+  visit("cluster-nats", c.cluster_nats,
+        "comma-separated nats:// URLs of the NATS JetStream servers holding "
+        "the cluster's log; empty: a single node (docs/cluster.md)");
+  visit("node-id", c.node_id,
+        "this node's name in the cluster, unique among its nodes; empty: the "
+        "host name");
+  visit("cluster-log-replicas", c.cluster_log_replicas,
+        "NATS servers that keep each log entry (1, 3 or 5)");
 }
 
 template <typename T>
@@ -186,6 +194,10 @@ absl::Status ApplyYamlConfig(const std::string& yaml_text,
 absl::Status ValidateServerConfig(const ServerConfig& c) {
   if (c.listen_address.empty()) {
     return absl::InvalidArgumentError("--listen must not be empty");
+  }
+  if (c.cluster_log_replicas < 1 || c.cluster_log_replicas > 5) {
+    return absl::InvalidArgumentError(
+        "--cluster-log-replicas must be in [1, 5]");
   }
   if (c.data_dir.empty()) {
     return absl::InvalidArgumentError("--data-dir must not be empty");

@@ -34,8 +34,9 @@ NearDupService::NearDupService(ServiceOptions options, WorkerPool* pool,
                     std::min(options.stream_idle_check_seconds,
                              options.stream_idle_seconds / 4))) {}
 
-void NearDupService::SetDatabase(engine::Database* db) {
-  owned_handlers_ = std::make_unique<Handlers>(db, options_.handler);
+void NearDupService::SetDatabase(engine::Database* db,
+                                 cluster::ClusterNode* cluster) {
+  owned_handlers_ = std::make_unique<Handlers>(db, options_.handler, cluster);
   handlers_.store(owned_handlers_.get(), std::memory_order_release);
 }
 
@@ -315,8 +316,8 @@ grpc::ServerUnaryReactor* NearDupService::Upsert(
       Method::kUpsert, context, true, Access::kWrite, request->collection(),
       IsPlainText(request->content_type()) ? CallCost::kPooled
                                            : CallCost::kExtracts,
-      [request, response, may_read](Handlers* h, const CallBudget&) {
-        RETURN_IF_ERROR(h->Upsert(*request, response));
+      [request, response, may_read](Handlers* h, const CallBudget& call) {
+        RETURN_IF_ERROR(h->Upsert(*request, response, call));
         if (!may_read) response->clear_blocking();
         return absl::OkStatus();
       });
@@ -327,8 +328,8 @@ grpc::ServerUnaryReactor* NearDupService::Get(
     v1::Document* response) {
   return Dispatch(Method::kGet, context, true, Access::kRead,
                   request->collection(), CheapIfSmall(*request),
-                  [request, response](Handlers* h, const CallBudget&) {
-                    return h->Get(*request, response);
+                  [request, response](Handlers* h, const CallBudget& call) {
+                    return h->Get(*request, response, call);
                   });
 }
 
@@ -337,8 +338,8 @@ grpc::ServerUnaryReactor* NearDupService::Delete(
     v1::DeleteResponse* response) {
   return Dispatch(Method::kDelete, context, true, Access::kWrite,
                   request->collection(), CallCost::kPooled,
-                  [request, response](Handlers* h, const CallBudget&) {
-                    return h->Delete(*request, response);
+                  [request, response](Handlers* h, const CallBudget& call) {
+                    return h->Delete(*request, response, call);
                   });
 }
 

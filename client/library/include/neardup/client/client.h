@@ -67,7 +67,11 @@ class Client {
   absl::StatusOr<v1::UpsertResponse> Upsert(const v1::UpsertRequest& request);
   absl::StatusOr<v1::Document> Get(const std::string& collection,
                                    const std::string& id);
+  // With every field (a cluster's log_sequence: read your writes).
+  absl::StatusOr<v1::Document> Get(const v1::GetRequest& request);
   absl::Status Delete(const std::string& collection, const std::string& id);
+  // With the answer (a cluster's log_sequence).
+  absl::StatusOr<v1::DeleteResponse> Delete(const v1::DeleteRequest& request);
   absl::StatusOr<v1::QueryResponse> Query(const v1::QueryRequest& request);
   absl::StatusOr<v1::FingerprintResponse> Fingerprint(
       const v1::FingerprintRequest& request);

@@ -34,6 +34,9 @@ struct ClusterNodeOptions {
   std::string node_id;
   // How long an applier waits for the log before it looks at stop.
   absl::Duration apply_poll = absl::Milliseconds(200);
+  // How often the registry is read for collections other nodes created;
+  // zero: only when HostRegistered is called.
+  absl::Duration registry_poll = absl::ZeroDuration();
 };
 
 // The cluster's collections: name -> config (storage::EncodeCollectionConfig),
@@ -93,6 +96,10 @@ class ClusterNode {
                                      std::string_view external_id,
                                      absl::Time deadline);
 
+  // Waits until this node applied every collection's log through where it
+  // ends now (a node starting, before it serves reads).
+  absl::Status CatchUp(absl::Time deadline);
+
   // Waits until this node applied `sequence` of the collection;
   // DEADLINE_EXCEEDED after `deadline`.
   absl::Status WaitApplied(std::string_view collection, uint64_t sequence,
@@ -115,6 +122,7 @@ class ClusterNode {
                                        const std::string& append_id,
                                        absl::Time deadline);
   void ApplyLoop(Hosted* hosted);
+  void WatchRegistry();
 
   engine::Database& db_;
   const ClusterNodeOptions options_;
@@ -124,6 +132,9 @@ class ClusterNode {
   std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted_
       ABSL_GUARDED_BY(mu_);
   uint64_t next_append_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  CondVar stop_cv_;
+  std::thread registry_watcher_;
 };
 
 }  // namespace neardup::cluster

@@ -28,6 +28,10 @@ class ExtractPool;
 }
 }  // namespace neardup
 
+namespace neardup::cluster {
+class ClusterNode;
+}  // namespace neardup::cluster
+
 namespace neardup::server {
 
 class NearDupService;
@@ -55,6 +59,10 @@ class NeardupServer {
  private:
   explicit NeardupServer(const ServerConfig& config);
   void OpenDatabase();
+  // Joins the cluster of config_.cluster_nats: hosts its collections and
+  // applies their logs until caught up. Waits for a log that is not up yet;
+  // CANCELLED when shut down meanwhile.
+  absl::Status JoinCluster();
 
   const ServerConfig config_;
   std::unique_ptr<ServerMetrics> metrics_;
@@ -65,6 +73,8 @@ class NeardupServer {
   std::unique_ptr<grpc::Server> grpc_server_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::unique_ptr<engine::Database> db_;  // set once by the loader thread
+  // In a cluster, set once by the loader thread; gone before db_.
+  std::unique_ptr<cluster::ClusterNode> cluster_;
   std::thread loader_;
   int grpc_port_ = 0;
   int metrics_port_ = 0;

@@ -77,6 +77,13 @@ struct ServerConfig {
   size_t request_memory_bytes = size_t{512} << 20;
   int keepalive_seconds = 60;
   int max_connection_age_seconds = 3600;
+  // A cluster (docs/cluster.md): the NATS servers of its log
+  // (comma-separated nats:// URLs); empty: a single node. This node's name
+  // in the cluster (empty: the host name), and how many NATS servers keep
+  // each log entry (3 or 5 in production).
+  std::string cluster_nats;
+  std::string node_id;
+  int cluster_log_replicas = 3;
   // Not a flag: lets in-process tests observe NOT_SERVING while starting.
   std::chrono::milliseconds open_delay_for_tests{0};
 };

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "neardup/base/sync.h"
+#include "neardup/cluster/cluster_node.h"
 #include "neardup/core/index/query_stats.h"
 #include "neardup/engine/database.h"
 #include "neardup/engine/embedders.h"
@@ -45,6 +46,9 @@ struct HandlerSettings {
   size_t max_pdf_bytes = size_t{50} << 20;
   // Root of the fastText model files collections may name; empty: off.
   std::string models_dir;
+  // In a cluster: how long a write in a stream (which has no deadline of
+  // its own) may wait for the log and to be applied here.
+  absl::Duration cluster_write_timeout = absl::Seconds(30);
 };
 
 using engine::CallBudget;
@@ -62,8 +66,14 @@ inline constexpr size_t kMaxIdBytes = 1024;
 
 class Handlers {
  public:
-  Handlers(engine::Database* db, HandlerSettings settings)
-      : db_(db), settings_(settings), embedders_(settings.models_dir) {}
+  // `cluster`: this node's part in a cluster (docs/cluster.md), whose log
+  // every write then goes through; null on a single node.
+  Handlers(engine::Database* db, HandlerSettings settings,
+           cluster::ClusterNode* cluster = nullptr)
+      : db_(db),
+        settings_(settings),
+        cluster_(cluster),
+        embedders_(settings.models_dir) {}
 
   absl::Status CreateCollection(const v1::CreateCollectionRequest& request,
                                 v1::Collection* response);
@@ -74,16 +84,19 @@ class Handlers {
   absl::Status DropCollection(const v1::DropCollectionRequest& request,
                               v1::DropCollectionResponse* response);
   absl::Status Upsert(const v1::UpsertRequest& request,
-                      v1::UpsertResponse* response);
+                      v1::UpsertResponse* response,
+                      const CallBudget& call = {});
   // Upserts `requests` in order, each as Upsert would, with one status and
   // one response per request. Plain upserts into the same collection share
   // RocksDB batches; dedup-on-write ones go one at a time.
   void UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
                    std::span<absl::Status> statuses,
                    std::span<v1::UpsertResponse* const> responses);
-  absl::Status Get(const v1::GetRequest& request, v1::Document* response);
+  absl::Status Get(const v1::GetRequest& request, v1::Document* response,
+                   const CallBudget& call = {});
   absl::Status Delete(const v1::DeleteRequest& request,
-                      v1::DeleteResponse* response);
+                      v1::DeleteResponse* response,
+                      const CallBudget& call = {});
   absl::Status Query(const v1::QueryRequest& request,
                      v1::QueryResponse* response, IndexQueryStats* stats,
                      const CallBudget& call = {});
@@ -129,9 +142,16 @@ class Handlers {
 
   absl::StatusOr<std::shared_ptr<engine::Collection>> FindCollection(
       std::string_view name) const;
+  // A read's log_sequence: waits until this node applied it (a cluster),
+  // refuses a non-zero one (a single node).
+  absl::Status WaitForLog(std::string_view collection, uint64_t log_sequence,
+                          const CallBudget& call) const;
+  // The write's deadline in a cluster: the call's, or the setting's.
+  absl::Time WriteDeadline(const CallBudget& call) const;
 
   engine::Database* const db_;
   const HandlerSettings settings_;
+  cluster::ClusterNode* const cluster_;
   engine::EmbedderCache embedders_;
   // One backup at a time (two with the same new name would both pass the
   // "does not exist" check and share RocksDB's staging directory); another

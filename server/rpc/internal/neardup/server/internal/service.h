@@ -69,7 +69,9 @@ class NearDupService final : public v1::NearDup::CallbackService {
                  ServerMetrics* metrics);
 
   // Until this is called, database calls answer UNAVAILABLE ("starting").
-  void SetDatabase(engine::Database* db);
+  // `cluster`: this node's part in a cluster; null on a single node.
+  void SetDatabase(engine::Database* db,
+                   cluster::ClusterNode* cluster = nullptr);
   // From now on, new calls answer UNAVAILABLE ("shutting down").
   void StopAccepting() { stopping_ = true; }
 
