@@ -242,7 +242,9 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
   // Check against the stored record, not the caller's copy of it.
   const CollectionRecord& stored = state->record;
   const uint32_t collection_id = stored.id;
-  const int64_t now = absl::ToUnixMicros(absl::Now());
+  const int64_t now = options.unix_micros != 0
+                          ? options.unix_micros
+                          : absl::ToUnixMicros(absl::Now());
   std::vector<absl::StatusOr<PutResult>> results(docs.size(),
                                                  absl::UnknownError(""));
 

@@ -116,8 +116,9 @@ TEST_F(ClusterNodeTest, AWriteOnOneNodeIsReadOnTheOtherAtItsSequence) {
       nodes_[0]->WaitApplied(kName, deleted + 100,
                              absl::Now() + absl::Milliseconds(300)),
       StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("applied")));
-  EXPECT_THAT(nodes_[0]->WaitApplied("elsewhere", 1, Soon()),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("not hosted")));
+  EXPECT_THAT(
+      nodes_[0]->WaitApplied("elsewhere", 1, Soon()),
+      StatusIs(absl::StatusCode::kNotFound, HasSubstr("no collection named")));
 }
 
 // A write answers what it did once this node applied it, as a single
@@ -236,7 +237,10 @@ TEST_F(ClusterNodeTest, ARestartedNodeResumesAndAConfigMismatchIsRefused) {
 // node hosts what another node created.
 TEST_F(ClusterNodeTest, ACollectionCreatedOnOneNodeIsHostedByTheOther) {
   ASSERT_OK(nodes_[0]->CreateCollection("reg", Config()));
-  ASSERT_OK(nodes_[0]->CreateCollection("reg", Config()));  // the same: OK
+  // The same again: hosted, and said to exist, as on a single node.
+  EXPECT_THAT(
+      nodes_[0]->CreateCollection("reg", Config()),
+      StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("already exists")));
   CollectionConfig other = Config();
   other.threshold = 0.5;
   EXPECT_THAT(

@@ -82,6 +82,7 @@ TEST(LogEntry, RoundTripsEveryField) {
   LogEntry guarded = entry;
   guarded.append_id = "node-a-1f-7";
   guarded.insert_only_below = 0.8;
+  guarded.unix_micros = 1795839243461831;
   ASSERT_OK_AND_ASSIGN(const std::string guarded_bytes,
                        EncodeLogEntry(guarded));
   ASSERT_OK_AND_ASSIGN(const LogEntry guarded_back,
@@ -113,6 +114,12 @@ TEST(LogEntry, DedupOnWriteBytesAreGolden) {
   EXPECT_EQ(absl::BytesToHexString(bytes.substr(plain.size())),
             "29000000000000e83f");
   EXPECT_EQ(bytes.substr(0, plain.size()), plain);
+
+  // Its time (field 6, a varint).
+  LogEntry timed = EveryField();
+  timed.unix_micros = 1;
+  ASSERT_OK_AND_ASSIGN(const std::string timed_bytes, EncodeLogEntry(timed));
+  EXPECT_EQ(absl::BytesToHexString(timed_bytes.substr(plain.size())), "3001");
 }
 
 // An upsert of every field, pinned by its size and digest (its MinHash

@@ -65,8 +65,8 @@ class NeardupdClusterTest : public ::testing::Test {
   }
 
   std::string ReadLog(size_t node) const {
-    std::ifstream in(absl::StrCat(temp_.path(), "/", node == 0 ? "a" : "b",
-                                  ".log"));
+    std::ifstream in(
+        absl::StrCat(temp_.path(), "/", node == 0 ? "a" : "b", ".log"));
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
 

@@ -261,6 +261,27 @@ TEST_F(StoreDocumentsTest, TextIsDroppedWithoutStoreText) {
 // every replica applies alike), never going back; a put of only refused
 // documents writes nothing, not even the sequence. It goes with the
 // collection.
+// A replica stores the time its log entry was prepared with, not its own
+// clock's: created on the first put, updated on each.
+TEST_F(StoreDocumentsTest, AWriteMayCarryItsTime) {
+  ASSERT_OK(store_
+                ->PutDocument(collection_, Doc("a", "words"),
+                              WriteOptions{.unix_micros = 1000})
+                .status());
+  ASSERT_OK_AND_ASSIGN(StoredDocument first,
+                       store_->GetDocument(collection_, "a"));
+  EXPECT_EQ(first.created_unix_micros, 1000);
+  EXPECT_EQ(first.updated_unix_micros, 1000);
+  ASSERT_OK(store_
+                ->PutDocument(collection_, Doc("a", "other words"),
+                              WriteOptions{.unix_micros = 2000})
+                .status());
+  ASSERT_OK_AND_ASSIGN(StoredDocument second,
+                       store_->GetDocument(collection_, "a"));
+  EXPECT_EQ(second.created_unix_micros, 1000);
+  EXPECT_EQ(second.updated_unix_micros, 2000);
+}
+
 TEST_F(StoreDocumentsTest, LogSequenceIsRecordedWithEachWrite) {
   ASSERT_OK_AND_ASSIGN(uint64_t sequence, store_->LogSequence(collection_));
   EXPECT_EQ(sequence, 0u);

@@ -29,10 +29,60 @@ struct ClusterNode::Hosted {
   absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
   // This node's writes waiting to be applied here, by append id: empty
   // until the applier says what the entry did.
-  std::map<std::string, std::optional<AppliedEntry>, std::less<>> waiting
+  std::map<std::string, std::optional<LoggedWrite>, std::less<>> waiting
       ABSL_GUARDED_BY(mu);
   std::thread thread;
+
+  // On the apply thread, after each entry is stored: reads may wait no
+  // longer, and the writer of the entry, if it waits here, learns what it
+  // did.
+  void OnApplied(const AppliedEntry& one) {
+    std::optional<LoggedWrite> outcome;
+    {
+      MutexLock lock(&mu);
+      applied = std::max(applied, one.sequence);
+      applied_cv.SignalAll();
+      if (!waiting.contains(one.entry->append_id)) return;
+    }
+    LoggedWrite written;
+    written.sequence = one.sequence;
+    if (!one.outcome.ok()) {
+      written.failure = one.outcome.status();
+    } else {
+      written.outcome = *one.outcome;
+      // Named now: a later entry may reuse the internal id.
+      for (const engine::MinHashMatch& match : written.outcome.blocking) {
+        if (written.blocking_ids.size() >= kBlockingNamed) break;
+        absl::StatusOr<storage::StoredDocument> stored =
+            collection->GetByInternalId(match.internal_id,
+                                        storage::DocumentParts::kRecordOnly);
+        written.blocking_ids.push_back(stored.ok() ? stored->external_id
+                                                   : std::string());
+      }
+    }
+    MutexLock lock(&mu);
+    auto it = waiting.find(one.entry->append_id);
+    if (it == waiting.end()) return;  // its writer gave up meanwhile
+    it->second = std::move(written);
+    applied_cv.SignalAll();
+  }
 };
+
+namespace {
+
+// A steady-clock time for `deadline`, at most a day away (an infinite one
+// would overflow).
+std::chrono::steady_clock::time_point SteadyUntil(absl::Time deadline) {
+  const absl::Duration left =
+      std::clamp(deadline - absl::Now(), absl::ZeroDuration(), absl::Hours(24));
+  return std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(left);
+}
+
+// Entries one ApplyAvailable call applies at most, so stop is looked at
+// during a long catch-up too.
+constexpr size_t kApplyRound = 512;
+
+}  // namespace
 
 std::string StreamOf(std::string_view collection) {
   // Collection names are [A-Za-z0-9_.-]; stream names may not hold '.'.
@@ -113,7 +163,11 @@ absl::Status ClusterNode::CreateCollection(std::string_view name,
           absl::StrCat("collection \"", AbslView(name),
                        "\" exists in the cluster with another config"));
     }
-    created = absl::OkStatus();
+    // Hosted here all the same (its creator may have died before), and
+    // said as a single node says it.
+    RETURN_IF_ERROR(HostCollection(name, normalized));
+    return absl::AlreadyExistsError(
+        absl::StrCat("collection \"", AbslView(name), "\" already exists"));
   }
   RETURN_IF_ERROR(created);
   return HostCollection(name, normalized);
@@ -122,17 +176,46 @@ absl::Status ClusterNode::CreateCollection(std::string_view name,
 absl::Status ClusterNode::HostRegistered() {
   ASSIGN_OR_RETURN(const std::vector<std::string> names,
                    log_->Keys(kRegistryBucket));
+  // One collection this node cannot host does not keep it from the others;
+  // the first such error is returned.
+  absl::Status first;
   for (const std::string& name : names) {
-    ASSIGN_OR_RETURN(const std::optional<std::string> encoded,
-                     log_->GetKey(kRegistryBucket, name));
-    if (!encoded.has_value()) continue;  // deleted meanwhile
-    ASSIGN_OR_RETURN(
-        const CollectionConfig config,
-        Prefixed(absl::StrCat("registered collection \"", name, "\""),
-                 storage::DecodeCollectionConfig(*encoded)));
-    RETURN_IF_ERROR(HostCollection(name, config));
+    absl::Status hosted = HostNamed(name);
+    if (absl::IsNotFound(hosted)) continue;  // deleted meanwhile
+    if (first.ok()) first = hosted;
   }
-  return absl::OkStatus();
+  return first;
+}
+
+absl::Status ClusterNode::LookUpUnhosted(std::string_view name) {
+  // One lookup at a time: requests naming collections that do not exist
+  // cannot hold many threads on the registry (seconds each while the log
+  // is down).
+  if (!lookup_mu_.TryLock()) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", AbslView(name), "\" is not hosted here"));
+  }
+  absl::Status hosted = HostNamed(name);
+  lookup_mu_.Unlock();
+  return hosted;
+}
+
+absl::Status ClusterNode::HostNamed(std::string_view name) {
+  {
+    MutexLock lock(&mu_);
+    if (hosted_.contains(name)) return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(const std::optional<std::string> encoded,
+                   log_->GetKey(kRegistryBucket, name));
+  if (!encoded.has_value()) {
+    return absl::NotFoundError(absl::StrCat(
+        "no collection named \"", AbslView(name), "\" in the cluster"));
+  }
+  ASSIGN_OR_RETURN(
+      const CollectionConfig config,
+      Prefixed(absl::StrCat("registered collection \"", AbslView(name), "\""),
+               storage::DecodeCollectionConfig(*encoded)));
+  return HostCollection(name, config);
 }
 
 void ClusterNode::WatchRegistry() {
@@ -165,6 +248,9 @@ absl::Status ClusterNode::CatchUp(absl::Time deadline) {
 
 absl::Status ClusterNode::HostCollection(std::string_view name,
                                          const CollectionConfig& config) {
+  // One at a time: a call finding the collection not yet hosted waits for
+  // the one hosting it rather than see half of it.
+  MutexLock host_lock(&host_mu_);
   {
     MutexLock lock(&mu_);
     if (hosted_.contains(name)) return absl::OkStatus();
@@ -189,29 +275,30 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
         absl::StrCat("collection \"", AbslView(name),
                      "\" on this disk has another config than the cluster's"));
   }
+  // Documents written outside the cluster (this disk served as a single
+  // node) would make this replica differ from its peers.
+  ASSIGN_OR_RETURN(const uint64_t recorded, (*collection)->LogSequence());
+  if (recorded == 0 && (*collection)->num_documents() > 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "collection \"", AbslView(name), "\" on this disk holds ",
+        (*collection)->num_documents(),
+        " documents written outside the cluster; move them away (export, "
+        "then import through the cluster) before this node hosts it"));
+  }
   auto hosted = std::make_unique<Hosted>();
   hosted->name = std::string(name);
   hosted->collection = *collection;
   Hosted* raw = hosted.get();
   ASSIGN_OR_RETURN(
       hosted->applier,
-      ShardApplier::Create(*log_, *hosted->collection, StreamOf(name),
-                           SubjectOf(name, 0), [raw](const AppliedEntry& one) {
-                             MutexLock lock(&raw->mu);
-                             auto it = raw->waiting.find(one.entry->append_id);
-                             if (it == raw->waiting.end()) return;
-                             // The entry dies with the call; the writer
-                             // needs only the outcome.
-                             it->second = AppliedEntry{.sequence = one.sequence,
-                                                       .outcome = one.outcome};
-                             raw->applied_cv.SignalAll();
-                           }));
+      ShardApplier::Create(
+          *log_, *hosted->collection, StreamOf(name), SubjectOf(name, 0),
+          [raw](const AppliedEntry& one) { raw->OnApplied(one); }));
   {
     MutexLock lock(&hosted->mu);
     hosted->applied = hosted->applier->applied_sequence();
   }
   MutexLock lock(&mu_);
-  if (hosted_.contains(name)) return absl::OkStatus();  // a racing call won
   hosted_.emplace(std::string(name), std::move(hosted));
   raw->thread = std::thread([this, raw] { ApplyLoop(raw); });
   return absl::OkStatus();
@@ -220,11 +307,11 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
 void ClusterNode::ApplyLoop(Hosted* hosted) {
   while (!hosted->stop) {
     absl::StatusOr<size_t> applied =
-        hosted->applier->ApplyAvailable(options_.apply_poll);
+        hosted->applier->ApplyAvailable(options_.apply_poll, kApplyRound);
     const uint64_t sequence = hosted->applier->applied_sequence();
     MutexLock lock(&hosted->mu);
     hosted->failure = applied.status();
-    if (sequence != hosted->applied) {
+    if (sequence > hosted->applied) {
       hosted->applied = sequence;
       hosted->applied_cv.SignalAll();
     }
@@ -232,14 +319,20 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
       // The store failed (a full disk...): the same entry is tried again,
       // not in a tight loop.
       hosted->applied_cv.WaitUntil(
-          &hosted->mu, std::chrono::steady_clock::now() +
-                           absl::ToChronoMilliseconds(options_.apply_poll));
+          &hosted->mu, SteadyUntil(absl::Now() + options_.apply_poll));
     }
   }
 }
 
 absl::StatusOr<ClusterNode::Hosted*> ClusterNode::Find(
     std::string_view collection) {
+  {
+    MutexLock lock(&mu_);
+    auto it = hosted_.find(collection);
+    if (it != hosted_.end()) return it->second.get();
+  }
+  // Registered elsewhere a moment ago, or being hosted by another call.
+  RETURN_IF_ERROR(LookUpUnhosted(collection));
   MutexLock lock(&mu_);
   auto it = hosted_.find(collection);
   if (it == hosted_.end()) {
@@ -255,10 +348,16 @@ absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
                                                   absl::Time deadline) {
   const std::string subject = SubjectOf(collection, 0);
   while (true) {
+    // No attempt outlasts the deadline: the caller answers UNAVAILABLE in
+    // time, not its client's deadline first.
+    const absl::Duration left = deadline - absl::Now();
     absl::StatusOr<Appended> appended =
-        log_->Append(subject, bytes, {.append_id = append_id});
+        log_->Append(subject, bytes,
+                     {.append_id = append_id,
+                      .timeout = std::max(left, absl::Milliseconds(1))});
     if (appended.ok()) return appended->sequence;
-    if (!absl::IsUnavailable(appended.status()) || absl::Now() >= deadline) {
+    if (!absl::IsUnavailable(appended.status()) ||
+        deadline - absl::Now() < absl::Milliseconds(150)) {
       return appended.status();
     }
     absl::SleepFor(absl::Milliseconds(100));  // a leader is being elected
@@ -280,9 +379,7 @@ absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
   }
   absl::StatusOr<uint64_t> sequence =
       AppendUntil(hosted.name, bytes, entry.append_id, deadline);
-  const auto until = std::chrono::steady_clock::now() +
-                     absl::ToChronoMilliseconds(std::max(deadline - absl::Now(),
-                                                         absl::ZeroDuration()));
+  const auto until = SteadyUntil(deadline);
   MutexLock lock(&hosted.mu);
   auto it = hosted.waiting.find(entry.append_id);
   if (sequence.ok()) {
@@ -290,7 +387,7 @@ absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
            hosted.applied_cv.WaitUntil(&hosted.mu, until)) {
     }
   }
-  std::optional<AppliedEntry> applied = std::move(it->second);
+  std::optional<LoggedWrite> applied = std::move(it->second);
   hosted.waiting.erase(it);
   RETURN_IF_ERROR(sequence.status());
   if (!applied.has_value()) {
@@ -301,18 +398,23 @@ absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
         hosted.failure.ok() ? std::string()
                             : absl::StrCat(": ", hosted.failure.message())));
   }
-  RETURN_IF_ERROR(applied->outcome.status());
-  return LoggedWrite{.sequence = applied->sequence,
-                     .outcome = *std::move(applied->outcome)};
+  RETURN_IF_ERROR(applied->failure);
+  return *std::move(applied);
 }
 
 absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
     std::string_view collection, const engine::PreparedDocument& doc,
     std::optional<double> insert_only_below, absl::Time deadline) {
   ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  // Checked here: an entry every replica refuses would stop them all.
+  if (insert_only_below) {
+    RETURN_IF_ERROR(hosted->collection->CheckThreshold(*insert_only_below,
+                                                       "insert_only_below"));
+  }
   LogEntry entry;
   entry.upsert = doc;
   entry.insert_only_below = insert_only_below;
+  entry.unix_micros = absl::ToUnixMicros(absl::Now());
   return Write(*hosted, std::move(entry), deadline);
 }
 
@@ -337,9 +439,7 @@ absl::StatusOr<LoggedWrite> ClusterNode::Delete(std::string_view collection,
 absl::Status ClusterNode::WaitApplied(std::string_view collection,
                                       uint64_t sequence, absl::Time deadline) {
   ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
-  const auto until = std::chrono::steady_clock::now() +
-                     absl::ToChronoMilliseconds(std::max(deadline - absl::Now(),
-                                                         absl::ZeroDuration()));
+  const auto until = SteadyUntil(deadline);
   MutexLock lock(&hosted->mu);
   while (hosted->applied < sequence) {
     if (!hosted->applied_cv.WaitUntil(&hosted->mu, until) &&

@@ -304,7 +304,9 @@ class JetStreamLogImpl final : public JetStreamLog {
     const std::string subject_text(subject);
     jsPubOptions publish;
     jsPubOptions_Init(&publish);
-    publish.MaxWait = Millis(timeout_);
+    publish.MaxWait = Millis(options.timeout > absl::ZeroDuration()
+                                 ? std::min(options.timeout, timeout_)
+                                 : timeout_);
     publish.ExpectLastSeq = options.expected_last_sequence;
     if (!options.append_id.empty()) publish.MsgId = options.append_id.c_str();
     jsPubAck* ack = nullptr;

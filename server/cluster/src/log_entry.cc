@@ -95,6 +95,7 @@ absl::StatusOr<std::string> EncodeLogEntry(const LogEntry& entry) {
   if (entry.insert_only_below) {
     message.set_insert_only_below(*entry.insert_only_below);
   }
+  message.set_unix_micros(entry.unix_micros);
   if (entry.upsert) {
     DocumentToProto(*entry.upsert, message.mutable_upsert());
   } else {
@@ -131,6 +132,7 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
   if (message.has_insert_only_below()) {
     entry.insert_only_below = message.insert_only_below();
   }
+  entry.unix_micros = message.unix_micros();
   switch (message.op_case()) {
     case pb::LogEntry::kUpsert: {
       ASSIGN_OR_RETURN(entry.upsert, DocumentFromProto(message.upsert()));

@@ -18,10 +18,11 @@ absl::StatusOr<std::unique_ptr<ShardApplier>> ShardApplier::Create(
       collection, std::move(reader), applied, std::move(on_applied)));
 }
 
-absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait) {
+absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait,
+                                                    size_t max_entries) {
   size_t applied = 0;
   absl::Duration next_wait = wait;
-  while (true) {
+  while (applied < max_entries) {
     if (!pending_.has_value()) {
       ASSIGN_OR_RETURN(std::optional<LogRecord> record,
                        reader_->Next(next_wait));
@@ -39,6 +40,7 @@ absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait) {
     // What is there already, without waiting again.
     next_wait = absl::Milliseconds(1);
   }
+  return applied;
 }
 
 absl::Status ShardApplier::Apply(const LogRecord& record) {
@@ -57,6 +59,7 @@ absl::Status ShardApplier::Apply(const LogRecord& record) {
   engine::UpsertOptions upsert;
   upsert.write.log_sequence = record.sequence;
   upsert.insert_only_below = entry.insert_only_below;
+  upsert.write.unix_micros = entry.unix_micros;
   AppliedEntry applied;
   applied.sequence = record.sequence;
   applied.entry = &entry;

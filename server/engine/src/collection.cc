@@ -260,6 +260,7 @@ struct Collection::PendingPut {
   std::string encoded_evidence;
   bool sync = false;
   uint64_t log_sequence = 0;
+  int64_t unix_micros = 0;
   absl::StatusOr<storage::PutResult> result = absl::UnknownError("not written");
 };
 
@@ -343,6 +344,7 @@ std::vector<absl::StatusOr<storage::PutResult>> Collection::ApplyMany(
     mine[i].doc = docs[i];
     mine[i].sync = options.sync;
     mine[i].log_sequence = options.log_sequence;
+    mine[i].unix_micros = options.unix_micros;
     // Here, in parallel, rather than in the store under the write lock.
     // A document the store refuses (say, of another config) wastes it.
     if (exact && docs[i]->shingles) {
@@ -375,12 +377,16 @@ void Collection::CommitRound(std::span<PendingPut* const> round,
       docs.reserve(round.size());
       encoded_evidence.reserve(round.size());
       bool sync = false;
-      uint64_t log_sequence = 0;  // a replica's round: its last entry's
+      // A replica's round (one applier: its entries alone): its last
+      // entry's sequence and time.
+      uint64_t log_sequence = 0;
+      int64_t unix_micros = 0;
       for (PendingPut* put : round) {
         docs.push_back(put->doc);
         encoded_evidence.push_back(std::move(put->encoded_evidence));
         sync = sync || put->sync;
         log_sequence = std::max(log_sequence, put->log_sequence);
+        unix_micros = std::max(unix_micros, put->unix_micros);
       }
       // Room in the vector index first: it must not fail once the store
       // holds the documents. Rows of a round still being indexed count too.
@@ -394,7 +400,8 @@ void Collection::CommitRound(std::span<PendingPut* const> round,
           room.ok() ? store_->PutDocuments(
                           record_, docs,
                           storage::WriteOptions{.sync = sync,
-                                                .log_sequence = log_sequence},
+                                                .log_sequence = log_sequence,
+                                                .unix_micros = unix_micros},
                           encoded_evidence)
                     : Results(room);
       for (size_t i = 0; i < round.size(); ++i) {

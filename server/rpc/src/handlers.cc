@@ -25,7 +25,7 @@ absl::StatusOr<std::shared_ptr<engine::Collection>> Handlers::FindCollection(
   if (cluster_ != nullptr && absl::IsNotFound(found.status())) {
     // Created on another node a moment ago: the registry has it before
     // this node's next look.
-    cluster_->HostRegistered().IgnoreError();
+    cluster_->LookUpUnhosted(name).IgnoreError();
     return db_->GetCollection(name);
   }
   return found;
@@ -44,7 +44,13 @@ absl::Status Handlers::WaitForLog(std::string_view collection,
 }
 
 absl::Time Handlers::WriteDeadline(const CallBudget& call) const {
-  return std::min(call.deadline, absl::Now() + settings_.cluster_write_timeout);
+  const absl::Time now = absl::Now();
+  // Room to answer before the client gives up: it hears UNAVAILABLE (not
+  // written) rather than DEADLINE_EXCEEDED (not known).
+  const absl::Duration margin =
+      std::min(absl::Milliseconds(500), (call.deadline - now) / 10);
+  return std::min(call.deadline - margin,
+                  now + settings_.cluster_write_timeout);
 }
 
 absl::Status Handlers::CreateCollection(
@@ -177,21 +183,30 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
 void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
                                const engine::Collection& collection,
                                const engine::UpsertOutcome& outcome,
-                               v1::UpsertResponse* response) {
+                               v1::UpsertResponse* response,
+                               const std::vector<std::string>* blocking_ids) {
   response->set_id(request.id());
   response->set_written(outcome.written);
   response->set_replaced(outcome.written && outcome.put.replaced);
   // The best few are listed (each costs a read and answer bytes); the
   // count is of all of them.
-  for (const engine::MinHashMatch& match : outcome.blocking) {
+  for (size_t i = 0; i < outcome.blocking.size(); ++i) {
     if (static_cast<size_t>(response->blocking_size()) >= kMaxBlockingListed) {
       break;
     }
-    auto stored = collection.GetByInternalId(
-        match.internal_id, storage::DocumentParts::kRecordOnly);
-    if (!stored.ok()) continue;  // deleted meanwhile
+    const engine::MinHashMatch& match = outcome.blocking[i];
+    std::string id;
+    if (blocking_ids != nullptr) {
+      if (i >= blocking_ids->size()) break;
+      id = (*blocking_ids)[i];
+    } else if (auto stored = collection.GetByInternalId(
+                   match.internal_id, storage::DocumentParts::kRecordOnly);
+               stored.ok()) {
+      id = stored->external_id;
+    }
+    if (id.empty()) continue;  // deleted meanwhile
     v1::Match* out = response->add_blocking();
-    out->set_id(stored->external_id);
+    out->set_id(id);
     SetMinHashScores(match, out);
   }
   response->set_blocking_count(static_cast<uint32_t>(
@@ -209,7 +224,8 @@ absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
                      cluster_->Upsert(request.collection(), prepared.doc,
                                       prepared.options.insert_only_below,
                                       WriteDeadline(call)));
-    DescribeOutcome(request, *prepared.collection, written.outcome, response);
+    DescribeOutcome(request, *prepared.collection, written.outcome, response,
+                    &written.blocking_ids);
     response->set_log_sequence(written.sequence);
     return absl::OkStatus();
   }
@@ -229,16 +245,28 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
     if (p.ok()) prepared[i] = *std::move(p);
   }
   if (cluster_ != nullptr) {
-    // One at a time, in order, through the log.
+    // One at a time, in order, through the log, within one deadline; once
+    // the log is unavailable the rest are not tried (each would wait).
+    const absl::Time deadline = WriteDeadline({});
+    absl::Status unavailable;
     for (size_t i = 0; i < requests.size(); ++i) {
       if (!prepared[i]) continue;
-      absl::StatusOr<cluster::LoggedWrite> written = cluster_->Upsert(
-          requests[i]->collection(), prepared[i]->doc,
-          prepared[i]->options.insert_only_below, WriteDeadline({}));
+      if (!unavailable.ok()) {
+        statuses[i] = unavailable;
+        continue;
+      }
+      absl::StatusOr<cluster::LoggedWrite> written =
+          cluster_->Upsert(requests[i]->collection(), prepared[i]->doc,
+                           prepared[i]->options.insert_only_below, deadline);
       statuses[i] = written.status();
+      if (absl::IsUnavailable(written.status())) {
+        unavailable = absl::UnavailableError(
+            absl::StrCat("not written: the cluster's log is unavailable (",
+                         written.status().message(), ")"));
+      }
       if (!written.ok()) continue;
       DescribeOutcome(*requests[i], *prepared[i]->collection, written->outcome,
-                      responses[i]);
+                      responses[i], &written->blocking_ids);
       responses[i]->set_log_sequence(written->sequence);
     }
     return;

@@ -91,13 +91,13 @@ bool IsPlainText(const std::string& content_type) {
 
 // A query that only touches memory and a few RocksDB point lookups: a small
 // plain-text or signature probe, MinHash or SimHash, no explain, few
-// matches. Everything else (extraction, embedding, explain) runs on the
-// pool, so gRPC's threads stay free for every other call.
+// matches, no log sequence to wait for. Everything else (extraction, embedding,
+// explain) runs on the pool, so gRPC's threads stay free for every other call.
 bool IsCheapQuery(const v1::QueryRequest& request) {
   const v1::Algorithm algorithm = request.algorithm();
   return request.ByteSizeLong() <= kInlineRequestBytes &&
-         IsPlainText(request.content_type()) && !request.explain() &&
-         request.top_k() <= kInlineTopK &&
+         request.log_sequence() == 0 && IsPlainText(request.content_type()) &&
+         !request.explain() && request.top_k() <= kInlineTopK &&
          (algorithm == v1::ALGORITHM_UNSPECIFIED ||
           algorithm == v1::ALGORITHM_MINHASH ||
           algorithm == v1::ALGORITHM_SIMHASH);
@@ -326,11 +326,13 @@ grpc::ServerUnaryReactor* NearDupService::Upsert(
 grpc::ServerUnaryReactor* NearDupService::Get(
     grpc::CallbackServerContext* context, const v1::GetRequest* request,
     v1::Document* response) {
-  return Dispatch(Method::kGet, context, true, Access::kRead,
-                  request->collection(), CheapIfSmall(*request),
-                  [request, response](Handlers* h, const CallBudget& call) {
-                    return h->Get(*request, response, call);
-                  });
+  // A read at a log sequence may wait for it: on the pool.
+  return Dispatch(
+      Method::kGet, context, true, Access::kRead, request->collection(),
+      request->log_sequence() == 0 ? CheapIfSmall(*request) : CallCost::kPooled,
+      [request, response](Handlers* h, const CallBudget& call) {
+        return h->Get(*request, response, call);
+      });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Delete(

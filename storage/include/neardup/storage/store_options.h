@@ -50,6 +50,10 @@ struct WriteOptions {
   // crashed resumes right after the last entry it wrote. It must be after
   // the recorded one. 0: none.
   uint64_t log_sequence = 0;
+  // The write's time (updated, and created for a new document), when it is
+  // not this machine's clock now: a replica applies the time the entry was
+  // prepared with, so every replica stores the same. 0: now.
+  int64_t unix_micros = 0;
 };
 
 }  // namespace neardup::storage

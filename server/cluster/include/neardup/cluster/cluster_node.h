@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -52,8 +53,13 @@ std::string SubjectOf(std::string_view collection, int shard);
 // (as a single node's write would say).
 struct LoggedWrite {
   uint64_t sequence = 0;
-  engine::UpsertOutcome outcome;
+  engine::UpsertOutcome outcome = {};
+  // The external ids of the first kBlockingNamed of outcome.blocking, named
+  // as the entry was applied ("" for one deleted by then).
+  std::vector<std::string> blocking_ids = {};
+  absl::Status failure = {};  // what the replica refused (a delete: NOT_FOUND)
 };
+inline constexpr size_t kBlockingNamed = 100;
 
 class ClusterNode {
  public:
@@ -63,13 +69,20 @@ class ClusterNode {
   ~ClusterNode();
 
   // Registers the collection in the cluster and hosts it here. The first
-  // config registered wins: the same one again is OK, another one
-  // ALREADY_EXISTS.
+  // config registered wins: ALREADY_EXISTS when it was registered before
+  // (the same config is hosted here all the same).
   absl::Status CreateCollection(std::string_view name,
                                 const CollectionConfig& config);
   // Hosts every collection registered in the cluster (at start, and when
-  // another node created one).
+  // another node created one). One it cannot host (another config on this
+  // disk, documents written outside the cluster) does not keep it from the
+  // others: the first such error is returned.
   absl::Status HostRegistered();
+  // Hosts the registered collection `name`; NOT_FOUND when there is none.
+  absl::Status HostNamed(std::string_view name);
+  // HostNamed for a request naming a collection not hosted here, one at a
+  // time (NOT_FOUND at once while another one looks).
+  absl::Status LookUpUnhosted(std::string_view name);
 
   // Creates the collection here (or opens it, when this disk has it) and
   // its log (the same config on every node), and starts applying the log.
@@ -128,6 +141,8 @@ class ClusterNode {
   const ClusterNodeOptions options_;
   std::unique_ptr<JetStreamLog> log_;
   const std::string incarnation_;  // random, per start
+  Mutex lookup_mu_;  // before host_mu_: one LookUpUnhosted at a time
+  Mutex host_mu_;    // before mu_: one HostCollection at a time
   Mutex mu_;
   std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted_
       ABSL_GUARDED_BY(mu_);

@@ -45,6 +45,9 @@ struct AppendOptions {
   // Names the append, so that retrying it after UNAVAILABLE stores it once
   // (within the stream's dedup_window). Empty: no such protection.
   std::string append_id = {};
+  // How long to wait for the quorum's acknowledgement; zero: the log's
+  // request_timeout.
+  absl::Duration timeout = absl::ZeroDuration();
 };
 
 struct Appended {

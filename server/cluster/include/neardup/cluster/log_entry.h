@@ -23,6 +23,8 @@ struct LogEntry {
   std::string append_id;
   // Of an upsert: dedup-on-write, decided where it is applied.
   std::optional<double> insert_only_below;
+  // Of an upsert: when it was prepared (Unix microseconds); 0: unknown.
+  int64_t unix_micros = 0;
 
   bool operator==(const LogEntry&) const = default;
 };

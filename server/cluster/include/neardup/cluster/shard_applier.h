@@ -51,7 +51,9 @@ class ShardApplier {
   // that prepared it could (another config, an entry of a newer build)
   // keeps failing, and the replica falls behind rather than drift.
   // Not thread-safe: one thread applies.
-  absl::StatusOr<size_t> ApplyAvailable(absl::Duration wait);
+  // At most `max_entries` per call.
+  absl::StatusOr<size_t> ApplyAvailable(absl::Duration wait,
+                                        size_t max_entries = SIZE_MAX);
 
   // The last sequence applied (and recorded) here.
   uint64_t applied_sequence() const { return applied_; }

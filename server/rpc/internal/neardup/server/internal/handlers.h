@@ -134,11 +134,13 @@ class Handlers {
   };
   absl::StatusOr<PreparedUpsert> PrepareUpsert(
       const v1::UpsertRequest& request) const;
-  // Fills the response from what the write did.
-  static void DescribeOutcome(const v1::UpsertRequest& request,
-                              const engine::Collection& collection,
-                              const engine::UpsertOutcome& outcome,
-                              v1::UpsertResponse* response);
+  // Fills the response from what the write did. `blocking_ids`: the
+  // blocking documents' ids as named when the write was applied (a
+  // cluster); null: looked up now.
+  static void DescribeOutcome(
+      const v1::UpsertRequest& request, const engine::Collection& collection,
+      const engine::UpsertOutcome& outcome, v1::UpsertResponse* response,
+      const std::vector<std::string>* blocking_ids = nullptr);
 
   absl::StatusOr<std::shared_ptr<engine::Collection>> FindCollection(
       std::string_view name) const;
