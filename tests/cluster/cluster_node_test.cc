@@ -260,5 +260,26 @@ TEST_F(ClusterNodeTest, ACollectionCreatedOnOneNodeIsHostedByTheOther) {
   EXPECT_EQ(reg->record().config, *NormalizeCollectionConfig(Config()));
 }
 
+// A disk that served a collection as a single node: its documents are not
+// in the log, so the node refuses to host it (and says why) but hosts the
+// cluster's other collections.
+TEST_F(ClusterNodeTest, ACollectionWrittenOutsideTheClusterIsNotAdopted) {
+  ASSERT_OK_AND_ASSIGN(auto solo, dbs_[1]->CreateCollection("solo", Config()));
+  engine::DocumentInput input;
+  input.external_id = "local";
+  const std::string text = GeneratedText(3);
+  input.text = text;
+  ASSERT_OK_AND_ASSIGN(const engine::PreparedDocument doc,
+                       solo->Prepare(input));
+  ASSERT_OK(solo->Apply(doc, {}).status());
+  ASSERT_OK(nodes_[0]->CreateCollection("solo", Config()));
+  ASSERT_OK(nodes_[0]->CreateCollection("other", Config()));
+  EXPECT_THAT(nodes_[1]->HostRegistered(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("written outside the cluster")));
+  // Hosted by that call (nothing else named it on node 1).
+  EXPECT_OK(dbs_[1]->GetCollection("other").status());
+}
+
 }  // namespace
 }  // namespace neardup::cluster

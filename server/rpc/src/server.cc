@@ -333,6 +333,14 @@ absl::Status NeardupServer::JoinCluster() {
     }
     if (node != nullptr) {
       status = node->HostRegistered();
+      if (!status.ok() && !absl::IsUnavailable(status) &&
+          !absl::IsDeadlineExceeded(status)) {
+        // A collection this node cannot host is not served here; the
+        // others are.
+        spdlog::error("not serving a collection of the cluster: {}",
+                      status.ToString());
+        status = absl::OkStatus();
+      }
       if (status.ok()) status = node->CatchUp(absl::Now() + absl::Seconds(10));
       if (status.ok()) {
         cluster_ = std::move(node);
