@@ -20,6 +20,7 @@
 #include "neardup/client/client.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
+#include "support/net.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
@@ -144,6 +145,26 @@ TEST_F(NeardupdClusterTest, AWriteOnOneNodeIsReadOnTheOtherAtItsSequence) {
   later.set_log_sequence(deleted.log_sequence() + 1000);
   EXPECT_THAT(client::Client(impatient).Get(later).status(),
               StatusIs(absl::StatusCode::kDeadlineExceeded, ::testing::_));
+  // What the nodes tell Prometheus: each applied the log through the
+  // delete, neither is stalled, and both appended.
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    ASSERT_OK(Get(node, "d2", deleted.log_sequence()).status());
+    const std::string metrics =
+        neardup::testing::HttpGet(nodes_[node]->metrics_port(), "/metrics");
+    // (The NOT_FOUND delete above is an entry too.)
+    const std::string applied_line =
+        "neardup_cluster_applied_sequence{collection=\"news\"} ";
+    const size_t at = metrics.find(applied_line);
+    ASSERT_NE(at, std::string::npos) << metrics;
+    EXPECT_GE(std::stoull(metrics.substr(at + applied_line.size())),
+              deleted.log_sequence());
+    EXPECT_THAT(
+        metrics,
+        HasSubstr("neardup_cluster_apply_stalled{collection=\"news\"} 0"));
+    EXPECT_THAT(metrics, HasSubstr("neardup_cluster_log_append_seconds_count"));
+    EXPECT_THAT(metrics, ::testing::Not(HasSubstr(
+                             "neardup_cluster_log_append_seconds_count 0")));
+  }
   // Dropping is not there yet in a cluster; it says so.
   EXPECT_THAT(clients_[0]->DropCollection(kName),
               StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("cluster")));

@@ -26,6 +26,7 @@ struct ClusterNode::Hosted {
   Mutex mu;
   CondVar applied_cv;
   uint64_t applied ABSL_GUARDED_BY(mu) = 0;
+  uint64_t pending ABSL_GUARDED_BY(mu) = 0;  // as the applier last saw it
   absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
   // This node's writes waiting to be applied here, by append id: empty
   // until the applier says what the entry did.
@@ -311,6 +312,7 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
     const uint64_t sequence = hosted->applier->applied_sequence();
     MutexLock lock(&hosted->mu);
     hosted->failure = applied.status();
+    hosted->pending = hosted->applier->pending();
     if (sequence > hosted->applied) {
       hosted->applied = sequence;
       hosted->applied_cv.SignalAll();
@@ -350,11 +352,15 @@ absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
   while (true) {
     // No attempt outlasts the deadline: the caller answers UNAVAILABLE in
     // time, not its client's deadline first.
-    const absl::Duration left = deadline - absl::Now();
+    const absl::Time start = absl::Now();
+    const absl::Duration left = deadline - start;
     absl::StatusOr<Appended> appended =
         log_->Append(subject, bytes,
                      {.append_id = append_id,
                       .timeout = std::max(left, absl::Milliseconds(1))});
+    if (options_.on_append) {
+      options_.on_append(absl::Now() - start, appended.ok());
+    }
     if (appended.ok()) return appended->sequence;
     if (!absl::IsUnavailable(appended.status()) ||
         deadline - absl::Now() < absl::Milliseconds(150)) {
@@ -453,6 +459,23 @@ absl::Status ClusterNode::WaitApplied(std::string_view collection,
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<ReplicaState> ClusterNode::ReplicaStates() {
+  std::vector<Hosted*> all;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& [name, hosted] : hosted_) all.push_back(hosted.get());
+  }
+  std::vector<ReplicaState> states;
+  for (Hosted* hosted : all) {
+    MutexLock lock(&hosted->mu);
+    states.push_back({.collection = hosted->name,
+                      .applied_sequence = hosted->applied,
+                      .pending_entries = hosted->pending,
+                      .stalled = !hosted->failure.ok()});
+  }
+  return states;
 }
 
 absl::StatusOr<uint64_t> ClusterNode::AppliedSequence(

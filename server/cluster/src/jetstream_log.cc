@@ -173,6 +173,7 @@ class JetStreamReader final : public LogReader {
       }
       const uint64_t sequence = meta->Sequence.Stream;
       const uint64_t delivered = meta->Sequence.Consumer;
+      const uint64_t pending = meta->NumPending;
       jsMsgMetaData_Destroy(meta);
       if (delivered != delivered_ + 1) {
         Drop();
@@ -181,10 +182,10 @@ class JetStreamReader final : public LogReader {
       delivered_ = delivered;
       if (sequence < next_) continue;
       next_ = sequence + 1;
-      return LogRecord{
-          .sequence = sequence,
-          .data = std::string(natsMsg_GetData(list.Msgs[i]),
-                              natsMsg_GetDataLength(list.Msgs[i]))};
+      return LogRecord{.sequence = sequence,
+                       .data = std::string(natsMsg_GetData(list.Msgs[i]),
+                                           natsMsg_GetDataLength(list.Msgs[i])),
+                       .pending = pending};
     }
     return std::nullopt;
   }

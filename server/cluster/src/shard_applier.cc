@@ -26,7 +26,11 @@ absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait,
     if (!pending_.has_value()) {
       ASSIGN_OR_RETURN(std::optional<LogRecord> record,
                        reader_->Next(next_wait));
-      if (!record.has_value()) return applied;
+      if (!record.has_value()) {
+        pending_count_ = 0;
+        return applied;
+      }
+      pending_count_ = record->pending;
       pending_ = std::move(record);
     }
     if (absl::Status done = Apply(*pending_); !done.ok()) {

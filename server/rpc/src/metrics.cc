@@ -61,15 +61,63 @@ class StateCollector : public prometheus::Collectable {
     MutexLock lock(&mu_);
     database_ = std::move(database);
   }
+  void SetCluster(std::function<std::vector<cluster::ReplicaState>()> states) {
+    MutexLock lock(&mu_);
+    cluster_ = std::move(states);
+  }
 
   std::vector<prometheus::MetricFamily> Collect() const override {
     std::function<const engine::Database*()> get;
+    std::function<std::vector<cluster::ReplicaState>()> replicas;
     {
       MutexLock lock(&mu_);
       get = database_;
+      replicas = cluster_;
     }
     const engine::Database* db = get ? get() : nullptr;
     if (db == nullptr) return {};
+    std::vector<prometheus::MetricFamily> families = CollectStore(*db);
+    // Empty on a single node; the families are there for dashboards and
+    // alerts all the same.
+    prometheus::MetricFamily applied{
+        "neardup_cluster_applied_sequence",
+        "A cluster's collection: the last log sequence this node applied.",
+        prometheus::MetricType::Gauge,
+        {}};
+    prometheus::MetricFamily pending{
+        "neardup_cluster_pending_entries",
+        "A cluster's collection: log entries not yet applied on this node "
+        "(its lag), as the log last counted.",
+        prometheus::MetricType::Gauge,
+        {}};
+    prometheus::MetricFamily stalled{
+        "neardup_cluster_apply_stalled",
+        "A cluster's collection: 1 while this node's applier fails on an "
+        "entry (the store refuses it, or this build cannot apply it) and "
+        "retries, falling behind.",
+        prometheus::MetricType::Gauge,
+        {}};
+    for (const cluster::ReplicaState& state :
+         replicas ? replicas() : std::vector<cluster::ReplicaState>()) {
+      const std::vector<prometheus::ClientMetric::Label> labels = {
+          {"collection", state.collection}};
+      applied.metric.push_back(
+          Gauge(static_cast<double>(state.applied_sequence), labels));
+      pending.metric.push_back(
+          Gauge(static_cast<double>(state.pending_entries), labels));
+      stalled.metric.push_back(Gauge(state.stalled ? 1 : 0, labels));
+    }
+    families.push_back(std::move(applied));
+    families.push_back(std::move(pending));
+    families.push_back(std::move(stalled));
+    return families;
+  }
+
+ private:
+  // Collections, indexes and RocksDB.
+  static std::vector<prometheus::MetricFamily> CollectStore(
+      const engine::Database& database) {
+    const engine::Database* db = &database;
     prometheus::MetricFamily documents{
         "neardup_collection_documents",
         "Documents in each collection's in-memory index.",
@@ -159,6 +207,8 @@ class StateCollector : public prometheus::Collectable {
  private:
   mutable Mutex mu_;
   std::function<const engine::Database*()> database_ ABSL_GUARDED_BY(mu_);
+  std::function<std::vector<cluster::ReplicaState>()> cluster_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
@@ -256,6 +306,37 @@ ServerMetrics::ServerMetrics()
   gauge("neardup_process_start_time_seconds",
         "Unix time this neardupd process started.")
       ->SetToCurrentTime();
+  log_appends_ =
+      &prometheus::BuildHistogram()
+           .Name("neardup_cluster_log_append_seconds")
+           .Help(
+               "A cluster: appends of writes to the log that a quorum of NATS "
+               "servers stored, from publish to acknowledgement.")
+           .Register(*registry_)
+           .Add({}, latency_buckets);
+  log_append_failures_ =
+      &prometheus::BuildCounter()
+           .Name("neardup_cluster_log_append_failures_total")
+           .Help(
+               "A cluster: append attempts the log did not acknowledge "
+               "(no quorum, a leader being elected); retried within the "
+               "write's deadline.")
+           .Register(*registry_)
+           .Add({});
+}
+
+void ServerMetrics::RecordLogAppend(double seconds, bool stored) {
+  if (stored) {
+    log_appends_->Observe(seconds);
+  } else {
+    log_append_failures_->Increment();
+  }
+}
+
+void ServerMetrics::SetCluster(
+    std::function<std::vector<cluster::ReplicaState>()> states) {
+  static_cast<StateCollector*>(state_collector_.get())
+      ->SetCluster(std::move(states));
 }
 
 void ServerMetrics::RecordBackup(bool ok, double seconds, uint64_t bytes) {

@@ -290,6 +290,10 @@ void NeardupServer::OpenDatabase() {
     }
   }
   service_->SetDatabase(db_.get(), cluster_.get());
+  if (cluster_ != nullptr) {
+    metrics_->SetCluster(
+        [node = cluster_.get()] { return node->ReplicaStates(); });
+  }
   metrics_->SetDatabase([db = db_.get()] { return db; });
   {
     MutexLock lock(&mu_);
@@ -318,6 +322,10 @@ absl::Status NeardupServer::JoinCluster() {
     options.node_id = host;
   }
   options.registry_poll = absl::Seconds(2);
+  options.on_append = [metrics = metrics_.get()](absl::Duration took,
+                                                 bool stored) {
+    metrics->RecordLogAppend(absl::ToDoubleSeconds(took), stored);
+  };
   spdlog::info("joining the cluster as node '{}' (log on {})", options.node_id,
                config_.cluster_nats);
   // The log may come up after this node (compose, Kubernetes): it is
@@ -384,7 +392,10 @@ void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
   pool_.reset();  // runs whatever is still queued, then joins
   if (grpc_server_) grpc_server_->Wait();
   exposer_.reset();
-  if (metrics_) metrics_->SetDatabase(nullptr);
+  if (metrics_) {
+    metrics_->SetDatabase(nullptr);
+    metrics_->SetCluster(nullptr);
+  }
   cluster_.reset();  // its appliers write to db_
   db_.reset();       // closes RocksDB (the WAL already holds every write)
   spdlog::info("shut down cleanly");

@@ -9,6 +9,7 @@
 // writes, on any node). Thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,20 @@ struct ClusterNodeOptions {
   // How often the registry is read for collections other nodes created;
   // zero: only when HostRegistered is called.
   absl::Duration registry_poll = absl::ZeroDuration();
+  // Told of each append attempt: how long it took, and whether the log
+  // stored it (metrics).
+  std::function<void(absl::Duration took, bool stored)> on_append = nullptr;
+};
+
+// What this node is of one collection's replicas, for metrics and health.
+struct ReplicaState {
+  std::string collection;
+  uint64_t applied_sequence = 0;
+  // Entries of the log not applied here yet, as the log last counted.
+  uint64_t pending_entries = 0;
+  // The applier's last attempt failed (the store refused, or an entry
+  // this replica cannot apply): it retries, and falls behind meanwhile.
+  bool stalled = false;
 };
 
 // The cluster's collections: name -> config (storage::EncodeCollectionConfig),
@@ -119,6 +134,8 @@ class ClusterNode {
                            absl::Time deadline);
   // The collection's last applied sequence here.
   absl::StatusOr<uint64_t> AppliedSequence(std::string_view collection);
+  // Each hosted collection's state, by name.
+  std::vector<ReplicaState> ReplicaStates();
 
  private:
   struct Hosted;

@@ -58,6 +58,9 @@ struct Appended {
 struct LogRecord {
   uint64_t sequence = 0;
   std::string data;
+  // Records of the subject after this one, as the log counted when it
+  // delivered it (how far behind the reader is).
+  uint64_t pending = 0;
 };
 
 class LogReader {

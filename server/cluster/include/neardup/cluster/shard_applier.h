@@ -59,6 +59,9 @@ class ShardApplier {
   uint64_t applied_sequence() const { return applied_; }
   // Entries applied that changed nothing (deletes of absent documents).
   size_t refused() const { return refused_; }
+  // Entries of the subject after the last one read, as the log last said
+  // (0 once a read found nothing more).
+  uint64_t pending() const { return pending_count_; }
 
  private:
   ShardApplier(engine::Collection& collection,
@@ -78,6 +81,7 @@ class ShardApplier {
   uint64_t applied_;
   const AppliedListener on_applied_;
   size_t refused_ = 0;
+  uint64_t pending_count_ = 0;
   // Read but not yet applied (the store failed): applied first next time.
   std::optional<LogRecord> pending_;
 };

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "grpcpp/support/status.h"
+#include "neardup/cluster/cluster_node.h"
 #include "neardup/core/index/query_stats.h"
 #include "neardup/engine/database.h"
 #include "prometheus/collectable.h"
@@ -68,6 +69,10 @@ class ServerMetrics {
   // The database whose state the scrape-time collector reads; null while
   // starting.
   void SetDatabase(std::function<const engine::Database*()> database);
+  // In a cluster: the replicas' state the collector reads (applied
+  // sequence, entries pending, stalled), and each append to the log.
+  void SetCluster(std::function<std::vector<cluster::ReplicaState>()> states);
+  void RecordLogAppend(double seconds, bool stored);
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
   std::shared_ptr<prometheus::Collectable> state_collector() const {
@@ -94,6 +99,8 @@ class ServerMetrics {
   prometheus::Gauge* backup_bytes_;
   prometheus::Gauge* backup_last_success_;
   prometheus::Gauge* backups_enabled_;
+  prometheus::Histogram* log_appends_;
+  prometheus::Counter* log_append_failures_;
   std::shared_ptr<prometheus::Collectable> state_collector_;
 };
 
