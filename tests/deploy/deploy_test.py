@@ -8,7 +8,7 @@ CHECK is one of:
                deploy/.yamllint
   promtool     promtool check config / check rules
   compose      docker-compose config accepts docker-compose.yml alone and
-               with docker-compose.tls.yml
+               with docker-compose.tls.yml, and docker-compose.cluster.yml
   static       Dockerfile (stages, non-root, volume, health check, and that
                its runtime packages provide exactly the shared libraries the
                built binaries load), Kubernetes manifests (kustomization
@@ -288,6 +288,7 @@ def check_promtool(args):
     promtool = need_tool("promtool")
     prom = os.path.join(args.repo, "deploy/prometheus")
     for command in (["check", "config", "prometheus.yml"],
+                    ["check", "config", "prometheus.cluster.yml"],
                     ["check", "rules", "alerts.yml"]):
         result = subprocess.run([promtool, *command], cwd=prom,
                                 capture_output=True, text=True)
@@ -300,7 +301,8 @@ def check_compose(args):
     compose = need_tool("docker-compose")
     deploy = os.path.join(args.repo, "deploy")
     for files in (["docker-compose.yml"],
-                  ["docker-compose.yml", "docker-compose.tls.yml"]):
+                  ["docker-compose.yml", "docker-compose.tls.yml"],
+                  ["docker-compose.cluster.yml"]):
         command = [compose]
         for f in files:
             command += ["-f", f]
@@ -531,6 +533,37 @@ def check_kubernetes(args):
         print("ok: kubectl kustomize")
 
 
+def check_cluster_compose(deploy, server_flags):
+    """docker-compose.cluster.yml: its mounts exist, its nodes pass known
+    flags, each a node id of its own and every NATS server of the file, and
+    Prometheus scrapes every node."""
+    text = read(os.path.join(deploy, "docker-compose.cluster.yml"))
+    for source in re.findall(r"^\s+- \./([^:]+):", text, re.M):
+        assert os.path.exists(os.path.join(deploy, source)), \
+            f"docker-compose.cluster.yml mounts missing ./{source}"
+    nats = re.findall(r"^  (nats-\d+):\n", text, re.M)
+    nodes = re.findall(r"^  (neardupd-\w+):\n", text, re.M)
+    assert len(nats) >= 3 and len(nodes) >= 2, (nats, nodes)
+    ids = set()
+    for node in nodes:
+        block = re.search(rf"^  {node}:\n((?:    .*\n)*)", text, re.M).group(1)
+        flags = dict(re.findall(r"--([a-z][a-z0-9-]*)=?([^\",\]]*)", block))
+        for flag in flags:
+            assert flag in server_flags, \
+                f"docker-compose.cluster.yml: {node} passes unknown --{flag}"
+        ids.add(flags.get("node-id"))
+        urls = re.search(r"--cluster-nats=([^\"]+)", block).group(1)
+        assert sorted(u.split("//")[1].split(":")[0]
+                      for u in urls.split(",")) == sorted(nats), \
+            f"{node}'s --cluster-nats is not every NATS server: {urls}"
+    assert None not in ids and len(ids) == len(nodes), \
+        f"nodes need node ids of their own: {ids}"
+    prom = read(os.path.join(deploy, "prometheus/prometheus.cluster.yml"))
+    for node in nodes:
+        assert f"{node}:9464" in prom, f"Prometheus does not scrape {node}"
+    assert "prometheus.cluster.yml" in text
+
+
 def check_compose_files(args):
     deploy = os.path.join(args.repo, "deploy")
     server_flags = long_flags(args.neardupd)
@@ -552,6 +585,7 @@ def check_compose_files(args):
                 f"{name} passes unknown neardupd --{flag}"
     prom = read(os.path.join(deploy, "prometheus/prometheus.yml"))
     assert re.search(r"job_name: neardupd\n(?:.*\n)*?.*neardupd:9464", prom)
+    check_cluster_compose(deploy, server_flags)
     datasource = read(os.path.join(
         deploy, "grafana/provisioning/datasources/prometheus.yml"))
     uid = re.search(r"uid: (\S+)", datasource).group(1)
