@@ -3,7 +3,10 @@
 // N prepared documents one at a time as a node does (each acknowledged by a
 // quorum before the next), then lets a new replica with an empty disk apply
 // the whole log. Prints the append latency (p50, p99), appends per second,
-// and the replica's catch-up in documents per second.
+// and the replica's catch-up in documents per second. Then ingest, side by
+// side in one run: the same documents written to a single node's
+// collection in batches of 100, and through a cluster node (a second node
+// replicating) one at a time and in batches of 100 (UpsertMany).
 //
 //   build/release/bench/cluster_log_bench [--docs 20000] [--words 250]
 
@@ -16,6 +19,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "cluster/nats_cluster.h"
+#include "neardup/cluster/cluster_node.h"
 #include "neardup/cluster/jetstream_log.h"
 #include "neardup/cluster/log_entry.h"
 #include "neardup/cluster/shard_applier.h"
@@ -41,6 +45,92 @@ std::unique_ptr<engine::Database> OpenDatabase(const std::string& dir) {
     std::exit(1);
   }
   return *std::move(db);
+}
+
+constexpr size_t kBatch = 100;
+
+// Documents per second: a single node's collection (batches of kBatch),
+// and a cluster node with a replica, one at a time and in batches.
+int Ingest(const neardup::testing::NatsCluster& nats, const std::string& dir,
+           const CollectionConfig& config,
+           const std::vector<engine::PreparedDocument>& docs) {
+  std::unique_ptr<engine::Database> single = OpenDatabase(dir + "/single");
+  auto alone = *single->CreateCollection("ingest", config);
+  Clock::time_point start = Clock::now();
+  for (size_t i = 0; i < docs.size(); i += kBatch) {
+    std::vector<const engine::PreparedDocument*> batch;
+    for (size_t k = i; k < std::min(docs.size(), i + kBatch); ++k) {
+      batch.push_back(&docs[k]);
+    }
+    for (const auto& put : alone->ApplyMany(batch, {})) {
+      if (!put.ok()) {
+        std::fprintf(stderr, "%s\n", put.status().ToString().c_str());
+        return 1;
+      }
+    }
+  }
+  const double single_rate = docs.size() / Seconds(Clock::now() - start);
+
+  std::unique_ptr<engine::Database> db_a = OpenDatabase(dir + "/node-a");
+  std::unique_ptr<engine::Database> db_b = OpenDatabase(dir + "/node-b");
+  std::vector<std::unique_ptr<ClusterNode>> nodes;
+  for (auto* db : {db_a.get(), db_b.get()}) {
+    auto node =
+        ClusterNode::Start(*db, {.log = {.servers = nats.Urls()},
+                                 .node_id = db == db_a.get() ? "a" : "b"});
+    if (!node.ok()) {
+      std::fprintf(stderr, "%s\n", node.status().ToString().c_str());
+      return 1;
+    }
+    nodes.push_back(*std::move(node));
+    for (const char* name : {"one", "batched"}) {
+      if (absl::Status hosted = nodes.back()->HostCollection(name, config);
+          !hosted.ok()) {
+        std::fprintf(stderr, "%s\n", hosted.ToString().c_str());
+        return 1;
+      }
+    }
+  }
+  const absl::Time deadline = absl::Now() + absl::Hours(1);
+  start = Clock::now();
+  uint64_t last = 0;
+  for (const engine::PreparedDocument& doc : docs) {
+    auto written = nodes[0]->Upsert("one", doc, std::nullopt, deadline);
+    if (!written.ok()) {
+      std::fprintf(stderr, "%s\n", written.status().ToString().c_str());
+      return 1;
+    }
+    last = written->sequence;
+  }
+  const double one_rate = docs.size() / Seconds(Clock::now() - start);
+  start = Clock::now();
+  for (size_t i = 0; i < docs.size(); i += kBatch) {
+    std::vector<UpsertItem> batch;
+    for (size_t k = i; k < std::min(docs.size(), i + kBatch); ++k) {
+      batch.push_back({.doc = &docs[k]});
+    }
+    for (const auto& written :
+         nodes[0]->UpsertMany("batched", batch, deadline)) {
+      if (!written.ok()) {
+        std::fprintf(stderr, "%s\n", written.status().ToString().c_str());
+        return 1;
+      }
+      last = written->sequence;
+    }
+  }
+  const double batched_rate = docs.size() / Seconds(Clock::now() - start);
+  if (absl::Status caught = nodes[1]->WaitApplied("batched", last, deadline);
+      !caught.ok()) {
+    std::fprintf(stderr, "%s\n", caught.ToString().c_str());
+    return 1;
+  }
+  std::printf(
+      "ingest, %zu documents each: single node %.0f docs/s (batches of %zu); "
+      "cluster node one at a time %.0f docs/s, in batches %.0f docs/s "
+      "(%.2fx one at a time, %.3fx the single node)\n",
+      docs.size(), single_rate, kBatch, one_rate, batched_rate,
+      batched_rate / one_rate, batched_rate / single_rate);
+  return 0;
 }
 
 int Run(int docs, int words) {
@@ -72,12 +162,14 @@ int Run(int docs, int words) {
 
   std::printf("preparing %d documents of %d words...\n", docs, words);
   std::vector<std::string> entries;
+  std::vector<engine::PreparedDocument> prepared;
   size_t bytes = 0;
   for (int i = 0; i < docs; ++i) {
     LogEntry entry;
     entry.collection = "docs";
     entry.upsert = *collection->PrepareText(
         absl::StrCat("d", i), neardup::testing::GeneratedText(i, words), {});
+    prepared.push_back(*entry.upsert);
     entries.push_back(*EncodeLogEntry(entry));
     bytes += entries.back().size();
   }
@@ -122,7 +214,7 @@ int Run(int docs, int words) {
   std::printf(
       "catch-up of an empty replica: %zu documents in %.2f s = %.0f docs/s\n",
       applied, catch_up_seconds, applied / catch_up_seconds);
-  return 0;
+  return Ingest(nats, temp.path(), config, prepared);
 }
 
 }  // namespace
@@ -134,8 +226,7 @@ int main(int argc, char** argv) {
   int words = 250;
   app.add_option("--docs", docs, "documents appended, then caught up on")
       ->capture_default_str();
-  app.add_option("--words", words, "words per document")
-      ->capture_default_str();
+  app.add_option("--words", words, "words per document")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   return neardup::cluster::Run(docs, words);
 }

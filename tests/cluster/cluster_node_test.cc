@@ -185,6 +185,46 @@ TEST_F(ClusterNodeTest, ConcurrentDedupOnWriteKeepsOneOfEachPairAlike) {
   EXPECT_EQ(Local(0).num_documents(), static_cast<size_t>(kPairs + 1));
 }
 
+// A batch is appended in order and waited for together: each item answers
+// as alone, in order, and a near-duplicate later in the batch is blocked
+// by an earlier one.
+TEST_F(ClusterNodeTest, ABatchIsWrittenInOrder) {
+  std::vector<engine::PreparedDocument> docs;
+  for (int i = 0; i < 30; ++i) {
+    engine::DocumentInput input;
+    input.external_id = absl::StrCat("d", i);
+    const std::string text = GeneratedText(i == 29 ? 400 : 400 + i);
+    input.text = text;
+    ASSERT_OK_AND_ASSIGN(docs.emplace_back(), Local(0).Prepare(input));
+  }
+  std::vector<UpsertItem> items;
+  for (const engine::PreparedDocument& doc : docs) items.push_back({&doc});
+  items.front().insert_only_below = 0.8;
+  items.back().insert_only_below = 0.8;  // the text of d0 again
+  items[5].insert_only_below = 0.01;     // below the collection's floor
+  std::vector<absl::StatusOr<LoggedWrite>> written =
+      nodes_[0]->UpsertMany(kName, items, Soon());
+  ASSERT_EQ(written.size(), items.size());
+  uint64_t last = 0;
+  for (size_t i = 0; i < written.size(); ++i) {
+    if (i == 5) {
+      EXPECT_THAT(written[i].status(),
+                  StatusIs(absl::StatusCode::kInvalidArgument,
+                           HasSubstr("insert_only_below")));
+      continue;
+    }
+    ASSERT_OK(written[i].status());
+    EXPECT_GT(written[i]->sequence, last) << i;
+    last = written[i]->sequence;
+    EXPECT_EQ(written[i]->outcome.written, i != 29) << i;
+  }
+  ASSERT_EQ(written.back()->blocking_ids.size(), 1u);
+  EXPECT_EQ(written.back()->blocking_ids[0], "d0");
+  ASSERT_OK(nodes_[1]->WaitApplied(kName, last, Soon()));
+  EXPECT_EQ(ReplicaState(Local(0), 30), ReplicaState(Local(1), 30));
+  EXPECT_EQ(Local(1).num_documents(), 28u);
+}
+
 // Writers on both nodes at once, ids overlapping: the log orders them, so
 // both replicas end in the same state.
 TEST_F(ClusterNodeTest, ConcurrentWritersThroughBothNodesConverge) {

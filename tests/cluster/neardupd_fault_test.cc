@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cluster/cluster_test_util.h"
@@ -187,20 +188,26 @@ class NeardupdFaultTest : public ::testing::Test {
 TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
   std::thread writer([&] { Write(); });
   std::thread querier([&] { Query(); });
-  ASSERT_TRUE(WaitAcked(200));
+  // However the test ends, the load stops first.
+  const absl::Cleanup stop_load = [&] {
+    stop_ = true;
+    if (writer.joinable()) writer.join();
+    if (querier.joinable()) querier.join();
+  };
+  ASSERT_TRUE(WaitAcked(200)) << Log(0) << Log(1);
 
   // A replica dies; writes and queries go on through the other.
   KillNode(1);
-  ASSERT_TRUE(WaitAcked(200));
+  ASSERT_TRUE(WaitAcked(200)) << Log(0);
   // A NATS server dies: 2 of 3 keep the quorum.
   nats_.Kill(0);
-  ASSERT_TRUE(WaitAcked(200)) << Log(0);
+  ASSERT_TRUE(WaitAcked(200)) << Log(0) << nats_.Logs();
   // The replica comes back on its disk and catches up before it serves.
   nodes_[1]->Start();
   ASSERT_TRUE(nodes_[1]->WaitServing(std::chrono::seconds(60))) << Log(1);
   down_[1] = false;
   nats_.Start(0);
-  ASSERT_TRUE(WaitAcked(200));
+  ASSERT_TRUE(WaitAcked(200)) << Log(0) << Log(1);
   stop_ = true;
   writer.join();
   querier.join();

@@ -311,6 +311,16 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
         hosted->applier->ApplyAvailable(options_.apply_poll, kApplyRound);
     const uint64_t sequence = hosted->applier->applied_sequence();
     MutexLock lock(&hosted->mu);
+    if (options_.on_warning &&
+        applied.status().ToString() != hosted->failure.ToString()) {
+      options_.on_warning(
+          applied.ok()
+              ? absl::StrCat("collection \"", hosted->name,
+                             "\": applying the log again, at ", sequence)
+              : absl::StrCat("collection \"", hosted->name,
+                             "\": cannot apply the log after ", sequence, ": ",
+                             applied.status().ToString()));
+    }
     hosted->failure = applied.status();
     hosted->pending = hosted->applier->pending();
     if (sequence > hosted->applied) {
@@ -361,6 +371,17 @@ absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
     if (options_.on_append) {
       options_.on_append(absl::Now() - start, appended.ok());
     }
+    if (options_.on_warning && !appended.ok() &&
+        !append_failing_.exchange(true)) {
+      options_.on_warning(absl::StrCat("appending to the log of \"",
+                                       AbslView(collection),
+                                       "\" fails (retried until the write's "
+                                       "deadline): ",
+                                       appended.status().ToString()));
+    } else if (appended.ok() && append_failing_.exchange(false) &&
+               options_.on_warning) {
+      options_.on_warning("appending to the log works again");
+    }
     if (appended.ok()) return appended->sequence;
     if (!absl::IsUnavailable(appended.status()) ||
         deadline - absl::Now() < absl::Milliseconds(150)) {
@@ -372,56 +393,133 @@ absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
 
 absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
                                                absl::Time deadline) {
-  entry.collection = hosted.name;
-  {
-    MutexLock lock(&mu_);
-    entry.append_id =
-        absl::StrCat(options_.node_id, "-", incarnation_, "-", next_append_++);
+  std::vector<LogEntry> one;
+  one.push_back(std::move(entry));
+  return std::move(WriteMany(hosted, std::move(one), deadline).front());
+}
+
+std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
+    Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline) {
+  const size_t n = entries.size();
+  std::vector<absl::StatusOr<LoggedWrite>> results(
+      n, absl::UnknownError("not written"));
+  std::vector<std::string> bytes(n);
+  std::vector<bool> encoded(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    LogEntry& entry = entries[i];
+    entry.collection = hosted.name;
+    {
+      MutexLock lock(&mu_);
+      entry.append_id = absl::StrCat(options_.node_id, "-", incarnation_, "-",
+                                     next_append_++);
+    }
+    absl::StatusOr<std::string> encoding = EncodeLogEntry(entry);
+    if (!encoding.ok()) {
+      results[i] = encoding.status();
+      continue;
+    }
+    bytes[i] = *std::move(encoding);
+    encoded[i] = true;
   }
-  ASSIGN_OR_RETURN(const std::string bytes, EncodeLogEntry(entry));
   {
     MutexLock lock(&hosted.mu);
-    hosted.waiting.emplace(entry.append_id, std::nullopt);
-  }
-  absl::StatusOr<uint64_t> sequence =
-      AppendUntil(hosted.name, bytes, entry.append_id, deadline);
-  const auto until = SteadyUntil(deadline);
-  MutexLock lock(&hosted.mu);
-  auto it = hosted.waiting.find(entry.append_id);
-  if (sequence.ok()) {
-    while (!it->second.has_value() &&
-           hosted.applied_cv.WaitUntil(&hosted.mu, until)) {
+    for (size_t i = 0; i < n; ++i) {
+      if (encoded[i])
+        hosted.waiting.emplace(entries[i].append_id, std::nullopt);
     }
   }
-  std::optional<LoggedWrite> applied = std::move(it->second);
-  hosted.waiting.erase(it);
-  RETURN_IF_ERROR(sequence.status());
-  if (!applied.has_value()) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        "the write is in the log of collection \"", hosted.name,
-        "\" at sequence ", *sequence,
-        " but this node has not applied it yet (applied ", hosted.applied, ")",
-        hosted.failure.ok() ? std::string()
-                            : absl::StrCat(": ", hosted.failure.message())));
+  // Appended one after another, in order, then waited for together. Once
+  // the log is unavailable the rest are not tried: each would wait out the
+  // deadline, and a later one must not land before an earlier one retried.
+  std::vector<absl::StatusOr<uint64_t>> sequences(
+      n, absl::UnknownError("not appended"));
+  absl::Status unavailable;
+  for (size_t i = 0; i < n; ++i) {
+    if (!encoded[i]) continue;
+    if (!unavailable.ok()) {
+      sequences[i] = unavailable;
+      continue;
+    }
+    sequences[i] =
+        AppendUntil(hosted.name, bytes[i], entries[i].append_id, deadline);
+    if (absl::IsUnavailable(sequences[i].status()) ||
+        absl::IsDeadlineExceeded(sequences[i].status())) {
+      unavailable = absl::UnavailableError(
+          absl::StrCat("not written: the log is unavailable (",
+                       sequences[i].status().message(), ")"));
+    }
   }
-  RETURN_IF_ERROR(applied->failure);
-  return *std::move(applied);
+  const auto until = SteadyUntil(deadline);
+  MutexLock lock(&hosted.mu);
+  for (size_t i = 0; i < n; ++i) {
+    if (!encoded[i]) continue;
+    auto it = hosted.waiting.find(entries[i].append_id);
+    if (sequences[i].ok()) {
+      while (!it->second.has_value() &&
+             hosted.applied_cv.WaitUntil(&hosted.mu, until)) {
+      }
+    }
+    std::optional<LoggedWrite> applied = std::move(it->second);
+    hosted.waiting.erase(it);
+    if (!sequences[i].ok()) {
+      results[i] = sequences[i].status();
+    } else if (!applied.has_value()) {
+      results[i] = absl::DeadlineExceededError(absl::StrCat(
+          "the write is in the log of collection \"", hosted.name,
+          "\" at sequence ", *sequences[i],
+          " but this node has not applied it yet (applied ", hosted.applied,
+          ")",
+          hosted.failure.ok() ? std::string()
+                              : absl::StrCat(": ", hosted.failure.message())));
+    } else if (!applied->failure.ok()) {
+      results[i] = applied->failure;
+    } else {
+      results[i] = *std::move(applied);
+    }
+  }
+  return results;
+}
+
+std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::UpsertMany(
+    std::string_view collection, std::span<const UpsertItem> items,
+    absl::Time deadline) {
+  absl::StatusOr<Hosted*> hosted = Find(collection);
+  if (!hosted.ok()) {
+    return std::vector<absl::StatusOr<LoggedWrite>>(items.size(),
+                                                    hosted.status());
+  }
+  std::vector<absl::StatusOr<LoggedWrite>> results(
+      items.size(), absl::UnknownError("not written"));
+  std::vector<LogEntry> entries;
+  std::vector<size_t> at;
+  const int64_t now = absl::ToUnixMicros(absl::Now());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].insert_only_below) {
+      // Checked here: an entry every replica refuses would stop them all.
+      absl::Status valid = (*hosted)->collection->CheckThreshold(
+          *items[i].insert_only_below, "insert_only_below");
+      if (!valid.ok()) {
+        results[i] = valid;
+        continue;
+      }
+    }
+    LogEntry& entry = entries.emplace_back();
+    entry.upsert = *items[i].doc;
+    entry.insert_only_below = items[i].insert_only_below;
+    entry.unix_micros = now;
+    at.push_back(i);
+  }
+  std::vector<absl::StatusOr<LoggedWrite>> written =
+      WriteMany(**hosted, std::move(entries), deadline);
+  for (size_t k = 0; k < at.size(); ++k) results[at[k]] = std::move(written[k]);
+  return results;
 }
 
 absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
     std::string_view collection, const engine::PreparedDocument& doc,
     std::optional<double> insert_only_below, absl::Time deadline) {
-  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
-  // Checked here: an entry every replica refuses would stop them all.
-  if (insert_only_below) {
-    RETURN_IF_ERROR(hosted->collection->CheckThreshold(*insert_only_below,
-                                                       "insert_only_below"));
-  }
-  LogEntry entry;
-  entry.upsert = doc;
-  entry.insert_only_below = insert_only_below;
-  entry.unix_micros = absl::ToUnixMicros(absl::Now());
-  return Write(*hosted, std::move(entry), deadline);
+  const UpsertItem item{.doc = &doc, .insert_only_below = insert_only_below};
+  return std::move(UpsertMany(collection, {&item, 1}, deadline).front());
 }
 
 absl::StatusOr<LoggedWrite> ClusterNode::Upsert(

@@ -11,6 +11,11 @@
 #include "neardup/base/status_macros.h"
 
 namespace neardup::cluster {
+
+namespace {
+// A fetch that waited this long and got nothing counts as idle.
+constexpr absl::Duration kIdleFetch = absl::Milliseconds(100);
+}  // namespace
 namespace {
 
 template <typename T, void (*Destroy)(T*)>
@@ -119,8 +124,11 @@ class JetStreamReader final : public LogReader {
       } else if (fetched == NATS_TIMEOUT) {
         // A consumer lost with its server (or expired) also looks like
         // this: twice idle while the subject has records past ours, and
-        // the consumer is made anew from where this reader is.
-        if (++idle_fetches_ >= 2 && Behind()) Drop();
+        // the consumer is made anew from where this reader is. Only waits
+        // long enough to have seen a record count: a short one (a caller
+        // taking what is there already) often ends before the record does
+        // arrive, and remaking the consumer each time would stall reading.
+        if (left >= kIdleFetch && ++idle_fetches_ >= 2 && Behind()) Drop();
       } else {
         Drop();
         absl::SleepFor(

@@ -245,29 +245,49 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
     if (p.ok()) prepared[i] = *std::move(p);
   }
   if (cluster_ != nullptr) {
-    // One at a time, in order, through the log, within one deadline; once
-    // the log is unavailable the rest are not tried (each would wait).
+    // Through the log in order, within one deadline: runs of items of one
+    // collection are appended together, then waited for. Once the log is
+    // unavailable the rest are not tried (each would wait).
     const absl::Time deadline = WriteDeadline({});
     absl::Status unavailable;
-    for (size_t i = 0; i < requests.size(); ++i) {
-      if (!prepared[i]) continue;
-      if (!unavailable.ok()) {
-        statuses[i] = unavailable;
+    size_t i = 0;
+    while (i < requests.size()) {
+      if (!prepared[i]) {
+        ++i;
         continue;
       }
-      absl::StatusOr<cluster::LoggedWrite> written =
-          cluster_->Upsert(requests[i]->collection(), prepared[i]->doc,
-                           prepared[i]->options.insert_only_below, deadline);
-      statuses[i] = written.status();
-      if (absl::IsUnavailable(written.status())) {
-        unavailable = absl::UnavailableError(
-            absl::StrCat("not written: the cluster's log is unavailable (",
-                         written.status().message(), ")"));
+      std::vector<size_t> run;
+      std::vector<cluster::UpsertItem> items;
+      for (; i < requests.size(); ++i) {
+        if (!prepared[i]) continue;
+        if (requests[i]->collection() !=
+            requests[run.empty() ? i : run[0]]->collection()) {
+          break;
+        }
+        run.push_back(i);
+        items.push_back(
+            {.doc = &prepared[i]->doc,
+             .insert_only_below = prepared[i]->options.insert_only_below});
       }
-      if (!written.ok()) continue;
-      DescribeOutcome(*requests[i], *prepared[i]->collection, written->outcome,
-                      responses[i], &written->blocking_ids);
-      responses[i]->set_log_sequence(written->sequence);
+      std::vector<absl::StatusOr<cluster::LoggedWrite>> written;
+      if (unavailable.ok()) {
+        written = cluster_->UpsertMany(requests[run[0]]->collection(), items,
+                                       deadline);
+      } else {
+        written.assign(run.size(), unavailable);
+      }
+      for (size_t r = 0; r < run.size(); ++r) {
+        const size_t at = run[r];
+        statuses[at] = written[r].status();
+        if (absl::IsUnavailable(written[r].status()) && unavailable.ok()) {
+          unavailable = written[r].status();
+        }
+        if (!written[r].ok()) continue;
+        DescribeOutcome(*requests[at], *prepared[at]->collection,
+                        written[r]->outcome, responses[at],
+                        &written[r]->blocking_ids);
+        responses[at]->set_log_sequence(written[r]->sequence);
+      }
     }
     return;
   }

@@ -322,6 +322,9 @@ absl::Status NeardupServer::JoinCluster() {
     options.node_id = host;
   }
   options.registry_poll = absl::Seconds(2);
+  options.on_warning = [](const std::string& what) {
+    spdlog::warn("cluster: {}", what);
+  };
   options.on_append = [metrics = metrics_.get()](absl::Duration took,
                                                  bool stored) {
     metrics->RecordLogAppend(absl::ToDoubleSeconds(took), stored);

@@ -8,11 +8,13 @@
 // local collection; a write's sequence lets them wait for it (read your
 // writes, on any node). Thread-safe.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -42,6 +44,10 @@ struct ClusterNodeOptions {
   // Told of each append attempt: how long it took, and whether the log
   // stored it (metrics).
   std::function<void(absl::Duration took, bool stored)> on_append = nullptr;
+  // Told what an operator should hear of: an applier that starts failing
+  // (and once it recovers), appends the log refuses (the first after a
+  // success). For the server's log.
+  std::function<void(const std::string& what)> on_warning = nullptr;
 };
 
 // What this node is of one collection's replicas, for metrics and health.
@@ -75,6 +81,12 @@ struct LoggedWrite {
   absl::Status failure = {};  // what the replica refused (a delete: NOT_FOUND)
 };
 inline constexpr size_t kBlockingNamed = 100;
+
+// One upsert of a batch: a document prepared here, and dedup-on-write.
+struct UpsertItem {
+  const engine::PreparedDocument* doc = nullptr;
+  std::optional<double> insert_only_below = std::nullopt;
+};
 
 class ClusterNode {
  public:
@@ -114,7 +126,13 @@ class ClusterNode {
                                      const engine::PreparedDocument& doc,
                                      std::optional<double> insert_only_below,
                                      absl::Time deadline);
-  // Prepares `input` here, then as above.
+  // Upserts in order, each as Upsert would: appended one after another,
+  // then waited for together. Once the log is unavailable the rest are not
+  // tried (UNAVAILABLE), so what is written keeps the order.
+  std::vector<absl::StatusOr<LoggedWrite>> UpsertMany(
+      std::string_view collection, std::span<const UpsertItem> items,
+      absl::Time deadline);
+  // Prepares `input` here, then as the first Upsert.
   absl::StatusOr<LoggedWrite> Upsert(std::string_view collection,
                                      const engine::DocumentInput& input,
                                      absl::Time deadline);
@@ -147,6 +165,8 @@ class ClusterNode {
   // apply it.
   absl::StatusOr<LoggedWrite> Write(Hosted& hosted, LogEntry entry,
                                     absl::Time deadline);
+  std::vector<absl::StatusOr<LoggedWrite>> WriteMany(
+      Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline);
   absl::StatusOr<uint64_t> AppendUntil(std::string_view collection,
                                        const std::string& bytes,
                                        const std::string& append_id,
@@ -167,6 +187,7 @@ class ClusterNode {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   CondVar stop_cv_;
   std::thread registry_watcher_;
+  std::atomic<bool> append_failing_{false};  // warned of, not yet recovered
 };
 
 }  // namespace neardup::cluster
