@@ -7,18 +7,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
+#include "cluster/neardupd_nodes.h"
 #include "neardup/client/client.h"
-#include "server/server_process.h"
 #include "support/corpus.h"
 #include "support/net.h"
 #include "support/status_matchers.h"
@@ -29,7 +27,7 @@ namespace {
 
 using ::neardup::testing::GeneratedText;
 using ::neardup::testing::NatsCluster;
-using ::neardup::testing::ServerProcess;
+using ::neardup::testing::NeardupdNodes;
 using ::neardup::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -41,21 +39,10 @@ class NeardupdClusterTest : public ::testing::Test {
   void SetUp() override {
     nats_.StartAll();
     ASSERT_TRUE(nats_.WaitHealthy(kStartup)) << nats_.Logs();
-    for (const char* id : {"a", "b"}) {
-      const std::string dir = absl::StrCat(temp_.path(), "/", id);
-      nodes_.push_back(std::make_unique<ServerProcess>(
-          dir, dir + ".log",
-          std::vector<std::string>{
-              "--cluster-nats=" + absl::StrJoin(nats_.Urls(), ","),
-              absl::StrCat("--node-id=", id)}));
-      nodes_.back()->Start();
-    }
+    ASSERT_TRUE(nodes_.StartAll(nats_)) << nodes_.Logs() << nats_.Logs();
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      auto& node = nodes_[i];
-      ASSERT_TRUE(node->WaitServing(std::chrono::seconds(60)))
-          << ReadLog(i) << nats_.Logs();
       client::ClientOptions options;
-      options.target = node->Address();
+      options.target = nodes_[i].Address();
       options.timeout = std::chrono::seconds(30);
       clients_.push_back(std::make_unique<client::Client>(options));
     }
@@ -63,12 +50,6 @@ class NeardupdClusterTest : public ::testing::Test {
     create.set_name(kName);
     create.mutable_config()->set_store_text(true);
     ASSERT_OK(clients_[0]->CreateCollection(create).status());
-  }
-
-  std::string ReadLog(size_t node) const {
-    std::ifstream in(
-        absl::StrCat(temp_.path(), "/", node == 0 ? "a" : "b", ".log"));
-    return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
   absl::StatusOr<v1::UpsertResponse> Upsert(
@@ -92,7 +73,7 @@ class NeardupdClusterTest : public ::testing::Test {
 
   neardup::testing::TempDir temp_;
   NatsCluster nats_{temp_.path() + "/nats", 3};
-  std::vector<std::unique_ptr<ServerProcess>> nodes_;
+  NeardupdNodes nodes_{temp_.path(), {"a", "b"}};
   std::vector<std::unique_ptr<client::Client>> clients_;
 };
 
@@ -137,7 +118,7 @@ TEST_F(NeardupdClusterTest, AWriteOnOneNodeIsReadOnTheOtherAtItsSequence) {
               StatusIs(absl::StatusCode::kNotFound, ::testing::_));
   // A sequence the log has not reached: the read waits out its deadline.
   client::ClientOptions impatient;
-  impatient.target = nodes_[1]->Address();
+  impatient.target = nodes_[1].Address();
   impatient.timeout = std::chrono::milliseconds(500);
   v1::GetRequest later;
   later.set_collection(kName);
@@ -150,7 +131,7 @@ TEST_F(NeardupdClusterTest, AWriteOnOneNodeIsReadOnTheOtherAtItsSequence) {
   for (size_t node = 0; node < nodes_.size(); ++node) {
     ASSERT_OK(Get(node, "d2", deleted.log_sequence()).status());
     const std::string metrics =
-        neardup::testing::HttpGet(nodes_[node]->metrics_port(), "/metrics");
+        neardup::testing::HttpGet(nodes_[node].metrics_port(), "/metrics");
     // (The NOT_FOUND delete above is an entry too.)
     const std::string applied_line =
         "neardup_cluster_applied_sequence{collection=\"news\"} ";

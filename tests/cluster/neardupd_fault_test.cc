@@ -22,12 +22,11 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
+#include "cluster/neardupd_nodes.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/client/client.h"
-#include "server/server_process.h"
 #include "support/corpus.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -38,6 +37,7 @@ namespace {
 
 using ::neardup::testing::GeneratedText;
 using ::neardup::testing::NatsCluster;
+using ::neardup::testing::NeardupdNodes;
 using ::neardup::testing::ServerProcess;
 using ::neardup::testing::StatusIs;
 using ::neardup::testing::WaitUntil;
@@ -80,30 +80,15 @@ class NeardupdFaultTest : public ::testing::Test {
   void SetUp() override {
     nats_.StartAll();
     ASSERT_TRUE(nats_.WaitHealthy(kStartup)) << nats_.Logs();
-    for (const char* id : {"a", "b"}) {
-      const std::string dir = absl::StrCat(temp_.path(), "/", id);
-      nodes_.push_back(std::make_unique<ServerProcess>(
-          dir, dir + ".log",
-          std::vector<std::string>{
-              "--cluster-nats=" + absl::StrJoin(nats_.Urls(), ","),
-              absl::StrCat("--node-id=", id), "--default-deadline=20"}));
-      nodes_.back()->Start();
-    }
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      ASSERT_TRUE(nodes_[i]->WaitServing(std::chrono::seconds(60))) << Log(i);
-    }
+    ASSERT_TRUE(nodes_.StartAll(nats_, {"--default-deadline=20"}))
+        << nodes_.Logs() << nats_.Logs();
     v1::CreateCollectionRequest create;
     create.set_name(kName);
     create.mutable_config()->set_store_text(true);
-    ASSERT_OK(Connect(*nodes_[0]).CreateCollection(create).status());
+    ASSERT_OK(Connect(nodes_[0]).CreateCollection(create).status());
   }
 
-  std::string Log(size_t node) const {
-    std::ifstream in(
-        absl::StrCat(temp_.path(), "/", node == 0 ? "a" : "b", ".log"));
-    std::string all(std::istreambuf_iterator<char>(in), {});
-    return all.size() > 6000 ? all.substr(all.size() - 6000) : all;
-  }
+  std::string Log(size_t node) const { return nodes_.Log(node); }
 
   // Writes documents "w<k>" through whichever node is up, in BulkUpsert
   // streams of 100 items, until stopped; records what was acknowledged.
@@ -112,7 +97,7 @@ class NeardupdFaultTest : public ::testing::Test {
     for (int stream = 0; !stop_.load(); ++stream) {
       int node = stream % 2;
       if (down_[node].load()) node = 1 - node;
-      client::Client client = Connect(*nodes_[node]);
+      client::Client client = Connect(nodes_[node]);
       std::vector<std::string> sent;
       int in_stream = 0;
       const absl::Status status = client.BulkUpsert(
@@ -147,7 +132,7 @@ class NeardupdFaultTest : public ::testing::Test {
       query.set_collection(kName);
       query.set_text(GeneratedText(90000 + i % 50, 40));
       absl::StatusOr<v1::QueryResponse> answer =
-          Connect(*nodes_[node], std::chrono::seconds(5), 1).Query(query);
+          Connect(nodes_[node], std::chrono::seconds(5), 1).Query(query);
       if (answer.ok()) {
         ++queries_answered_;
       } else {
@@ -169,12 +154,12 @@ class NeardupdFaultTest : public ::testing::Test {
   void KillNode(int node) {
     std::unique_lock lock(kill_mu_);
     down_[node] = true;
-    nodes_[node]->Stop(SIGKILL);
+    nodes_[node].Stop(SIGKILL);
   }
 
   neardup::testing::TempDir temp_;
   NatsCluster nats_{temp_.path() + "/nats", 3};
-  std::vector<std::unique_ptr<ServerProcess>> nodes_;
+  NeardupdNodes nodes_{temp_.path(), {"a", "b"}};
   std::atomic<bool> stop_{false};
   std::atomic<bool> down_[2] = {false, false};
   std::shared_mutex kill_mu_;  // a query never runs on a node being killed
@@ -203,8 +188,8 @@ TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
   nats_.Kill(0);
   ASSERT_TRUE(WaitAcked(200)) << Log(0) << nats_.Logs();
   // The replica comes back on its disk and catches up before it serves.
-  nodes_[1]->Start();
-  ASSERT_TRUE(nodes_[1]->WaitServing(std::chrono::seconds(60))) << Log(1);
+  nodes_[1].Start();
+  ASSERT_TRUE(nodes_[1].WaitServing(std::chrono::seconds(60))) << Log(1);
   down_[1] = false;
   nats_.Start(0);
   ASSERT_TRUE(WaitAcked(200)) << Log(0) << Log(1);
@@ -224,10 +209,10 @@ TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
     get.set_collection(kName);
     get.set_id(acked_.begin()->first);
     get.set_log_sequence(end);
-    ASSERT_OK(Connect(*nodes_[node]).Get(get).status());
+    ASSERT_OK(Connect(nodes_[node]).Get(get).status());
   }
-  ASSERT_OK_AND_ASSIGN(const auto a, Holdings(*nodes_[0]));
-  ASSERT_OK_AND_ASSIGN(const auto b, Holdings(*nodes_[1]));
+  ASSERT_OK_AND_ASSIGN(const auto a, Holdings(nodes_[0]));
+  ASSERT_OK_AND_ASSIGN(const auto b, Holdings(nodes_[1]));
   size_t lost = 0;
   for (const auto& [id, sequence] : acked_) lost += !a.contains(id);
   EXPECT_EQ(lost, 0u) << "of " << acked_.size() << " acknowledged";
@@ -253,7 +238,7 @@ TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
       query.set_collection(kName);
       query.set_text(GeneratedText(90000 + k, 40));
       ASSERT_OK_AND_ASSIGN(const v1::QueryResponse found,
-                           Connect(*nodes_[node]).Query(query));
+                           Connect(nodes_[node]).Query(query));
       ASSERT_GE(found.matches_size(), 1);
       EXPECT_EQ(found.matches(0).id(), id);
     }
@@ -268,10 +253,10 @@ TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
   refused.set_id("refused");
   refused.set_text(GeneratedText(1, 40));
   EXPECT_THAT(
-      Connect(*nodes_[0], std::chrono::seconds(4), 1).Upsert(refused).status(),
+      Connect(nodes_[0], std::chrono::seconds(4), 1).Upsert(refused).status(),
       StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
   for (size_t node = 0; node < nodes_.size(); ++node) {
-    EXPECT_OK(Connect(*nodes_[node], std::chrono::seconds(4), 1)
+    EXPECT_OK(Connect(nodes_[node], std::chrono::seconds(4), 1)
                   .Get(kName, acked_.begin()->first)
                   .status());
   }

@@ -1,0 +1,71 @@
+#ifndef NEARDUP_TESTS_CLUSTER_NEARDUPD_NODES_H_
+#define NEARDUP_TESTS_CLUSTER_NEARDUPD_NODES_H_
+
+// Real neardupd processes in cluster mode over a NatsCluster, for the e2e
+// cluster tests: node i is named by ids[i], keeps its data in <dir>/<id>
+// and logs to <dir>/<id>.log.
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cluster/nats_cluster.h"
+#include "server/server_process.h"
+
+namespace neardup::testing {
+
+class NeardupdNodes {
+ public:
+  NeardupdNodes(std::string dir, std::vector<std::string> ids)
+      : dir_(std::move(dir)), ids_(std::move(ids)) {}
+
+  // Starts every node on `nats` with `extra_flags`; true once all serve
+  // (each has caught up with the log).
+  bool StartAll(const NatsCluster& nats,
+                const std::vector<std::string>& extra_flags = {}) {
+    for (const std::string& id : ids_) {
+      std::vector<std::string> flags = {
+          "--cluster-nats=" + absl::StrJoin(nats.Urls(), ","),
+          "--node-id=" + id};
+      flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
+      const std::string data = absl::StrCat(dir_, "/", id);
+      nodes_.push_back(
+          std::make_unique<ServerProcess>(data, data + ".log", flags));
+      nodes_.back()->Start();
+    }
+    for (auto& node : nodes_) {
+      if (!node->WaitServing(std::chrono::seconds(60))) return false;
+    }
+    return true;
+  }
+
+  ServerProcess& operator[](size_t i) { return *nodes_[i]; }
+  size_t size() const { return nodes_.size(); }
+
+  // The end of node i's log (and every node's, for a failed assertion).
+  std::string Log(size_t i) const {
+    std::ifstream in(absl::StrCat(dir_, "/", ids_[i], ".log"));
+    std::string all(std::istreambuf_iterator<char>(in), {});
+    return all.size() > 6000 ? all.substr(all.size() - 6000) : all;
+  }
+  std::string Logs() const {
+    std::string out;
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      out += absl::StrCat("--- neardupd ", ids_[i], "\n", Log(i));
+    }
+    return out;
+  }
+
+ private:
+  const std::string dir_;
+  const std::vector<std::string> ids_;
+  std::vector<std::unique_ptr<ServerProcess>> nodes_;
+};
+
+}  // namespace neardup::testing
+
+#endif  // NEARDUP_TESTS_CLUSTER_NEARDUPD_NODES_H_
