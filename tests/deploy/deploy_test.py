@@ -426,6 +426,32 @@ def yaml_documents(text):
     return [d for d in re.split(r"^---\s*$", text, flags=re.M) if d.strip()]
 
 
+def check_kubernetes_cluster(k8s, kustomization):
+    """deploy/k8s/cluster: neardupd's --cluster-nats names every NATS pod of
+    nats.yaml through its headless Service, NATS routes to every one of
+    them, and there are at least 2 neardupd replicas and 3 NATS servers."""
+    nats = read(f"{k8s}/cluster/nats.yaml")
+    replicas = int(re.search(r"^  name: nats\n(?:.*\n)*?  replicas: (\d+)",
+                             nats, re.M)[1])
+    service = re.search(r"serviceName: (\S+)", nats)[1]
+    assert replicas >= 3, f"{replicas} NATS servers: a quorum needs 3"
+    pods = {f"nats-{i}.{service}" for i in range(replicas)}
+    config = block_scalars(kustomization, "neardupd.yaml")[0]
+    urls = re.search(r"^cluster-nats: (\S+)", config, re.M)[1].split(",")
+    assert {u.split("//")[1].rsplit(":", 1)[0] for u in urls} == pods, \
+        f"cluster-nats {urls} is not every NATS pod {sorted(pods)}"
+    assert all(u.endswith(":4222") for u in urls), urls
+    routes = set(re.findall(r"nats://(\S+):6222", nats))
+    assert routes == pods, f"NATS routes {routes} are not {sorted(pods)}"
+    assert "podManagementPolicy: Parallel" in nats, \
+        "NATS pods must start together (a first start elects no leader " \
+        "before every route is up)"
+    neardupd = int(re.search(r"replicas: (\d+)", kustomization)[1])
+    assert neardupd >= 2, f"{neardupd} neardupd replicas"
+    print(f"ok: Kubernetes cluster ({replicas} NATS servers, {neardupd} "
+          "neardupd replicas)")
+
+
 def check_kubernetes(args):
     k8s = os.path.join(args.repo, "deploy/k8s")
     kustomizations = sorted(glob.glob(f"{k8s}/**/kustomization.yaml",
@@ -470,7 +496,9 @@ def check_kubernetes(args):
                             "neardupd.yaml")
     configs += block_scalars(read(f"{k8s}/plaintext-mesh/kustomization.yaml"),
                              "neardupd.yaml")
-    assert len(configs) == 2, f"found {len(configs)} neardupd.yaml configs"
+    cluster = read(f"{k8s}/cluster/kustomization.yaml")
+    configs += block_scalars(cluster, "neardupd.yaml")
+    assert len(configs) == 3, f"found {len(configs)} neardupd.yaml configs"
     for config in configs:
         entries = dict(re.findall(r"^([a-z][a-z0-9-]*):\s*(.*?)\s*$", config,
                                   re.M))
@@ -514,8 +542,9 @@ def check_kubernetes(args):
     mesh = read(f"{k8s}/plaintext-mesh/kustomization.yaml")
     assert mesh.count("grpc:\n            port: 50051") == 3, \
         "plaintext-mesh: native grpc probes on 50051"
+    check_kubernetes_cluster(k8s, cluster)
     print(f"ok: Kubernetes manifests ({len(kinds)} objects, "
-          f"{len(kustomizations)} kustomizations, 2 configs)")
+          f"{len(kustomizations)} kustomizations, {len(configs)} configs)")
 
     # Optional: Debian 12's kubectl (1.20) embeds a Kustomize too old for
     # inline patches, so only a newer kubectl renders the trees here.
@@ -525,7 +554,7 @@ def check_kubernetes(args):
         if kubectl else ""
     kustomize = re.search(r"Kustomize Version: v(\d+)", version)
     if kustomize and int(kustomize.group(1)) >= 4:
-        for target in (k8s, f"{k8s}/plaintext-mesh"):
+        for target in (k8s, f"{k8s}/plaintext-mesh", f"{k8s}/cluster"):
             result = subprocess.run([kubectl, "kustomize", target],
                                     capture_output=True, text=True)
             assert result.returncode == 0, \
