@@ -13,10 +13,11 @@
 namespace neardup::cluster {
 
 namespace {
-// A fetch that waited this long and got nothing counts as idle.
+
+// A wait for the next record this long that got nothing counts as idle.
 constexpr absl::Duration kIdleFetch = absl::Milliseconds(100);
-}  // namespace
-namespace {
+// How often a quiet consumer says it is alive (two missed: it is lost).
+constexpr absl::Duration kHeartbeat = absl::Seconds(1);
 
 template <typename T, void (*Destroy)(T*)>
 struct Deleter {
@@ -111,25 +112,25 @@ class JetStreamReader final : public LogReader {
       }
       const absl::Duration left =
           std::max(deadline - absl::Now(), absl::Milliseconds(1));
-      natsMsgList list{};
-      jsErrCode js_error = static_cast<jsErrCode>(0);
-      // One record a fetch: 3.4.1 mishandles leftovers of larger batches.
-      const natsStatus fetched =
-          natsSubscription_Fetch(&list, sub_.get(), 1, Millis(left), &js_error);
-      if (fetched == NATS_OK) {
-        std::optional<LogRecord> record = Take(list);
-        natsMsgList_Destroy(&list);
-        idle_fetches_ = 0;
+      natsMsg* msg = nullptr;
+      const natsStatus next =
+          natsSubscription_NextMsg(&msg, sub_.get(), Millis(left));
+      if (next == NATS_OK) {
+        Message owned(msg);
+        idle_waits_ = 0;
+        std::optional<LogRecord> record = Take(msg);
         if (record.has_value()) return record;
-      } else if (fetched == NATS_TIMEOUT) {
-        // A consumer lost with its server (or expired) also looks like
+      } else if (next == NATS_TIMEOUT) {
+        // A consumer lost with its server (or expired) may also look like
         // this: twice idle while the subject has records past ours, and
         // the consumer is made anew from where this reader is. Only waits
         // long enough to have seen a record count: a short one (a caller
         // taking what is there already) often ends before the record does
-        // arrive, and remaking the consumer each time would stall reading.
-        if (left >= kIdleFetch && ++idle_fetches_ >= 2 && Behind()) Drop();
+        // arrive.
+        if (left >= kIdleFetch && ++idle_waits_ >= 2 && Behind()) Drop();
       } else {
+        // Missed heartbeats (the consumer's server died), a slow consumer
+        // that dropped records, a closed subscription: made anew.
         Drop();
         absl::SleepFor(
             std::min(absl::Milliseconds(50),
@@ -148,6 +149,10 @@ class JetStreamReader final : public LogReader {
     options.Config.DeliverPolicy = js_DeliverByStartSequence;
     options.Config.OptStartSeq = next_;
     options.Config.AckPolicy = js_AckNone;
+    // Pushed as fast as this reader takes them (flow control), with
+    // heartbeats so that a consumer lost with its server is noticed.
+    options.Config.FlowControl = true;
+    options.Config.Heartbeat = absl::ToInt64Nanoseconds(kHeartbeat);
     // One server's, in memory: the reader keeps its own position and makes
     // a consumer anew when one is lost (its server died, a record went
     // missing on the way), so replicating it would buy nothing. Kept while
@@ -158,44 +163,41 @@ class JetStreamReader final : public LogReader {
         absl::ToInt64Nanoseconds(absl::Minutes(1));
     natsSubscription* sub = nullptr;
     jsErrCode js_error = static_cast<jsErrCode>(0);
-    const natsStatus status = js_PullSubscribe(
-        &sub, js_, subject_.c_str(), nullptr, nullptr, &options, &js_error);
+    const natsStatus status = js_SubscribeSync(&sub, js_, subject_.c_str(),
+                                               nullptr, &options, &js_error);
     RETURN_IF_ERROR(FromNats(status, js_error,
                              absl::StrCat("read ", subject_, " of ", stream_)));
     sub_.reset(sub);
-    idle_fetches_ = 0;
+    idle_waits_ = 0;
     delivered_ = 0;
     return absl::OkStatus();
   }
 
-  // The record of a fetched list, unless one this reader has passed (a
-  // consumer made anew may start over). A gap in the consumer's own count
-  // means a record was lost on the way (a server died with it in a
+  // The record of a delivered message, unless one this reader has passed
+  // (a consumer made anew may start over). A gap in the consumer's own
+  // count means a record was lost on the way (a server died with it in a
   // buffer): the consumer is dropped, and made anew from next_.
-  std::optional<LogRecord> Take(natsMsgList& list) {
-    for (int i = 0; i < list.Count; ++i) {
-      jsMsgMetaData* meta = nullptr;
-      if (natsMsg_GetMetaData(&meta, list.Msgs[i]) != NATS_OK) {
-        Drop();
-        return std::nullopt;
-      }
-      const uint64_t sequence = meta->Sequence.Stream;
-      const uint64_t delivered = meta->Sequence.Consumer;
-      const uint64_t pending = meta->NumPending;
-      jsMsgMetaData_Destroy(meta);
-      if (delivered != delivered_ + 1) {
-        Drop();
-        return std::nullopt;
-      }
-      delivered_ = delivered;
-      if (sequence < next_) continue;
-      next_ = sequence + 1;
-      return LogRecord{.sequence = sequence,
-                       .data = std::string(natsMsg_GetData(list.Msgs[i]),
-                                           natsMsg_GetDataLength(list.Msgs[i])),
-                       .pending = pending};
+  std::optional<LogRecord> Take(natsMsg* msg) {
+    jsMsgMetaData* meta = nullptr;
+    if (natsMsg_GetMetaData(&meta, msg) != NATS_OK) {
+      Drop();
+      return std::nullopt;
     }
-    return std::nullopt;
+    const uint64_t sequence = meta->Sequence.Stream;
+    const uint64_t delivered = meta->Sequence.Consumer;
+    const uint64_t pending = meta->NumPending;
+    jsMsgMetaData_Destroy(meta);
+    if (delivered != delivered_ + 1) {
+      Drop();
+      return std::nullopt;
+    }
+    delivered_ = delivered;
+    if (sequence < next_) return std::nullopt;
+    next_ = sequence + 1;
+    return LogRecord{
+        .sequence = sequence,
+        .data = std::string(natsMsg_GetData(msg), natsMsg_GetDataLength(msg)),
+        .pending = pending};
   }
 
  public:
@@ -252,7 +254,7 @@ class JetStreamReader final : public LogReader {
   const std::string subject_;
   uint64_t next_;
   Subscription sub_;
-  int idle_fetches_ = 0;
+  int idle_waits_ = 0;
   uint64_t delivered_ = 0;  // the consumer's count of its last record
 };
 
