@@ -15,7 +15,7 @@ namespace neardup::cluster {
 namespace {
 
 // A wait for the next record this long that got nothing counts as idle.
-constexpr absl::Duration kIdleFetch = absl::Milliseconds(100);
+constexpr absl::Duration kIdleWait = absl::Milliseconds(100);
 // How often a quiet consumer says it is alive (two missed: it is lost).
 constexpr absl::Duration kHeartbeat = absl::Seconds(1);
 
@@ -127,7 +127,7 @@ class JetStreamReader final : public LogReader {
         // long enough to have seen a record count: a short one (a caller
         // taking what is there already) often ends before the record does
         // arrive.
-        if (left >= kIdleFetch && ++idle_waits_ >= 2 && Behind()) Drop();
+        if (left >= kIdleWait && ++idle_waits_ >= 2 && Behind()) Drop();
       } else {
         // Missed heartbeats (the consumer's server died), a slow consumer
         // that dropped records, a closed subscription: made anew.
