@@ -395,11 +395,13 @@ absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
                                                absl::Time deadline) {
   std::vector<LogEntry> one;
   one.push_back(std::move(entry));
-  return std::move(WriteMany(hosted, std::move(one), deadline).front());
+  return std::move(
+      WriteMany(hosted, std::move(one), deadline, nullptr).front());
 }
 
 std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
-    Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline) {
+    Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline,
+    bool* stopped) {
   const size_t n = entries.size();
   std::vector<absl::StatusOr<LoggedWrite>> results(
       n, absl::UnknownError("not written"));
@@ -429,24 +431,28 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
     }
   }
   // Appended one after another, in order, then waited for together. Once
-  // the log is unavailable the rest are not tried: each would wait out the
-  // deadline, and a later one must not land before an earlier one retried.
+  // an append fails the rest are not tried: a later one must not land
+  // before an earlier one is retried (a retried near-duplicate would then
+  // block the wrong one), and with the log unavailable each would wait out
+  // the deadline. Only an entry refused for itself (too large) is passed.
   std::vector<absl::StatusOr<uint64_t>> sequences(
       n, absl::UnknownError("not appended"));
-  absl::Status unavailable;
+  absl::Status stop;
   for (size_t i = 0; i < n; ++i) {
     if (!encoded[i]) continue;
-    if (!unavailable.ok()) {
-      sequences[i] = unavailable;
+    if (!stop.ok()) {
+      sequences[i] = stop;
       continue;
     }
     sequences[i] =
         AppendUntil(hosted.name, bytes[i], entries[i].append_id, deadline);
-    if (absl::IsUnavailable(sequences[i].status()) ||
-        absl::IsDeadlineExceeded(sequences[i].status())) {
-      unavailable = absl::UnavailableError(
-          absl::StrCat("not written: the log is unavailable (",
-                       sequences[i].status().message(), ")"));
+    const absl::Status& failed = sequences[i].status();
+    if (!failed.ok() && !absl::IsInvalidArgument(failed)) {
+      stop = absl::UnavailableError(
+          absl::StrCat("not written: an earlier write of the batch was not "
+                       "appended (",
+                       failed.message(), ")"));
+      if (stopped != nullptr) *stopped = true;
     }
   }
   const auto until = SteadyUntil(deadline);
@@ -482,7 +488,7 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
 
 std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::UpsertMany(
     std::string_view collection, std::span<const UpsertItem> items,
-    absl::Time deadline) {
+    absl::Time deadline, bool* stopped) {
   absl::StatusOr<Hosted*> hosted = Find(collection);
   if (!hosted.ok()) {
     return std::vector<absl::StatusOr<LoggedWrite>>(items.size(),
@@ -510,7 +516,7 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::UpsertMany(
     at.push_back(i);
   }
   std::vector<absl::StatusOr<LoggedWrite>> written =
-      WriteMany(**hosted, std::move(entries), deadline);
+      WriteMany(**hosted, std::move(entries), deadline, stopped);
   for (size_t k = 0; k < at.size(); ++k) results[at[k]] = std::move(written[k]);
   return results;
 }

@@ -16,8 +16,11 @@ namespace {
 
 // A wait for the next record this long that got nothing counts as idle.
 constexpr absl::Duration kIdleWait = absl::Milliseconds(100);
-// How often a quiet consumer says it is alive (two missed: it is lost).
+// How often a quiet consumer sends a heartbeat.
 constexpr absl::Duration kHeartbeat = absl::Seconds(1);
+// Records (and bytes) the client holds delivered but unread.
+constexpr int kPendingRecords = 8192;
+constexpr int kPendingBytes = 64 << 20;
 
 template <typename T, void (*Destroy)(T*)>
 struct Deleter {
@@ -94,20 +97,25 @@ class JetStreamReader final : public LogReader {
         subject_(std::move(subject)),
         next_(next) {}
 
-  ~JetStreamReader() override { Drop(); }
+  ~JetStreamReader() override { Drop(/*delete_consumer=*/true); }
 
   absl::StatusOr<std::optional<LogRecord>> Next(absl::Duration wait) override {
     // `wait` counts from when the consumer exists: making one (a replicated
     // one elects its own leader) is bounded by the request timeout.
     absl::Time deadline = absl::Now() + wait;
+    bool made_one = false;
     while (true) {
       if (sub_ == nullptr) {
+        // One consumer made per call: a call that keeps losing them still
+        // returns, so its caller looks at stop and says it is behind.
+        if (made_one) return std::nullopt;
         if (absl::Status made = Subscribe(); !made.ok()) {
           if (!absl::IsUnavailable(made)) return made;
           // No leader yet: try again on the next call.
           absl::SleepFor(std::min(absl::Milliseconds(50), wait));
           return std::nullopt;
         }
+        made_one = true;
         deadline = std::max(deadline, absl::Now() + wait);
       }
       const absl::Duration left =
@@ -129,8 +137,9 @@ class JetStreamReader final : public LogReader {
         // arrive.
         if (left >= kIdleWait && ++idle_waits_ >= 2 && Behind()) Drop();
       } else {
-        // Missed heartbeats (the consumer's server died), a slow consumer
-        // that dropped records, a closed subscription: made anew.
+        // A slow consumer that dropped records, a consumer sequence the
+        // server's heartbeat says we missed (NATS_MISMATCH), a closed
+        // subscription: made anew.
         Drop();
         absl::SleepFor(
             std::min(absl::Milliseconds(50),
@@ -149,8 +158,11 @@ class JetStreamReader final : public LogReader {
     options.Config.DeliverPolicy = js_DeliverByStartSequence;
     options.Config.OptStartSeq = next_;
     options.Config.AckPolicy = js_AckNone;
-    // Pushed as fast as this reader takes them (flow control), with
-    // heartbeats so that a consumer lost with its server is noticed.
+    // Pushed in windows the server sizes (flow control). Idle heartbeats
+    // tell of records missed at the tail (NextMsg: NATS_MISMATCH) and
+    // unstick a lost flow-control reply. A consumer lost with its server is
+    // noticed by the idle check in Next, not by heartbeats: nats.c 3.4.1
+    // reports those only to a connection's error handler.
     options.Config.FlowControl = true;
     options.Config.Heartbeat = absl::ToInt64Nanoseconds(kHeartbeat);
     // One server's, in memory: the reader keeps its own position and makes
@@ -168,6 +180,10 @@ class JetStreamReader final : public LogReader {
     RETURN_IF_ERROR(FromNats(status, js_error,
                              absl::StrCat("read ", subject_, " of ", stream_)));
     sub_.reset(sub);
+    // What the client may hold unread: a stalled applier (a full disk)
+    // lets windows pile up until these drop records, and the gap makes the
+    // consumer anew; no record is lost, the memory stays bounded.
+    natsSubscription_SetPendingLimits(sub, kPendingRecords, kPendingBytes);
     idle_waits_ = 0;
     delivered_ = 0;
     return absl::OkStatus();
@@ -241,11 +257,12 @@ class JetStreamReader final : public LogReader {
     return natsMsg_GetSequence(last) >= next_;
   }
 
-  void Drop() {
+  // Lets go of the consumer. Deleting it on the server is a request that
+  // waits up to the request timeout when its server is gone, so only the
+  // destructor asks; elsewhere an orphan goes by its inactivity threshold.
+  void Drop(bool delete_consumer = false) {
     if (sub_ == nullptr) return;
-    // Deletes the server's consumer where it can; a dead server's goes by
-    // its inactivity threshold.
-    natsSubscription_Unsubscribe(sub_.get());
+    if (delete_consumer) natsSubscription_Unsubscribe(sub_.get());
     sub_.reset();
   }
 

@@ -246,8 +246,8 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
   }
   if (cluster_ != nullptr) {
     // Through the log in order, within one deadline: runs of items of one
-    // collection are appended together, then waited for. Once the log is
-    // unavailable the rest are not tried (each would wait).
+    // collection are appended together, then waited for. Once an append
+    // fails the rest are not tried, so what is written keeps the order.
     const absl::Time deadline = WriteDeadline({});
     absl::Status unavailable;
     size_t i = 0;
@@ -271,17 +271,20 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
       }
       std::vector<absl::StatusOr<cluster::LoggedWrite>> written;
       if (unavailable.ok()) {
+        bool stopped = false;
         written = cluster_->UpsertMany(requests[run[0]]->collection(), items,
-                                       deadline);
+                                       deadline, &stopped);
+        if (stopped) {
+          unavailable = absl::UnavailableError(
+              "not written: an earlier item of this message was not "
+              "appended to the log");
+        }
       } else {
         written.assign(run.size(), unavailable);
       }
       for (size_t r = 0; r < run.size(); ++r) {
         const size_t at = run[r];
         statuses[at] = written[r].status();
-        if (absl::IsUnavailable(written[r].status()) && unavailable.ok()) {
-          unavailable = written[r].status();
-        }
         if (!written[r].ok()) continue;
         DescribeOutcome(*requests[at], *prepared[at]->collection,
                         written[r]->outcome, responses[at],

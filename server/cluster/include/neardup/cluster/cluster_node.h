@@ -127,11 +127,13 @@ class ClusterNode {
                                      std::optional<double> insert_only_below,
                                      absl::Time deadline);
   // Upserts in order, each as Upsert would: appended one after another,
-  // then waited for together. Once the log is unavailable the rest are not
-  // tried (UNAVAILABLE), so what is written keeps the order.
+  // then waited for together. Once an append fails (but for an entry
+  // refused for itself, INVALID_ARGUMENT) the rest are not tried
+  // (UNAVAILABLE) and `*stopped` is set, so what is written keeps the order
+  // a retry of the rest can follow.
   std::vector<absl::StatusOr<LoggedWrite>> UpsertMany(
       std::string_view collection, std::span<const UpsertItem> items,
-      absl::Time deadline);
+      absl::Time deadline, bool* stopped = nullptr);
   // Prepares `input` here, then as the first Upsert.
   absl::StatusOr<LoggedWrite> Upsert(std::string_view collection,
                                      const engine::DocumentInput& input,
@@ -166,7 +168,8 @@ class ClusterNode {
   absl::StatusOr<LoggedWrite> Write(Hosted& hosted, LogEntry entry,
                                     absl::Time deadline);
   std::vector<absl::StatusOr<LoggedWrite>> WriteMany(
-      Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline);
+      Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline,
+      bool* stopped);
   absl::StatusOr<uint64_t> AppendUntil(std::string_view collection,
                                        const std::string& bytes,
                                        const std::string& append_id,
