@@ -40,7 +40,11 @@ absl::Status Handlers::WaitForLog(std::string_view collection,
         "log_sequence is of clusters; this neardupd is a single node (leave "
         "it 0)");
   }
-  return cluster_->WaitApplied(collection, log_sequence, call.deadline);
+  // Never longer than a write may wait: a stream's probe has no deadline of
+  // its own, and a sequence the log never reaches must not hold a worker.
+  return cluster_->WaitApplied(
+      collection, log_sequence,
+      std::min(call.deadline, absl::Now() + settings_.cluster_write_timeout));
 }
 
 absl::Time Handlers::WriteDeadline(const CallBudget& call) const {

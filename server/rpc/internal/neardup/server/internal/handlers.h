@@ -46,8 +46,8 @@ struct HandlerSettings {
   size_t max_pdf_bytes = size_t{50} << 20;
   // Root of the fastText model files collections may name; empty: off.
   std::string models_dir;
-  // In a cluster: how long a write in a stream (which has no deadline of
-  // its own) may wait for the log and to be applied here.
+  // In a cluster: how long a write, or a read at a log sequence, may wait
+  // for the log (streams have no deadline of their own).
   absl::Duration cluster_write_timeout = absl::Seconds(30);
 };
 
