@@ -11,12 +11,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
+#include "neardup/base/absl_compat.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
@@ -128,10 +130,84 @@ TEST_F(JetStreamLogTest, ReadsOneSubjectInStreamOrderFromASequence) {
               StatusIs(absl::StatusCode::kNotFound, ::testing::_));
 }
 
+// Every subject at once ("docs.*"): what a replica of one shard reads, so
+// that it knows it passed every entry up to a sequence.
+TEST_F(JetStreamLogTest, ReadsEverySubjectInStreamOrder) {
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK(log_->Append(i % 2 == 0 ? "docs.s0" : "docs.s1",
+                           absl::StrCat("r", i), {})
+                  .status());
+  }
+  ASSERT_OK_AND_ASSIGN(auto all, log_->Read("docs", "docs.*", 2));
+  EXPECT_THAT(Drain(*all, absl::Milliseconds(300)),
+              ElementsAre("r1", "r2", "r3", "r4"));
+}
+
+// Messages between nodes: a queue group hands each request to one of its
+// members; a subject nobody listens to is UNAVAILABLE at once, one that
+// does not answer DEADLINE_EXCEEDED at the deadline; a handler is not
+// called once its subscription is gone.
+TEST_F(JetStreamLogTest, RequestsReachOneMemberOfAGroup) {
+  std::atomic<int> calls[2] = {0, 0};
+  std::vector<std::unique_ptr<Subscription>> members;
+  for (int m = 0; m < 2; ++m) {
+    ASSERT_OK_AND_ASSIGN(
+        members.emplace_back(),
+        log_->Subscribe("ask.a", "group",
+                        [&, m](std::string_view data, std::string reply_to) {
+                          ++calls[m];
+                          ASSERT_OK(log_->Publish(
+                              reply_to,
+                              absl::StrCat(AbslView(data), " from ", m)));
+                        }));
+  }
+  ASSERT_OK_AND_ASSIGN(
+      auto silent,
+      log_->Subscribe("ask.silent", "", [](std::string_view, std::string) {}));
+  const std::vector<std::string> subjects = {"ask.a", "ask.none", "ask.silent"};
+  const absl::Time start = absl::Now();
+  std::vector<absl::StatusOr<std::string>> answers =
+      log_->RequestEach(subjects, "q", absl::Now() + absl::Milliseconds(500));
+  ASSERT_EQ(answers.size(), 3u);
+  ASSERT_OK(answers[0].status());
+  EXPECT_THAT(*answers[0], ::testing::StartsWith("q from "));
+  EXPECT_THAT(answers[1].status(),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("ask.none")));
+  EXPECT_THAT(answers[2].status(), StatusIs(absl::StatusCode::kDeadlineExceeded,
+                                            HasSubstr("ask.silent")));
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(450));
+  const std::string one[] = {"ask.a"};
+  for (int i = 0; i < 20; ++i) {
+    const std::vector<absl::StatusOr<std::string>> answer =
+        log_->RequestEach(one, "q", absl::Now() + absl::Seconds(2));
+    ASSERT_OK(answer.front().status());
+  }
+  EXPECT_EQ(calls[0] + calls[1], 21);
+  members.clear();
+  const std::vector<absl::StatusOr<std::string>> unanswered =
+      log_->RequestEach(one, "q", absl::Now() + absl::Seconds(2));
+  EXPECT_THAT(unanswered.front().status(),
+              StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
+  EXPECT_EQ(calls[0] + calls[1], 21);
+  EXPECT_GT(log_->MaxMessageBytes(), 0u);
+}
+
 // The cluster's two write guards: "only if nothing came in between", and
 // "this append once, however often it is retried".
 TEST_F(JetStreamLogTest, ConditionalAndIdempotentAppends) {
-  ASSERT_OK_AND_ASSIGN(const Appended first, log_->Append("docs.s0", "a", {}));
+  // An empty stream can be expected too.
+  EXPECT_THAT(
+      log_->Append("docs.s0", "x", {.expected_last_sequence = 5}).status(),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               ::testing::HasSubstr("wrong last sequence")));
+  ASSERT_OK_AND_ASSIGN(
+      const Appended first,
+      log_->Append("docs.s0", "a", {.expected_last_sequence = 0}));
+  EXPECT_EQ(first.sequence, 1u);
+  EXPECT_THAT(
+      log_->Append("docs.s0", "y", {.expected_last_sequence = 0}).status(),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               ::testing::HasSubstr("wrong last sequence")));
   ASSERT_OK_AND_ASSIGN(
       const Appended second,
       log_->Append("docs.s1", "b", {.expected_last_sequence = first.sequence}));

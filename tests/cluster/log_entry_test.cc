@@ -83,6 +83,7 @@ TEST(LogEntry, RoundTripsEveryField) {
   guarded.append_id = "node-a-1f-7";
   guarded.insert_only_below = 0.8;
   guarded.unix_micros = 1795839243461831;
+  guarded.outcome_subject = "neardup.outcome.3fa9";
   ASSERT_OK_AND_ASSIGN(const std::string guarded_bytes,
                        EncodeLogEntry(guarded));
   ASSERT_OK_AND_ASSIGN(const LogEntry guarded_back,
@@ -120,6 +121,13 @@ TEST(LogEntry, DedupOnWriteBytesAreGolden) {
   timed.unix_micros = 1;
   ASSERT_OK_AND_ASSIGN(const std::string timed_bytes, EncodeLogEntry(timed));
   EXPECT_EQ(absl::BytesToHexString(timed_bytes.substr(plain.size())), "3001");
+
+  // Where its outcome goes (field 7, a string).
+  LogEntry told = EveryField();
+  told.outcome_subject = "o.1";
+  ASSERT_OK_AND_ASSIGN(const std::string told_bytes, EncodeLogEntry(told));
+  EXPECT_EQ(absl::BytesToHexString(told_bytes.substr(plain.size())),
+            "3a036f2e31");
 }
 
 // An upsert of every field, pinned by its size and digest (its MinHash

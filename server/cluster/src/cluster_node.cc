@@ -7,81 +7,59 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hosted.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/cluster/log_entry.h"
+#include "neardup/cluster/node_messages.pb.h"
 #include "neardup/cluster/shard_applier.h"
+#include "neardup/core/hash.h"
 #include "neardup/storage/config_codec.h"
 #include "neardup/storage/validation.h"
+#include "outcome_codec.h"
 
 namespace neardup::cluster {
 
-// A collection this node hosts: its local replica, the applier of its log
-// and the thread running it.
-struct ClusterNode::Hosted {
-  std::string name;
-  std::shared_ptr<engine::Collection> collection;
-  std::unique_ptr<ShardApplier> applier;  // the apply thread's only
-  std::atomic<bool> stop{false};
-  Mutex mu;
-  CondVar applied_cv;
-  uint64_t applied ABSL_GUARDED_BY(mu) = 0;
-  uint64_t pending ABSL_GUARDED_BY(mu) = 0;  // as the applier last saw it
-  absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
-  // This node's writes waiting to be applied here, by append id: empty
-  // until the applier says what the entry did.
-  std::map<std::string, std::optional<LoggedWrite>, std::less<>> waiting
-      ABSL_GUARDED_BY(mu);
-  std::thread thread;
-
-  // On the apply thread, after each entry is stored: reads may wait no
-  // longer, and the writer of the entry, if it waits here, learns what it
-  // did.
-  void OnApplied(const AppliedEntry& one) {
-    std::optional<LoggedWrite> outcome;
-    {
-      MutexLock lock(&mu);
-      applied = std::max(applied, one.sequence);
-      applied_cv.SignalAll();
-      if (!waiting.contains(one.entry->append_id)) return;
-    }
-    LoggedWrite written;
-    written.sequence = one.sequence;
-    if (!one.outcome.ok()) {
-      written.failure = one.outcome.status();
-    } else {
-      written.outcome = *one.outcome;
-      // Named now: a later entry may reuse the internal id.
-      for (const engine::MinHashMatch& match : written.outcome.blocking) {
-        if (written.blocking_ids.size() >= kBlockingNamed) break;
-        absl::StatusOr<storage::StoredDocument> stored =
-            collection->GetByInternalId(match.internal_id,
-                                        storage::DocumentParts::kRecordOnly);
-        written.blocking_ids.push_back(stored.ok() ? stored->external_id
-                                                   : std::string());
-      }
-    }
-    MutexLock lock(&mu);
-    auto it = waiting.find(one.entry->append_id);
-    if (it == waiting.end()) return;  // its writer gave up meanwhile
-    it->second = std::move(written);
-    applied_cv.SignalAll();
-  }
-};
-
 namespace {
 
-// A steady-clock time for `deadline`, at most a day away (an infinite one
-// would overflow).
-std::chrono::steady_clock::time_point SteadyUntil(absl::Time deadline) {
-  const absl::Duration left =
-      std::clamp(deadline - absl::Now(), absl::ZeroDuration(), absl::Hours(24));
-  return std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(left);
-}
+namespace pb = ::neardup::cluster::messages;
 
 // Entries one ApplyAvailable call applies at most, so stop is looked at
 // during a long catch-up too.
 constexpr size_t kApplyRound = 512;
+// Shards a collection may have.
+constexpr int kMaxShards = 1024;
+
+std::string EncodeRegistered(const CollectionConfig& config, int shards) {
+  pb::RegisteredCollection registered;
+  registered.set_config(storage::EncodeCollectionConfig(config));
+  registered.set_shards(static_cast<uint32_t>(shards));
+  std::string out;
+  registered.SerializeToString(&out);
+  return out;
+}
+
+struct Registered {
+  CollectionConfig config;
+  int shards = 1;
+};
+
+absl::StatusOr<Registered> DecodeRegistered(std::string_view name,
+                                            std::string_view bytes) {
+  const std::string where =
+      absl::StrCat("registered collection \"", AbslView(name), "\"");
+  pb::RegisteredCollection registered;
+  if (!registered.ParseFromArray(bytes.data(),
+                                 static_cast<int>(bytes.size())) ||
+      registered.shards() < 1 || registered.shards() > kMaxShards) {
+    return absl::DataLossError(
+        absl::StrCat(where, ": not a registry entry of this build"));
+  }
+  ASSIGN_OR_RETURN(
+      CollectionConfig config,
+      Prefixed(where, storage::DecodeCollectionConfig(registered.config())));
+  return Registered{std::move(config), static_cast<int>(registered.shards())};
+}
 
 }  // namespace
 
@@ -104,6 +82,15 @@ std::string SubjectOf(std::string_view collection, int shard) {
   return absl::StrCat(StreamOf(collection), ".s", shard);
 }
 
+std::string ShardSubjectOf(std::string_view collection, int shard) {
+  return absl::StrCat("neardup.shard.", StreamOf(collection), ".s", shard);
+}
+
+int ShardOf(std::string_view external_id, int shards) {
+  return static_cast<int>(Xxh3Hash64(external_id) %
+                          static_cast<uint64_t>(std::max(shards, 1)));
+}
+
 ClusterNode::ClusterNode(engine::Database& db, ClusterNodeOptions options,
                          std::unique_ptr<JetStreamLog> log)
     : db_(db),
@@ -111,7 +98,8 @@ ClusterNode::ClusterNode(engine::Database& db, ClusterNodeOptions options,
       log_(std::move(log)),
       // Append ids stay unique across restarts within the dedup window.
       incarnation_(absl::StrCat(absl::Hex(std::random_device()()),
-                                absl::Hex(std::random_device()()))) {}
+                                absl::Hex(std::random_device()()))),
+      outcome_subject_(absl::StrCat("neardup.outcome.", incarnation_)) {}
 
 absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
     engine::Database& db, const ClusterNodeOptions& options) {
@@ -121,8 +109,17 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
                    JetStreamLog::Connect(options.log));
   RETURN_IF_ERROR(log->EnsureBucket(kRegistryBucket, options.log_replicas));
+  if (options.shard_index < 0) {
+    return absl::InvalidArgumentError("shard_index must be at least 0");
+  }
   std::unique_ptr<ClusterNode> node(
       new ClusterNode(db, options, std::move(log)));
+  ASSIGN_OR_RETURN(node->outcomes_,
+                   node->log_->Subscribe(node->outcome_subject_, "",
+                                         [n = node.get()](std::string_view data,
+                                                          const std::string&) {
+                                           n->OnOutcome(data);
+                                         }));
   if (options.registry_poll > absl::ZeroDuration()) {
     node->registry_watcher_ =
         std::thread([n = node.get()] { n->WatchRegistry(); });
@@ -145,33 +142,53 @@ ClusterNode::~ClusterNode() {
   for (auto& [name, one] : hosted) one->stop = true;
   for (auto& [name, one] : hosted) {
     if (one->thread.joinable()) one->thread.join();
+    std::unique_ptr<Subscription> served;
+    {
+      MutexLock lock(&one->mu);
+      served = std::move(one->served);
+    }
+    served.reset();  // no request for it starts after this
   }
+  outcomes_.reset();
+  // Requests under way use the hosted collections.
+  MutexLock lock(&requests_mu_);
+  while (requests_running_ > 0) requests_cv_.Wait(&requests_mu_);
 }
 
 absl::Status ClusterNode::CreateCollection(std::string_view name,
-                                           const CollectionConfig& config) {
+                                           const CollectionConfig& config,
+                                           int shards) {
   // Before the registry holds it.
   RETURN_IF_ERROR(storage::ValidateCollectionName(name));
+  if (shards < 1 || shards > kMaxShards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shards must be in [1, ", kMaxShards, "], got ", shards));
+  }
   ASSIGN_OR_RETURN(const CollectionConfig normalized,
                    NormalizeCollectionConfig(config));
-  const std::string encoded = storage::EncodeCollectionConfig(normalized);
+  const std::string encoded = EncodeRegistered(normalized, shards);
   absl::Status created = log_->CreateKey(kRegistryBucket, name, encoded);
   if (absl::IsAlreadyExists(created)) {
-    ASSIGN_OR_RETURN(const std::optional<std::string> registered,
+    ASSIGN_OR_RETURN(const std::optional<std::string> bytes,
                      log_->GetKey(kRegistryBucket, name));
-    if (registered != encoded) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("collection \"", AbslView(name),
-                       "\" exists in the cluster with another config"));
+    if (!bytes.has_value()) return created;  // dropped meanwhile
+    ASSIGN_OR_RETURN(const Registered registered,
+                     DecodeRegistered(name, *bytes));
+    if (registered.config != normalized || registered.shards != shards) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "collection \"", AbslView(name), "\" exists in the cluster with ",
+          registered.config != normalized
+              ? std::string("another config")
+              : absl::StrCat(registered.shards, " shards")));
     }
     // Hosted here all the same (its creator may have died before), and
     // said as a single node says it.
-    RETURN_IF_ERROR(HostCollection(name, normalized));
+    RETURN_IF_ERROR(HostCollection(name, normalized, shards));
     return absl::AlreadyExistsError(
         absl::StrCat("collection \"", AbslView(name), "\" already exists"));
   }
   RETURN_IF_ERROR(created);
-  return HostCollection(name, normalized);
+  return HostCollection(name, normalized, shards);
 }
 
 absl::Status ClusterNode::HostRegistered() {
@@ -212,11 +229,9 @@ absl::Status ClusterNode::HostNamed(std::string_view name) {
     return absl::NotFoundError(absl::StrCat(
         "no collection named \"", AbslView(name), "\" in the cluster"));
   }
-  ASSIGN_OR_RETURN(
-      const CollectionConfig config,
-      Prefixed(absl::StrCat("registered collection \"", AbslView(name), "\""),
-               storage::DecodeCollectionConfig(*encoded)));
-  return HostCollection(name, config);
+  ASSIGN_OR_RETURN(const Registered registered,
+                   DecodeRegistered(name, *encoded));
+  return HostCollection(name, registered.config, registered.shards);
 }
 
 void ClusterNode::WatchRegistry() {
@@ -243,12 +258,34 @@ absl::Status ClusterNode::CatchUp(absl::Time deadline) {
   for (const std::string& name : names) {
     ASSIGN_OR_RETURN(const uint64_t end, log_->LastSequence(StreamOf(name)));
     RETURN_IF_ERROR(WaitApplied(name, end, deadline));
+    // And answering for its shard (it starts once its applier found
+    // nothing more to read).
+    ASSIGN_OR_RETURN(Hosted * hosted, Find(name));
+    const auto until = SteadyUntil(deadline);
+    MutexLock lock(&hosted->mu);
+    while (hosted->shards > 1 && hosted->served == nullptr) {
+      if (!hosted->applied_cv.WaitUntil(&hosted->mu, until) &&
+          hosted->served == nullptr) {
+        return absl::DeadlineExceededError(absl::StrCat(
+            "collection \"", name, "\": not answering for shard ",
+            hosted->shard, " yet",
+            hosted->failure.ok()
+                ? std::string()
+                : absl::StrCat(" (", hosted->failure.message(), ")")));
+      }
+    }
   }
   return absl::OkStatus();
 }
 
 absl::Status ClusterNode::HostCollection(std::string_view name,
-                                         const CollectionConfig& config) {
+                                         const CollectionConfig& config,
+                                         int shards) {
+  if (shards < 1 || shards > kMaxShards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shards must be in [1, ", kMaxShards, "], got ", shards));
+  }
+  const int shard = options_.shard_index % shards;
   // One at a time: a call finding the collection not yet hosted waits for
   // the one hosting it rather than see half of it.
   MutexLock host_lock(&host_mu_);
@@ -256,9 +293,11 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
     MutexLock lock(&mu_);
     if (hosted_.contains(name)) return absl::OkStatus();
   }
-  RETURN_IF_ERROR(log_->EnsureStream({.name = StreamOf(name),
-                                      .subjects = {SubjectOf(name, 0)},
-                                      .replicas = options_.log_replicas}));
+  StreamSpec spec{.name = StreamOf(name),
+                  .subjects = {},
+                  .replicas = options_.log_replicas};
+  for (int k = 0; k < shards; ++k) spec.subjects.push_back(SubjectOf(name, k));
+  RETURN_IF_ERROR(log_->EnsureStream(spec));
   absl::StatusOr<std::shared_ptr<engine::Collection>> collection =
       db_.GetCollection(name);
   if (absl::IsNotFound(collection.status())) {
@@ -286,15 +325,43 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
         " documents written outside the cluster; move them away (export, "
         "then import through the cluster) before this node hosts it"));
   }
+  if (shards > 1 && recorded > 0) {
+    // A disk that held another shard (the node's shard index changed)
+    // would apply this shard's entries on top of another's documents.
+    ASSIGN_OR_RETURN(std::unique_ptr<storage::DocumentCursor> cursor,
+                     db_.store().OpenDocumentCursor((*collection)->record()));
+    ASSIGN_OR_RETURN(const std::vector<storage::StoredDocument> first,
+                     cursor->Next(1, 1));
+    if (!first.empty() && ShardOf(first[0].external_id, shards) != shard) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "collection \"", AbslView(name), "\" on this disk holds shard ",
+          ShardOf(first[0].external_id, shards), " of ", shards,
+          ", but this node's shard index ", options_.shard_index,
+          " picks shard ", shard,
+          ": start it with the shard index it had, or on an empty disk"));
+    }
+  }
   auto hosted = std::make_unique<Hosted>();
   hosted->name = std::string(name);
+  hosted->shards = shards;
+  hosted->shard = shard;
   hosted->collection = *collection;
   Hosted* raw = hosted.get();
+  // Every replica reads the whole stream and applies its shard's entries:
+  // "applied through N" then covers every entry up to N.
+  EntryFilter applies = nullptr;
+  if (shards > 1) {
+    applies = [shards, shard](const LogEntry& entry) {
+      return ShardOf(IdOf(entry), shards) == shard;
+    };
+  }
   ASSIGN_OR_RETURN(
       hosted->applier,
       ShardApplier::Create(
-          *log_, *hosted->collection, StreamOf(name), SubjectOf(name, 0),
-          [raw](const AppliedEntry& one) { raw->OnApplied(one); }));
+          *log_, *hosted->collection, StreamOf(name),
+          shards > 1 ? absl::StrCat(StreamOf(name), ".*") : SubjectOf(name, 0),
+          [this, raw](const AppliedEntry& one) { OnApplied(*raw, one); },
+          std::move(applies)));
   {
     MutexLock lock(&hosted->mu);
     hosted->applied = hosted->applier->applied_sequence();
@@ -327,6 +394,23 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
       hosted->applied = sequence;
       hosted->applied_cv.SignalAll();
     }
+    if (hosted->shards > 1 && hosted->served == nullptr && applied.ok() &&
+        hosted->pending == 0) {
+      // Caught up: this replica now answers for its shard.
+      absl::StatusOr<std::unique_ptr<Subscription>> served = log_->Subscribe(
+          ShardSubjectOf(hosted->name, hosted->shard), kReplicasQueue,
+          [this, hosted](std::string_view data, const std::string& reply_to) {
+            OnShardRequest(hosted, data, reply_to);
+          });
+      if (served.ok()) {
+        hosted->served = *std::move(served);
+        hosted->applied_cv.SignalAll();
+      } else if (options_.on_warning) {
+        options_.on_warning(absl::StrCat(
+            "collection \"", hosted->name, "\": cannot answer for shard ",
+            hosted->shard, " yet: ", served.status().ToString()));
+      }
+    }
     if (!applied.ok()) {
       // The store failed (a full disk...): the same entry is tried again,
       // not in a tight loop.
@@ -354,196 +438,49 @@ absl::StatusOr<ClusterNode::Hosted*> ClusterNode::Find(
   return it->second.get();
 }
 
-absl::StatusOr<uint64_t> ClusterNode::AppendUntil(std::string_view collection,
-                                                  const std::string& bytes,
-                                                  const std::string& append_id,
-                                                  absl::Time deadline) {
-  const std::string subject = SubjectOf(collection, 0);
-  while (true) {
-    // No attempt outlasts the deadline: the caller answers UNAVAILABLE in
-    // time, not its client's deadline first.
-    const absl::Time start = absl::Now();
-    const absl::Duration left = deadline - start;
-    absl::StatusOr<Appended> appended =
-        log_->Append(subject, bytes,
-                     {.append_id = append_id,
-                      .timeout = std::max(left, absl::Milliseconds(1))});
-    if (options_.on_append) {
-      options_.on_append(absl::Now() - start, appended.ok());
-    }
-    if (options_.on_warning && !appended.ok() &&
-        !append_failing_.exchange(true)) {
-      options_.on_warning(absl::StrCat("appending to the log of \"",
-                                       AbslView(collection),
-                                       "\" fails (retried until the write's "
-                                       "deadline): ",
-                                       appended.status().ToString()));
-    } else if (appended.ok() && append_failing_.exchange(false) &&
-               options_.on_warning) {
-      options_.on_warning("appending to the log works again");
-    }
-    if (appended.ok()) return appended->sequence;
-    if (!absl::IsUnavailable(appended.status()) ||
-        deadline - absl::Now() < absl::Milliseconds(150)) {
-      return appended.status();
-    }
-    absl::SleepFor(absl::Milliseconds(100));  // a leader is being elected
-  }
-}
-
-absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
-                                               absl::Time deadline) {
-  std::vector<LogEntry> one;
-  one.push_back(std::move(entry));
-  return std::move(
-      WriteMany(hosted, std::move(one), deadline, nullptr).front());
-}
-
-std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
-    Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline,
-    bool* stopped) {
-  const size_t n = entries.size();
-  std::vector<absl::StatusOr<LoggedWrite>> results(
-      n, absl::UnknownError("not written"));
-  std::vector<std::string> bytes(n);
-  std::vector<bool> encoded(n, false);
-  for (size_t i = 0; i < n; ++i) {
-    LogEntry& entry = entries[i];
-    entry.collection = hosted.name;
-    {
-      MutexLock lock(&mu_);
-      entry.append_id = absl::StrCat(options_.node_id, "-", incarnation_, "-",
-                                     next_append_++);
-    }
-    absl::StatusOr<std::string> encoding = EncodeLogEntry(entry);
-    if (!encoding.ok()) {
-      results[i] = encoding.status();
-      continue;
-    }
-    bytes[i] = *std::move(encoding);
-    encoded[i] = true;
-  }
+void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
   {
     MutexLock lock(&hosted.mu);
-    for (size_t i = 0; i < n; ++i) {
-      if (encoded[i])
-        hosted.waiting.emplace(entries[i].append_id, std::nullopt);
+    hosted.applied = std::max(hosted.applied, one.sequence);
+    hosted.applied_cv.SignalAll();
+  }
+  if (one.skipped) return;
+  const LogEntry& entry = *one.entry;
+  bool waits_here = false;
+  {
+    MutexLock lock(&waiting_mu_);
+    waits_here = waiting_.contains(entry.append_id);
+  }
+  // Told elsewhere when its writer holds another shard.
+  const bool told = !entry.outcome_subject.empty() &&
+                    entry.outcome_subject != outcome_subject_;
+  if (!waits_here && !told) return;
+  LoggedWrite written;
+  written.sequence = one.sequence;
+  if (!one.outcome.ok()) {
+    written.failure = one.outcome.status();
+  } else {
+    written.outcome = *one.outcome;
+    written.blocking_count = written.outcome.blocking.size();
+    // Named now: a later entry may reuse the internal id.
+    for (const engine::MinHashMatch& match : written.outcome.blocking) {
+      if (written.blocking_ids.size() >= kBlockingNamed) break;
+      absl::StatusOr<storage::StoredDocument> stored =
+          hosted.collection->GetByInternalId(
+              match.internal_id, storage::DocumentParts::kRecordOnly);
+      written.blocking_ids.push_back(stored.ok() ? stored->external_id
+                                                 : std::string());
     }
   }
-  // Appended one after another, in order, then waited for together. Once
-  // an append fails the rest are not tried: a later one must not land
-  // before an earlier one is retried (a retried near-duplicate would then
-  // block the wrong one), and with the log unavailable each would wait out
-  // the deadline. Only an entry refused for itself (too large) is passed.
-  std::vector<absl::StatusOr<uint64_t>> sequences(
-      n, absl::UnknownError("not appended"));
-  absl::Status stop;
-  for (size_t i = 0; i < n; ++i) {
-    if (!encoded[i]) continue;
-    if (!stop.ok()) {
-      sequences[i] = stop;
-      continue;
-    }
-    sequences[i] =
-        AppendUntil(hosted.name, bytes[i], entries[i].append_id, deadline);
-    const absl::Status& failed = sequences[i].status();
-    if (!failed.ok() && !absl::IsInvalidArgument(failed)) {
-      stop = absl::UnavailableError(
-          absl::StrCat("not written: an earlier write of the batch was not "
-                       "appended (",
-                       failed.message(), ")"));
-      if (stopped != nullptr) *stopped = true;
-    }
+  if (waits_here) {
+    Deliver(entry.append_id, std::move(written));
+  } else {
+    // At most once, like any NATS message: a writer that hears nothing
+    // answers DEADLINE_EXCEEDED naming the sequence.
+    log_->Publish(entry.outcome_subject,
+                  EncodeOutcome(entry.append_id, written))
+        .IgnoreError();
   }
-  const auto until = SteadyUntil(deadline);
-  MutexLock lock(&hosted.mu);
-  for (size_t i = 0; i < n; ++i) {
-    if (!encoded[i]) continue;
-    auto it = hosted.waiting.find(entries[i].append_id);
-    if (sequences[i].ok()) {
-      while (!it->second.has_value() &&
-             hosted.applied_cv.WaitUntil(&hosted.mu, until)) {
-      }
-    }
-    std::optional<LoggedWrite> applied = std::move(it->second);
-    hosted.waiting.erase(it);
-    if (!sequences[i].ok()) {
-      results[i] = sequences[i].status();
-    } else if (!applied.has_value()) {
-      results[i] = absl::DeadlineExceededError(absl::StrCat(
-          "the write is in the log of collection \"", hosted.name,
-          "\" at sequence ", *sequences[i],
-          " but this node has not applied it yet (applied ", hosted.applied,
-          ")",
-          hosted.failure.ok() ? std::string()
-                              : absl::StrCat(": ", hosted.failure.message())));
-    } else if (!applied->failure.ok()) {
-      results[i] = applied->failure;
-    } else {
-      results[i] = *std::move(applied);
-    }
-  }
-  return results;
-}
-
-std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::UpsertMany(
-    std::string_view collection, std::span<const UpsertItem> items,
-    absl::Time deadline, bool* stopped) {
-  absl::StatusOr<Hosted*> hosted = Find(collection);
-  if (!hosted.ok()) {
-    return std::vector<absl::StatusOr<LoggedWrite>>(items.size(),
-                                                    hosted.status());
-  }
-  std::vector<absl::StatusOr<LoggedWrite>> results(
-      items.size(), absl::UnknownError("not written"));
-  std::vector<LogEntry> entries;
-  std::vector<size_t> at;
-  const int64_t now = absl::ToUnixMicros(absl::Now());
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (items[i].insert_only_below) {
-      // Checked here: an entry every replica refuses would stop them all.
-      absl::Status valid = (*hosted)->collection->CheckThreshold(
-          *items[i].insert_only_below, "insert_only_below");
-      if (!valid.ok()) {
-        results[i] = valid;
-        continue;
-      }
-    }
-    LogEntry& entry = entries.emplace_back();
-    entry.upsert = *items[i].doc;
-    entry.insert_only_below = items[i].insert_only_below;
-    entry.unix_micros = now;
-    at.push_back(i);
-  }
-  std::vector<absl::StatusOr<LoggedWrite>> written =
-      WriteMany(**hosted, std::move(entries), deadline, stopped);
-  for (size_t k = 0; k < at.size(); ++k) results[at[k]] = std::move(written[k]);
-  return results;
-}
-
-absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
-    std::string_view collection, const engine::PreparedDocument& doc,
-    std::optional<double> insert_only_below, absl::Time deadline) {
-  const UpsertItem item{.doc = &doc, .insert_only_below = insert_only_below};
-  return std::move(UpsertMany(collection, {&item, 1}, deadline).front());
-}
-
-absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
-    std::string_view collection, const engine::DocumentInput& input,
-    absl::Time deadline) {
-  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
-  ASSIGN_OR_RETURN(const engine::PreparedDocument doc,
-                   hosted->collection->Prepare(input));
-  return Upsert(collection, doc, std::nullopt, deadline);
-}
-
-absl::StatusOr<LoggedWrite> ClusterNode::Delete(std::string_view collection,
-                                                std::string_view external_id,
-                                                absl::Time deadline) {
-  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
-  LogEntry entry;
-  entry.delete_id = std::string(external_id);
-  return Write(*hosted, std::move(entry), deadline);
 }
 
 absl::Status ClusterNode::WaitApplied(std::string_view collection,

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/base/sync.h"
 
 namespace neardup::cluster {
 
@@ -248,6 +250,20 @@ class JetStreamReader final : public LogReader {
  private:
   // Whether the subject holds a record at or after next_.
   bool Behind() {
+    if (subject_.find_first_of("*>") != std::string::npos) {
+      // Every subject (or many): the stream's last record tells.
+      jsStreamInfo* info = nullptr;
+      jsErrCode js_error = static_cast<jsErrCode>(0);
+      const natsStatus status =
+          js_GetStreamInfo(&info, js_, stream_.c_str(), nullptr, &js_error);
+      if (status != NATS_OK) {
+        if (info != nullptr) jsStreamInfo_Destroy(info);
+        return true;
+      }
+      const uint64_t last = info->State.LastSeq;
+      jsStreamInfo_Destroy(info);
+      return last >= next_;
+    }
     natsMsg* last = nullptr;
     jsErrCode js_error = static_cast<jsErrCode>(0);
     const natsStatus status = js_GetLastMsg(
@@ -273,6 +289,89 @@ class JetStreamReader final : public LogReader {
   Subscription sub_;
   int idle_waits_ = 0;
   uint64_t delivered_ = 0;  // the consumer's count of its last record
+};
+
+// A handler subscribed to a subject; its destructor returns once the
+// handler can no longer be called.
+struct HandlerSubscription final : public cluster::Subscription {
+  MessageHandler handler;
+  natsSubscription* sub = nullptr;
+  Mutex mu;
+  CondVar done_cv;
+  bool done ABSL_GUARDED_BY(mu) = false;
+
+  ~HandlerSubscription() override {
+    if (sub == nullptr) return;
+    natsSubscription_Unsubscribe(sub);
+    {
+      MutexLock lock(&mu);
+      while (!done) done_cv.Wait(&mu);
+    }
+    natsSubscription_Destroy(sub);
+  }
+
+  static void OnMessage(natsConnection*, natsSubscription*, natsMsg* msg,
+                        void* closure) {
+    Message owned(msg);
+    const char* reply = natsMsg_GetReply(msg);
+    static_cast<HandlerSubscription*>(closure)->handler(
+        std::string_view(natsMsg_GetData(msg), natsMsg_GetDataLength(msg)),
+        reply != nullptr ? std::string(reply) : std::string());
+  }
+  // After the subscription is closed and its handler returned.
+  static void OnComplete(void* closure) {
+    auto* self = static_cast<HandlerSubscription*>(closure);
+    MutexLock lock(&self->mu);
+    self->done = true;
+    self->done_cv.SignalAll();
+  }
+};
+
+constexpr absl::string_view kNoResponders = "no responders";
+
+// What RequestEach gathers: answer i comes to <prefix>.i.
+struct Answers {
+  std::string prefix;
+  Mutex mu;
+  CondVar cv;
+  std::vector<std::optional<absl::StatusOr<std::string>>> answers
+      ABSL_GUARDED_BY(mu);
+  bool done ABSL_GUARDED_BY(mu) = false;  // no callback runs any more
+
+  size_t missing() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return static_cast<size_t>(
+        std::count(answers.begin(), answers.end(), std::nullopt));
+  }
+  void Set(size_t i, absl::StatusOr<std::string> answer) {
+    MutexLock lock(&mu);
+    if (i >= answers.size() || answers[i].has_value()) return;
+    answers[i] = std::move(answer);
+    cv.SignalAll();
+  }
+  static void OnMessage(natsConnection*, natsSubscription*, natsMsg* msg,
+                        void* closure) {
+    Message owned(msg);
+    auto* self = static_cast<Answers*>(closure);
+    const std::string_view subject = natsMsg_GetSubject(msg);
+    size_t i = 0;
+    if (subject.size() <= self->prefix.size() + 1 ||
+        !absl::SimpleAtoi(AbslView(subject.substr(self->prefix.size() + 1)),
+                          &i)) {
+      return;
+    }
+    if (natsMsg_IsNoResponders(msg)) {
+      self->Set(i, absl::UnavailableError(kNoResponders));
+    } else {
+      self->Set(i,
+                std::string(natsMsg_GetData(msg), natsMsg_GetDataLength(msg)));
+    }
+  }
+  static void OnComplete(void* closure) {
+    auto* self = static_cast<Answers*>(closure);
+    MutexLock lock(&self->mu);
+    self->done = true;
+    self->cv.SignalAll();
+  }
 };
 
 class JetStreamLogImpl final : public JetStreamLog {
@@ -335,13 +434,27 @@ class JetStreamLogImpl final : public JetStreamLog {
     publish.MaxWait = Millis(options.timeout > absl::ZeroDuration()
                                  ? std::min(options.timeout, timeout_)
                                  : timeout_);
-    publish.ExpectLastSeq = options.expected_last_sequence;
     if (!options.append_id.empty()) publish.MsgId = options.append_id.c_str();
+    natsMsg* raw = nullptr;
+    RETURN_IF_ERROR(
+        FromNats(natsMsg_Create(&raw, subject_text.c_str(), nullptr,
+                                data.data(), static_cast<int>(data.size())),
+                 static_cast<jsErrCode>(0), "append message"));
+    Message msg(raw);
+    if (options.expected_last_sequence.has_value()) {
+      // Set here rather than through ExpectLastSeq, which cannot say 0
+      // (an empty stream): the server checks whatever the header holds.
+      const std::string expected =
+          absl::StrCat(*options.expected_last_sequence);
+      RETURN_IF_ERROR(
+          FromNats(natsMsgHeader_Set(msg.get(), "Nats-Expected-Last-Sequence",
+                                     expected.c_str()),
+                   static_cast<jsErrCode>(0), "append header"));
+    }
     jsPubAck* ack = nullptr;
     jsErrCode js_error = static_cast<jsErrCode>(0);
     const natsStatus status =
-        js_Publish(&ack, js_.get(), subject_text.c_str(), data.data(),
-                   static_cast<int>(data.size()), &publish, &js_error);
+        js_PublishMsg(&ack, js_.get(), msg.get(), &publish, &js_error);
     if (status != NATS_OK) {
       if (ack != nullptr) jsPubAck_Destroy(ack);
       return FromNats(status, js_error,
@@ -438,6 +551,116 @@ class JetStreamLogImpl final : public JetStreamLog {
     const uint64_t last = info->State.LastSeq;
     jsStreamInfo_Destroy(info);
     return last;
+  }
+
+  absl::StatusOr<std::unique_ptr<cluster::Subscription>> Subscribe(
+      std::string_view subject, std::string_view queue_group,
+      MessageHandler handler) override {
+    auto subscription = std::make_unique<HandlerSubscription>();
+    subscription->handler = std::move(handler);
+    const std::string subject_text(subject);
+    const std::string queue_text(queue_group);
+    natsSubscription* sub = nullptr;
+    const natsStatus status =
+        queue_text.empty()
+            ? natsConnection_Subscribe(
+                  &sub, connection_.get(), subject_text.c_str(),
+                  &HandlerSubscription::OnMessage, subscription.get())
+            : natsConnection_QueueSubscribe(
+                  &sub, connection_.get(), subject_text.c_str(),
+                  queue_text.c_str(), &HandlerSubscription::OnMessage,
+                  subscription.get());
+    if (status != NATS_OK) {
+      if (sub != nullptr) natsSubscription_Destroy(sub);
+      return FromNats(status, static_cast<jsErrCode>(0),
+                      absl::StrCat("subscribe to ", subject_text));
+    }
+    subscription->sub = sub;
+    natsSubscription_SetOnCompleteCB(sub, &HandlerSubscription::OnComplete,
+                                     subscription.get());
+    return subscription;
+  }
+
+  absl::Status Publish(std::string_view subject,
+                       std::string_view data) override {
+    const std::string subject_text(subject);
+    return FromNats(
+        natsConnection_Publish(connection_.get(), subject_text.c_str(),
+                               data.data(), static_cast<int>(data.size())),
+        static_cast<jsErrCode>(0), absl::StrCat("publish to ", subject_text));
+  }
+
+  std::vector<absl::StatusOr<std::string>> RequestEach(
+      std::span<const std::string> subjects, std::string_view data,
+      absl::Time deadline) override {
+    // One inbox for all: answer i comes to <inbox>.i, gathered by an
+    // asynchronous subscription (a synchronous one reports "no responders"
+    // without saying for which request).
+    natsInbox* inbox = nullptr;
+    absl::Status made =
+        FromNats(natsInbox_Create(&inbox), static_cast<jsErrCode>(0), "inbox");
+    if (!made.ok())
+      return std::vector<absl::StatusOr<std::string>>(subjects.size(), made);
+    Answers answers;
+    answers.prefix = inbox;
+    natsInbox_Destroy(inbox);
+    answers.answers.assign(subjects.size(), std::nullopt);
+    natsSubscription* raw = nullptr;
+    made = FromNats(natsConnection_Subscribe(&raw, connection_.get(),
+                                             (answers.prefix + ".*").c_str(),
+                                             &Answers::OnMessage, &answers),
+                    static_cast<jsErrCode>(0), "subscribe to an inbox");
+    if (!made.ok()) {
+      if (raw != nullptr) natsSubscription_Destroy(raw);
+      return std::vector<absl::StatusOr<std::string>>(subjects.size(), made);
+    }
+    natsSubscription_SetOnCompleteCB(raw, &Answers::OnComplete, &answers);
+    for (size_t i = 0; i < subjects.size(); ++i) {
+      const std::string reply = absl::StrCat(answers.prefix, ".", i);
+      absl::Status sent = FromNats(
+          natsConnection_PublishRequest(connection_.get(), subjects[i].c_str(),
+                                        reply.c_str(), data.data(),
+                                        static_cast<int>(data.size())),
+          static_cast<jsErrCode>(0), absl::StrCat("request to ", subjects[i]));
+      if (!sent.ok()) answers.Set(i, sent);
+    }
+    std::vector<absl::StatusOr<std::string>> out;
+    {
+      MutexLock lock(&answers.mu);
+      const auto until =
+          std::chrono::steady_clock::now() +
+          absl::ToChronoMilliseconds(std::clamp(
+              deadline - absl::Now(), absl::ZeroDuration(), absl::Hours(24)));
+      while (answers.missing() > 0 &&
+             answers.cv.WaitUntil(&answers.mu, until)) {
+      }
+    }
+    // No callback runs once this returns: `answers` may go.
+    natsSubscription_Unsubscribe(raw);
+    {
+      MutexLock lock(&answers.mu);
+      while (!answers.done) answers.cv.Wait(&answers.mu);
+      for (size_t i = 0; i < subjects.size(); ++i) {
+        std::optional<absl::StatusOr<std::string>>& answer = answers.answers[i];
+        if (!answer.has_value()) {
+          out.push_back(absl::DeadlineExceededError(absl::StrCat(
+              "no answer from ", subjects[i], " by the deadline")));
+        } else if (answer->status().code() == absl::StatusCode::kUnavailable &&
+                   answer->status().message() == kNoResponders) {
+          out.push_back(absl::UnavailableError(
+              absl::StrCat("nobody answers ", subjects[i])));
+        } else {
+          out.push_back(*std::move(answer));
+        }
+      }
+    }
+    natsSubscription_Destroy(raw);
+    return out;
+  }
+
+  size_t MaxMessageBytes() override {
+    const int64_t max = natsConnection_GetMaxPayload(connection_.get());
+    return max > 0 ? static_cast<size_t>(max) : size_t{1} << 20;
   }
 
   absl::StatusOr<std::unique_ptr<LogReader>> Read(

@@ -96,6 +96,7 @@ absl::StatusOr<std::string> EncodeLogEntry(const LogEntry& entry) {
     message.set_insert_only_below(*entry.insert_only_below);
   }
   message.set_unix_micros(entry.unix_micros);
+  message.set_outcome_subject(entry.outcome_subject);
   if (entry.upsert) {
     DocumentToProto(*entry.upsert, message.mutable_upsert());
   } else {
@@ -133,6 +134,7 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
     entry.insert_only_below = message.insert_only_below();
   }
   entry.unix_micros = message.unix_micros();
+  entry.outcome_subject = message.outcome_subject();
   switch (message.op_case()) {
     case pb::LogEntry::kUpsert: {
       ASSIGN_OR_RETURN(entry.upsert, DocumentFromProto(message.upsert()));

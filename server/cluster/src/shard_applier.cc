@@ -10,12 +10,13 @@ namespace neardup::cluster {
 
 absl::StatusOr<std::unique_ptr<ShardApplier>> ShardApplier::Create(
     JetStreamLog& log, engine::Collection& collection, std::string stream,
-    std::string subject, AppliedListener on_applied) {
+    std::string subject, AppliedListener on_applied, EntryFilter applies) {
   ASSIGN_OR_RETURN(const uint64_t applied, collection.LogSequence());
   ASSIGN_OR_RETURN(std::unique_ptr<LogReader> reader,
                    log.Read(stream, subject, applied + 1));
-  return std::unique_ptr<ShardApplier>(new ShardApplier(
-      collection, std::move(reader), applied, std::move(on_applied)));
+  return std::unique_ptr<ShardApplier>(
+      new ShardApplier(collection, std::move(reader), applied,
+                       std::move(on_applied), std::move(applies)));
 }
 
 absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait,
@@ -59,6 +60,17 @@ absl::Status ShardApplier::Apply(const LogRecord& record) {
     return absl::FailedPreconditionError(
         absl::StrCat(where, " is of collection \"", entry.collection,
                      "\", not \"", collection_.record().name, "\""));
+  }
+  if (applies_ && !applies_(entry)) {
+    // Another shard's: not recorded in the store (a restart reads it again
+    // and passes it over again).
+    if (on_applied_) {
+      on_applied_({.sequence = record.sequence,
+                   .entry = &entry,
+                   .outcome = engine::UpsertOutcome{},
+                   .skipped = true});
+    }
+    return absl::OkStatus();
   }
   engine::UpsertOptions upsert;
   upsert.write.log_sequence = record.sequence;

@@ -290,6 +290,34 @@ class ChunkSizer {
   size_t largest_ = 0;
 };
 
+absl::StatusOr<std::vector<MinHashMatch>> Collection::BlockingLocked(
+    const PreparedDocument& doc, double threshold) const {
+  ASSIGN_OR_RETURN(
+      std::vector<MinHashMatch> matches,
+      FindMinHashMatches(doc.minhash, doc.shingles ? &*doc.shingles : nullptr,
+                         threshold, 0, nullptr));
+  // A document never blocks its own replacement.
+  if (!matches.empty()) {
+    auto existing = store_->GetDocument(record_, doc.external_id);
+    if (existing.ok()) {
+      std::erase_if(matches, [&](const MinHashMatch& m) {
+        return m.internal_id == existing->internal_id;
+      });
+    } else if (existing.status().code() != absl::StatusCode::kNotFound) {
+      return existing.status();
+    }
+  }
+  return matches;
+}
+
+absl::StatusOr<std::vector<MinHashMatch>> Collection::Blocking(
+    const PreparedDocument& doc, double threshold) {
+  RETURN_IF_ERROR(CheckThreshold(threshold, "insert_only_below"));
+  MutexLock lock(&write_mu_);
+  MutexLock index_lock(&index_mu_);
+  return BlockingLocked(doc, threshold);
+}
+
 absl::StatusOr<UpsertOutcome> Collection::Apply(const PreparedDocument& doc,
                                                 const UpsertOptions& options) {
   UpsertOutcome outcome;
@@ -300,21 +328,8 @@ absl::StatusOr<UpsertOutcome> Collection::Apply(const PreparedDocument& doc,
     MutexLock lock(&write_mu_);
     // Every stored document must be in the index before it is asked.
     MutexLock index_lock(&index_mu_);
-    ASSIGN_OR_RETURN(
-        std::vector<MinHashMatch> matches,
-        FindMinHashMatches(doc.minhash, doc.shingles ? &*doc.shingles : nullptr,
-                           *options.insert_only_below, 0, nullptr));
-    // A document never blocks its own replacement.
-    if (!matches.empty()) {
-      auto existing = store_->GetDocument(record_, doc.external_id);
-      if (existing.ok()) {
-        std::erase_if(matches, [&](const MinHashMatch& m) {
-          return m.internal_id == existing->internal_id;
-        });
-      } else if (existing.status().code() != absl::StatusCode::kNotFound) {
-        return existing.status();
-      }
-    }
+    ASSIGN_OR_RETURN(std::vector<MinHashMatch> matches,
+                     BlockingLocked(doc, *options.insert_only_below));
     if (!matches.empty()) {
       outcome.blocking = std::move(matches);
       return outcome;

@@ -2,11 +2,13 @@
 #define NEARDUP_CLUSTER_CLUSTER_NODE_H_
 
 // One node of a cluster (docs/cluster.md), without gRPC: it hosts a
-// replica of each collection it is given (one shard: every node holds the
-// whole collection), applies the collection's log on a thread of its own,
-// and turns writes into log entries, prepared here once. Reads go to the
-// local collection; a write's sequence lets them wait for it (read your
-// writes, on any node). Thread-safe.
+// replica of one shard of each collection (shard_index mod the collection's
+// shard count), applies the collection's log on a thread of its own, and
+// turns writes into log entries, prepared here once and sent to the shard
+// of their document. It answers requests for its shards from other nodes
+// (through ShardService), and asks other shards' replicas for its own
+// callers; a write's sequence lets a read wait for it (read your writes, on
+// any node). Thread-safe.
 
 #include <atomic>
 #include <cstdint>
@@ -25,10 +27,31 @@
 #include "neardup/base/sync.h"
 #include "neardup/cluster/jetstream_log.h"
 #include "neardup/cluster/log_entry.h"
+#include "neardup/cluster/shard_applier.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/engine/database.h"
 
 namespace neardup::cluster {
+
+// A request another node sends a shard this node holds, once the
+// collection here applied the log through the request's sequence.
+enum class ShardCallKind {
+  kQuery,
+  kGet,
+  kCollection,
+  kBlocking,  // dedup-on-write's check: answered by the node, not the service
+};
+struct ShardCall {
+  ShardCallKind kind = ShardCallKind::kQuery;
+  std::string collection;
+  std::string body;  // the request, as the server encodes it
+  absl::Time deadline = absl::InfiniteFuture();
+  // The answer must fit one NATS message.
+  size_t max_answer_bytes = 0;
+};
+// The answer's bytes, or why not (sent back as the status).
+using ShardService =
+    std::function<absl::StatusOr<std::string>(const ShardCall& call)>;
 
 struct ClusterNodeOptions {
   LogOptions log;
@@ -48,6 +71,15 @@ struct ClusterNodeOptions {
   // (and once it recovers), appends the log refuses (the first after a
   // success). For the server's log.
   std::function<void(const std::string& what)> on_warning = nullptr;
+  // This node holds shard `shard_index mod S` of a collection of S shards
+  // (>= 0; a StatefulSet's ordinal: shard and replica in one number).
+  int shard_index = 0;
+  // Answers the requests other nodes send this node's shards (but the
+  // checks of dedup-on-write, answered here): the server's handlers.
+  ShardService shard_service = nullptr;
+  // Runs a request for a shard off NATS's threads (the server's pool, as a
+  // request may wait for the log); null: a thread per request.
+  std::function<void(std::function<void()>)> run = nullptr;
 };
 
 // What this node is of one collection's replicas, for metrics and health.
@@ -69,6 +101,8 @@ inline constexpr std::string_view kRegistryBucket = "neardup-collections";
 // safe for JetStream ('.' and '_' escaped), one-to-one.
 std::string StreamOf(std::string_view collection);
 std::string SubjectOf(std::string_view collection, int shard);
+// The shard of a document: xxh3 of its external id, mod `shards`.
+int ShardOf(std::string_view external_id, int shards);
 
 // A write once this node applied it: its place in the log and what it did
 // (as a single node's write would say).
@@ -79,6 +113,9 @@ struct LoggedWrite {
   // as the entry was applied ("" for one deleted by then).
   std::vector<std::string> blocking_ids = {};
   absl::Status failure = {};  // what the replica refused (a delete: NOT_FOUND)
+  // Documents blocking it (outcome.blocking may list only the first
+  // kBlockingNamed, without internal ids when another shard named them).
+  size_t blocking_count = 0;
 };
 inline constexpr size_t kBlockingNamed = 100;
 
@@ -99,7 +136,7 @@ class ClusterNode {
   // config registered wins: ALREADY_EXISTS when it was registered before
   // (the same config is hosted here all the same).
   absl::Status CreateCollection(std::string_view name,
-                                const CollectionConfig& config);
+                                const CollectionConfig& config, int shards = 1);
   // Hosts every collection registered in the cluster (at start, and when
   // another node created one). One it cannot host (another config on this
   // disk, documents written outside the cluster) does not keep it from the
@@ -111,17 +148,39 @@ class ClusterNode {
   // time (NOT_FOUND at once while another one looks).
   absl::Status LookUpUnhosted(std::string_view name);
 
-  // Creates the collection here (or opens it, when this disk has it) and
-  // its log (the same config on every node), and starts applying the log.
+  // Creates the collection's replica of this node's shard here (or opens
+  // it, when this disk has it) and its log (the same config and shard
+  // count on every node), and starts applying the log.
   absl::Status HostCollection(std::string_view name,
-                              const CollectionConfig& config);
+                              const CollectionConfig& config, int shards = 1);
+
+  // The collection's shard count, and the shard this node holds.
+  struct Placement {
+    int shards = 1;
+    int shard = 0;
+  };
+  absl::StatusOr<Placement> PlacementOf(std::string_view collection);
+  // Sends `body` to one replica of every shard (each answering once it
+  // applied `log_sequence`) and gathers their answers, by shard.
+  std::vector<absl::StatusOr<std::string>> AskEveryShard(
+      std::string_view collection, ShardCallKind kind, std::string_view body,
+      uint64_t log_sequence, absl::Time deadline);
+  // The same, to the shard holding `external_id`.
+  absl::StatusOr<std::string> AskShardOf(std::string_view collection,
+                                         std::string_view external_id,
+                                         ShardCallKind kind,
+                                         std::string_view body,
+                                         uint64_t log_sequence,
+                                         absl::Time deadline);
 
   // Appends a document prepared here (Collection::Prepare) to the
   // collection's log and waits until this node applied it: its sequence and
   // outcome. With `insert_only_below`, every replica decides dedup-on-write
-  // alike, in log order. UNAVAILABLE when no quorum of NATS servers stored
-  // it by `deadline` (not acknowledged; retried within, it is stored once);
-  // DEADLINE_EXCEEDED when it is in the log but not yet applied here.
+  // alike, in log order; with several shards, this node first asks every
+  // shard at the log's last sequence N and appends only while the log is
+  // still at N (else it asks again). UNAVAILABLE when no quorum of NATS servers
+  // stored it by `deadline` (not acknowledged; retried within, it is stored
+  // once); DEADLINE_EXCEEDED when it is in the log but not yet applied here.
   absl::StatusOr<LoggedWrite> Upsert(std::string_view collection,
                                      const engine::PreparedDocument& doc,
                                      std::optional<double> insert_only_below,
@@ -167,15 +226,38 @@ class ClusterNode {
   // apply it.
   absl::StatusOr<LoggedWrite> Write(Hosted& hosted, LogEntry entry,
                                     absl::Time deadline);
+  // A write's place in the log, or (dedup-on-write across shards) what
+  // blocked it without an append.
+  struct Appending {
+    absl::StatusOr<uint64_t> sequence = absl::UnknownError("not appended");
+    std::optional<LoggedWrite> blocked;
+  };
+  Appending AppendChecked(Hosted& hosted, const LogEntry& entry,
+                          const std::string& bytes, absl::Time deadline);
   std::vector<absl::StatusOr<LoggedWrite>> WriteMany(
       Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline,
       bool* stopped);
-  absl::StatusOr<uint64_t> AppendUntil(std::string_view collection,
-                                       const std::string& bytes,
-                                       const std::string& append_id,
-                                       absl::Time deadline);
+  absl::StatusOr<uint64_t> AppendUntil(
+      std::string_view collection, const std::string& subject,
+      const std::string& bytes, const std::string& append_id,
+      absl::Time deadline,
+      std::optional<uint64_t> expected_last_sequence = std::nullopt);
   void ApplyLoop(Hosted* hosted);
   void WatchRegistry();
+  // On the apply thread, after each entry: reads may wait no longer, and
+  // the entry's writer learns what it did (here, or by a message).
+  void OnApplied(Hosted& hosted, const AppliedEntry& one);
+  // A write's outcome for its writer (filled at most once).
+  void Deliver(const std::string& append_id, LoggedWrite written);
+  void OnOutcome(std::string_view data);
+  // A request for one of this node's shards, from another node.
+  void OnShardRequest(Hosted* hosted, std::string_view data,
+                      const std::string& reply_to);
+  absl::StatusOr<std::string> AnswerShardRequest(Hosted& hosted,
+                                                 std::string_view data);
+  std::vector<absl::StatusOr<std::string>> Ask(
+      Hosted& hosted, std::span<const int> shards, ShardCallKind kind,
+      std::string_view body, uint64_t log_sequence, absl::Time deadline);
 
   engine::Database& db_;
   const ClusterNodeOptions options_;
@@ -191,6 +273,20 @@ class ClusterNode {
   CondVar stop_cv_;
   std::thread registry_watcher_;
   std::atomic<bool> append_failing_{false};  // warned of, not yet recovered
+  // Where other shards' replicas send this node's writes' outcomes.
+  const std::string outcome_subject_;
+  // This node's writes waiting for their outcome, by append id: empty
+  // until a replica of the entry's shard (this node or another) says what
+  // the entry did.
+  Mutex waiting_mu_;
+  CondVar waiting_cv_;
+  std::map<std::string, std::optional<LoggedWrite>, std::less<>> waiting_
+      ABSL_GUARDED_BY(waiting_mu_);
+  // Requests for this node's shards under way (the destructor waits).
+  Mutex requests_mu_;
+  CondVar requests_cv_;
+  int requests_running_ ABSL_GUARDED_BY(requests_mu_) = 0;
+  std::unique_ptr<Subscription> outcomes_;  // last: first to go
 };
 
 }  // namespace neardup::cluster

@@ -8,8 +8,10 @@
 // one JetStreamLog serves every thread; a LogReader is one thread's.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +41,9 @@ struct StreamSpec {
 
 struct AppendOptions {
   // Stored only while the stream's last sequence (over all its subjects)
-  // is this one; FAILED_PRECONDITION otherwise. 0: unconditional (an empty
-  // stream cannot be expected).
-  uint64_t expected_last_sequence = 0;
+  // is this one (0: the stream is empty); FAILED_PRECONDITION otherwise.
+  // nullopt: unconditional.
+  std::optional<uint64_t> expected_last_sequence = std::nullopt;
   // Names the append, so that retrying it after UNAVAILABLE stores it once
   // (within the stream's dedup_window). Empty: no such protection.
   std::string append_id = {};
@@ -74,6 +76,18 @@ class LogReader {
   virtual absl::StatusOr<std::optional<LogRecord>> Next(
       absl::Duration wait) = 0;
 };
+
+// While alive, a subscription's handler is called; once destroyed, it is
+// not called again (a call under way has returned).
+class Subscription {
+ public:
+  virtual ~Subscription() = default;
+};
+// A message of a subscription: its bytes, and where to send the answer
+// ("" when the sender wants none). Called on a NATS thread: hand anything
+// that may wait to another thread.
+using MessageHandler =
+    std::function<void(std::string_view data, std::string reply_to)>;
 
 class JetStreamLog {
  public:
@@ -110,8 +124,26 @@ class JetStreamLog {
 
   // The stream's last sequence (0 while empty); NOT_FOUND for no stream.
   virtual absl::StatusOr<uint64_t> LastSequence(std::string_view stream) = 0;
-  // Reads `subject` of `stream` from `start_sequence` (>= 1) on. The
-  // reader must not outlive this log. FAILED_PRECONDITION (now, or from
+  // Messages between nodes over the log's connection (NATS core: at most
+  // once, to whoever listens now). With a `queue_group`, each message goes
+  // to one of the group's subscribers.
+  virtual absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(
+      std::string_view subject, std::string_view queue_group,
+      MessageHandler handler) = 0;
+  virtual absl::Status Publish(std::string_view subject,
+                               std::string_view data) = 0;
+  // Sends `data` to each subject as a request, at once, and gathers one
+  // answer each: UNAVAILABLE for a subject nobody listens to,
+  // DEADLINE_EXCEEDED for one that did not answer by `deadline`.
+  virtual std::vector<absl::StatusOr<std::string>> RequestEach(
+      std::span<const std::string> subjects, std::string_view data,
+      absl::Time deadline) = 0;
+  // The largest message the NATS servers take (their max_payload).
+  virtual size_t MaxMessageBytes() = 0;
+
+  // Reads `subject` of `stream` from `start_sequence` (>= 1) on (a
+  // wildcard, "<stream>.*", reads every subject). The reader must not
+  // outlive this log. FAILED_PRECONDITION (now, or from
   // Next) when the stream no longer holds what comes after start_sequence
   // (trimmed past it) or ends before it (made anew).
   virtual absl::StatusOr<std::unique_ptr<LogReader>> Read(

@@ -25,6 +25,9 @@ struct LogEntry {
   std::optional<double> insert_only_below;
   // Of an upsert: when it was prepared (Unix microseconds); 0: unknown.
   int64_t unix_micros = 0;
+  // Where the entry's shard sends what applying it did, for a writer that
+  // holds another shard (messages.WriteOutcome); empty: none.
+  std::string outcome_subject;
 
   bool operator==(const LogEntry&) const = default;
 };

@@ -30,17 +30,24 @@ struct AppliedEntry {
   uint64_t sequence = 0;
   const LogEntry* entry = nullptr;
   absl::StatusOr<engine::UpsertOutcome> outcome = engine::UpsertOutcome{};
+  // Of another shard: read, not applied here (outcome says nothing).
+  bool skipped = false;
 };
 // Called on the applying thread, after the entry is stored, for each entry.
 using AppliedListener = std::function<void(const AppliedEntry&)>;
+// Whether an entry is this replica's to apply (its shard's); the others are
+// read and passed over, so that "applied through N" covers every entry.
+using EntryFilter = std::function<bool(const LogEntry&)>;
 
 class ShardApplier {
  public:
-  // Reads `subject` of `stream` after `collection`'s log sequence. `log`
-  // and `collection` must outlive the applier.
+  // Reads `subject` of `stream` after `collection`'s log sequence, and
+  // applies the entries `applies` accepts (null: all). `log` and
+  // `collection` must outlive the applier.
   static absl::StatusOr<std::unique_ptr<ShardApplier>> Create(
       JetStreamLog& log, engine::Collection& collection, std::string stream,
-      std::string subject, AppliedListener on_applied = nullptr);
+      std::string subject, AppliedListener on_applied = nullptr,
+      EntryFilter applies = nullptr);
 
   // Applies the entries that arrive within `wait` (at least one wait for
   // the first); returns how many. A delete of an absent document counts as
@@ -55,7 +62,7 @@ class ShardApplier {
   absl::StatusOr<size_t> ApplyAvailable(absl::Duration wait,
                                         size_t max_entries = SIZE_MAX);
 
-  // The last sequence applied (and recorded) here.
+  // The last sequence applied (and recorded) here, or passed over.
   uint64_t applied_sequence() const { return applied_; }
   // Entries applied that changed nothing (deletes of absent documents).
   size_t refused() const { return refused_; }
@@ -66,11 +73,12 @@ class ShardApplier {
  private:
   ShardApplier(engine::Collection& collection,
                std::unique_ptr<LogReader> reader, uint64_t applied,
-               AppliedListener on_applied)
+               AppliedListener on_applied, EntryFilter applies)
       : collection_(collection),
         reader_(std::move(reader)),
         applied_(applied),
-        on_applied_(std::move(on_applied)) {}
+        on_applied_(std::move(on_applied)),
+        applies_(std::move(applies)) {}
 
   // OK when applied or refused for what the entry holds; the store's own
   // failures otherwise.
@@ -80,6 +88,7 @@ class ShardApplier {
   std::unique_ptr<LogReader> reader_;
   uint64_t applied_;
   const AppliedListener on_applied_;
+  const EntryFilter applies_;
   size_t refused_ = 0;
   uint64_t pending_count_ = 0;
   // Read but not yet applied (the store failed): applied first next time.

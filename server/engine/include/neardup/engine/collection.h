@@ -135,6 +135,10 @@ class Collection {
   // Writes a prepared document to the store, then to the indexes.
   absl::StatusOr<UpsertOutcome> Apply(const PreparedDocument& doc,
                                       const UpsertOptions& options = {});
+  // The documents that would block `doc` under insert_only_below =
+  // `threshold` now (Apply's check, without writing): best first.
+  absl::StatusOr<std::vector<MinHashMatch>> Blocking(
+      const PreparedDocument& doc, double threshold);
   // Plain applies (no insert_only_below) of many documents, in order as if
   // one by one, but written in as few RocksDB batches as the group commit
   // allows. One result per document.
@@ -221,6 +225,9 @@ class Collection {
   void CommitRound(std::span<PendingPut* const> round,
                    absl::FunctionRef<void()> hand_over_lead)
       ABSL_LOCKS_EXCLUDED(write_mu_, index_mu_) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  absl::StatusOr<std::vector<MinHashMatch>> BlockingLocked(
+      const PreparedDocument& doc, double threshold) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, index_mu_);
   absl::StatusOr<std::vector<MinHashMatch>> FindMinHashMatches(
       const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
       double threshold, size_t top_k, IndexQueryStats* stats) const;

@@ -1,0 +1,242 @@
+// ClusterNode between shards: a replica answers requests for its shard
+// (subject ShardSubjectOf, one queue group per shard, so NATS hands each
+// request to one live replica), and a node asks every shard for its callers.
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hosted.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/cluster/cluster_node.h"
+#include "neardup/cluster/log_entry.h"
+#include "neardup/cluster/node_messages.pb.h"
+#include "outcome_codec.h"
+
+namespace neardup::cluster {
+namespace {
+
+namespace pb = ::neardup::cluster::messages;
+
+// Room kept in a NATS message for the reply's envelope.
+constexpr size_t kReplySlackBytes = 4096;
+// How long a shard without a replica answering is asked again, and how
+// often.
+constexpr absl::Duration kNoReplicaGrace = absl::Seconds(2);
+constexpr absl::Duration kNoReplicaRetry = absl::Milliseconds(50);
+// A request's deadline when its asker sent none.
+constexpr absl::Duration kDefaultShardDeadline = absl::Seconds(30);
+
+pb::ShardRequest::Kind KindToProto(ShardCallKind kind) {
+  switch (kind) {
+    case ShardCallKind::kQuery:
+      return pb::ShardRequest::KIND_QUERY;
+    case ShardCallKind::kGet:
+      return pb::ShardRequest::KIND_GET;
+    case ShardCallKind::kCollection:
+      return pb::ShardRequest::KIND_COLLECTION;
+    case ShardCallKind::kBlocking:
+      return pb::ShardRequest::KIND_BLOCKING;
+  }
+  return pb::ShardRequest::KIND_UNSPECIFIED;
+}
+
+absl::StatusOr<ShardCallKind> KindFromProto(pb::ShardRequest::Kind kind) {
+  switch (kind) {
+    case pb::ShardRequest::KIND_QUERY:
+      return ShardCallKind::kQuery;
+    case pb::ShardRequest::KIND_GET:
+      return ShardCallKind::kGet;
+    case pb::ShardRequest::KIND_COLLECTION:
+      return ShardCallKind::kCollection;
+    case pb::ShardRequest::KIND_BLOCKING:
+      return ShardCallKind::kBlocking;
+    default:
+      return absl::UnimplementedError(absl::StrCat("a shard request of kind ",
+                                                   static_cast<int>(kind),
+                                                   " (a newer build's)"));
+  }
+}
+
+}  // namespace
+
+void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
+                                 const std::string& reply_to) {
+  {
+    MutexLock lock(&requests_mu_);
+    ++requests_running_;
+  }
+  auto work = [this, hosted, data = std::string(data), reply_to] {
+    absl::StatusOr<std::string> answer = AnswerShardRequest(*hosted, data);
+    pb::ShardReply reply;
+    if (answer.ok()) {
+      reply.set_body(*std::move(answer));
+    } else {
+      reply.set_code(static_cast<int>(answer.status().code()));
+      reply.set_message(std::string(answer.status().message()));
+    }
+    {
+      MutexLock lock(&hosted->mu);
+      reply.set_applied_sequence(hosted->applied);
+    }
+    if (!reply_to.empty()) {
+      std::string bytes = reply.SerializeAsString();
+      if (bytes.size() > log_->MaxMessageBytes()) {
+        reply.Clear();
+        reply.set_code(static_cast<int>(absl::StatusCode::kResourceExhausted));
+        reply.set_message("the shard's answer outgrew a NATS message");
+        bytes = reply.SerializeAsString();
+      }
+      log_->Publish(reply_to, bytes).IgnoreError();
+    }
+    MutexLock lock(&requests_mu_);
+    --requests_running_;
+    requests_cv_.SignalAll();
+  };
+  if (options_.run) {
+    options_.run(std::move(work));
+  } else {
+    std::thread(std::move(work)).detach();
+  }
+}
+
+absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
+    Hosted& hosted, std::string_view data) {
+  pb::ShardRequest request;
+  if (!request.ParseFromArray(data.data(), static_cast<int>(data.size()))) {
+    return absl::InvalidArgumentError("not a shard request");
+  }
+  ASSIGN_OR_RETURN(const ShardCallKind kind, KindFromProto(request.kind()));
+  const absl::Time deadline =
+      request.deadline_unix_micros() > 0
+          ? absl::FromUnixMicros(request.deadline_unix_micros())
+          : absl::Now() + kDefaultShardDeadline;
+  RETURN_IF_ERROR(WaitApplied(hosted.name, request.log_sequence(), deadline));
+  if (kind == ShardCallKind::kBlocking) {
+    pb::BlockingCheck check;
+    if (!check.ParseFromString(request.body())) {
+      return absl::InvalidArgumentError("not a dedup-on-write check");
+    }
+    ASSIGN_OR_RETURN(const LogEntry entry, DecodeLogEntry(check.entry()));
+    if (!entry.upsert) {
+      return absl::InvalidArgumentError("a dedup-on-write check of a delete");
+    }
+    ASSIGN_OR_RETURN(
+        const std::vector<engine::MinHashMatch> matches,
+        hosted.collection->Blocking(*entry.upsert, check.threshold()));
+    NamedBlocking found;
+    found.count = matches.size();
+    for (const engine::MinHashMatch& match : matches) {
+      if (found.ids.size() >= kBlockingNamed) break;
+      absl::StatusOr<storage::StoredDocument> stored =
+          hosted.collection->GetByInternalId(
+              match.internal_id, storage::DocumentParts::kRecordOnly);
+      if (!stored.ok()) continue;
+      found.matches.push_back(match);
+      found.ids.push_back(stored->external_id);
+    }
+    return EncodeBlocking(found);
+  }
+  if (!options_.shard_service) {
+    return absl::UnimplementedError("this node answers no shard requests");
+  }
+  const size_t max = log_->MaxMessageBytes();
+  return options_.shard_service(
+      {.kind = kind,
+       .collection = hosted.name,
+       .body = request.body(),
+       .deadline = deadline,
+       .max_answer_bytes =
+           max > kReplySlackBytes ? max - kReplySlackBytes : 0});
+}
+
+std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
+    Hosted& hosted, std::span<const int> shards, ShardCallKind kind,
+    std::string_view body, uint64_t log_sequence, absl::Time deadline) {
+  pb::ShardRequest request;
+  request.set_kind(KindToProto(kind));
+  request.set_body(std::string(body));
+  request.set_log_sequence(log_sequence);
+  if (deadline != absl::InfiniteFuture()) {
+    request.set_deadline_unix_micros(absl::ToUnixMicros(deadline));
+  }
+  std::vector<std::string> subjects;
+  for (int shard : shards) {
+    subjects.push_back(ShardSubjectOf(hosted.name, shard));
+  }
+  const absl::Time start = absl::Now();
+  const absl::Time until = std::min(deadline, start + kDefaultShardDeadline);
+  const std::string bytes = request.SerializeAsString();
+  std::vector<absl::StatusOr<std::string>> replies =
+      log_->RequestEach(subjects, bytes, until);
+  // A shard nobody answers for may be between replicas (one restarting,
+  // one catching up): asked again for a moment before it is UNAVAILABLE.
+  const absl::Time grace = std::min(until, start + kNoReplicaGrace);
+  while (true) {
+    std::vector<size_t> again;
+    for (size_t i = 0; i < replies.size(); ++i) {
+      if (absl::IsUnavailable(replies[i].status())) again.push_back(i);
+    }
+    if (again.empty() || absl::Now() + kNoReplicaRetry >= grace) break;
+    absl::SleepFor(kNoReplicaRetry);
+    std::vector<std::string> retried;
+    for (size_t i : again) retried.push_back(subjects[i]);
+    std::vector<absl::StatusOr<std::string>> answers =
+        log_->RequestEach(retried, bytes, until);
+    for (size_t k = 0; k < again.size(); ++k) {
+      replies[again[k]] = std::move(answers[k]);
+    }
+  }
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const std::string where = absl::StrCat(
+        "shard ", shards[i], " of collection \"", hosted.name, "\"");
+    if (!replies[i].ok()) {
+      replies[i] = absl::Status(
+          replies[i].status().code(),
+          absl::StrCat(where, ": ",
+                       absl::IsUnavailable(replies[i].status())
+                           ? std::string("no replica answers")
+                           : std::string(replies[i].status().message())));
+      continue;
+    }
+    pb::ShardReply reply;
+    if (!reply.ParseFromString(*replies[i])) {
+      replies[i] = absl::DataLossError(absl::StrCat(where, ": not a reply"));
+    } else if (reply.code() != 0) {
+      replies[i] = absl::Status(static_cast<absl::StatusCode>(reply.code()),
+                                absl::StrCat(where, ": ", reply.message()));
+    } else {
+      replies[i] = std::move(*reply.mutable_body());
+    }
+  }
+  return replies;
+}
+
+absl::StatusOr<ClusterNode::Placement> ClusterNode::PlacementOf(
+    std::string_view collection) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  return Placement{.shards = hosted->shards, .shard = hosted->shard};
+}
+
+std::vector<absl::StatusOr<std::string>> ClusterNode::AskEveryShard(
+    std::string_view collection, ShardCallKind kind, std::string_view body,
+    uint64_t log_sequence, absl::Time deadline) {
+  absl::StatusOr<Hosted*> hosted = Find(collection);
+  if (!hosted.ok()) return {hosted.status()};
+  std::vector<int> every(static_cast<size_t>((*hosted)->shards));
+  for (size_t k = 0; k < every.size(); ++k) every[k] = static_cast<int>(k);
+  return Ask(**hosted, every, kind, body, log_sequence, deadline);
+}
+
+absl::StatusOr<std::string> ClusterNode::AskShardOf(
+    std::string_view collection, std::string_view external_id,
+    ShardCallKind kind, std::string_view body, uint64_t log_sequence,
+    absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  const int shard[] = {ShardOf(external_id, hosted->shards)};
+  return std::move(
+      Ask(*hosted, shard, kind, body, log_sequence, deadline).front());
+}
+
+}  // namespace neardup::cluster

@@ -1,0 +1,320 @@
+// ClusterNode's writes: entries appended to the shard of their document,
+// dedup-on-write across shards, and each write's outcome back to its
+// writer.
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hosted.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/cluster/cluster_node.h"
+#include "neardup/cluster/log_entry.h"
+#include "neardup/cluster/node_messages.pb.h"
+#include "outcome_codec.h"
+
+namespace neardup::cluster {
+
+absl::StatusOr<uint64_t> ClusterNode::AppendUntil(
+    std::string_view collection, const std::string& subject,
+    const std::string& bytes, const std::string& append_id, absl::Time deadline,
+    std::optional<uint64_t> expected_last_sequence) {
+  while (true) {
+    // No attempt outlasts the deadline: the caller answers UNAVAILABLE in
+    // time, not its client's deadline first.
+    const absl::Time start = absl::Now();
+    const absl::Duration left = deadline - start;
+    absl::StatusOr<Appended> appended =
+        log_->Append(subject, bytes,
+                     {.expected_last_sequence = expected_last_sequence,
+                      .append_id = append_id,
+                      .timeout = std::max(left, absl::Milliseconds(1))});
+    if (options_.on_append) {
+      options_.on_append(absl::Now() - start, appended.ok());
+    }
+    // A conditional append the log refused is no failure of the log.
+    const bool refused = absl::IsFailedPrecondition(appended.status());
+    if (options_.on_warning && !appended.ok() && !refused &&
+        !append_failing_.exchange(true)) {
+      options_.on_warning(absl::StrCat("appending to the log of \"",
+                                       AbslView(collection),
+                                       "\" fails (retried until the write's "
+                                       "deadline): ",
+                                       appended.status().ToString()));
+    } else if (appended.ok() && append_failing_.exchange(false) &&
+               options_.on_warning) {
+      options_.on_warning("appending to the log works again");
+    }
+    if (appended.ok()) return appended->sequence;
+    if (!absl::IsUnavailable(appended.status()) ||
+        deadline - absl::Now() < absl::Milliseconds(150)) {
+      return appended.status();
+    }
+    absl::SleepFor(absl::Milliseconds(100));  // a leader is being elected
+  }
+}
+
+ClusterNode::Appending ClusterNode::AppendChecked(Hosted& hosted,
+                                                  const LogEntry& entry,
+                                                  const std::string& bytes,
+                                                  absl::Time deadline) {
+  const std::string subject =
+      SubjectOf(hosted.name, ShardOf(IdOf(entry), hosted.shards));
+  Appending out;
+  if (hosted.shards == 1 || !entry.insert_only_below) {
+    // One shard: every replica decides dedup-on-write in log order.
+    out.sequence =
+        AppendUntil(hosted.name, subject, bytes, entry.append_id, deadline);
+    return out;
+  }
+  // Several shards: every shard is asked at the log's last sequence N, and
+  // the entry is appended only while the log is still at N, so the check
+  // and the write follow the log's order as one.
+  messages::BlockingCheck check;
+  check.set_entry(bytes);
+  check.set_threshold(*entry.insert_only_below);
+  const std::string body = check.SerializeAsString();
+  std::vector<int> every(static_cast<size_t>(hosted.shards));
+  std::iota(every.begin(), every.end(), 0);
+  while (true) {
+    absl::StatusOr<uint64_t> last = log_->LastSequence(StreamOf(hosted.name));
+    if (!last.ok()) {
+      if (absl::IsUnavailable(last.status()) &&
+          deadline - absl::Now() > absl::Milliseconds(150)) {
+        absl::SleepFor(absl::Milliseconds(100));
+        continue;
+      }
+      out.sequence = last.status();
+      return out;
+    }
+    std::vector<absl::StatusOr<std::string>> answers =
+        Ask(hosted, every, ShardCallKind::kBlocking, body, *last, deadline);
+    std::vector<NamedBlocking> parts;
+    for (size_t k = 0; k < answers.size(); ++k) {
+      absl::StatusOr<NamedBlocking> part =
+          answers[k].ok() ? DecodeBlocking(*answers[k])
+                          : absl::StatusOr<NamedBlocking>(answers[k].status());
+      if (!part.ok()) {
+        // Not checked everywhere: not written (a retry is safe).
+        out.sequence = absl::UnavailableError(absl::StrCat(
+            "dedup-on-write could not ask shard ", k, " of collection \"",
+            hosted.name, "\": ", part.status().message()));
+        return out;
+      }
+      parts.push_back(*std::move(part));
+    }
+    NamedBlocking blocking = MergeBlocking(std::move(parts));
+    if (blocking.count > 0) {
+      LoggedWrite blocked;
+      blocked.sequence = *last;  // what the decision saw
+      blocked.outcome.blocking = std::move(blocking.matches);
+      blocked.blocking_ids = std::move(blocking.ids);
+      blocked.blocking_count = blocking.count;
+      out.blocked = std::move(blocked);
+      return out;
+    }
+    absl::StatusOr<uint64_t> appended = AppendUntil(
+        hosted.name, subject, bytes, entry.append_id, deadline, *last);
+    if (absl::IsFailedPrecondition(appended.status()) &&
+        absl::Now() < deadline) {
+      continue;  // another write came first: ask again
+    }
+    out.sequence = std::move(appended);
+    return out;
+  }
+}
+
+absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,
+                                               absl::Time deadline) {
+  std::vector<LogEntry> one;
+  one.push_back(std::move(entry));
+  return std::move(
+      WriteMany(hosted, std::move(one), deadline, nullptr).front());
+}
+
+std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
+    Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline,
+    bool* stopped) {
+  const size_t n = entries.size();
+  std::vector<absl::StatusOr<LoggedWrite>> results(
+      n, absl::UnknownError("not written"));
+  std::vector<std::string> bytes(n);
+  std::vector<bool> encoded(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    LogEntry& entry = entries[i];
+    entry.collection = hosted.name;
+    {
+      MutexLock lock(&mu_);
+      entry.append_id = absl::StrCat(options_.node_id, "-", incarnation_, "-",
+                                     next_append_++);
+    }
+    // A writer holding another shard hears the outcome from that shard.
+    if (ShardOf(IdOf(entry), hosted.shards) != hosted.shard) {
+      entry.outcome_subject = outcome_subject_;
+    }
+    absl::StatusOr<std::string> encoding = EncodeLogEntry(entry);
+    if (!encoding.ok()) {
+      results[i] = encoding.status();
+      continue;
+    }
+    bytes[i] = *std::move(encoding);
+    encoded[i] = true;
+  }
+  {
+    MutexLock lock(&waiting_mu_);
+    for (size_t i = 0; i < n; ++i) {
+      if (encoded[i]) waiting_.emplace(entries[i].append_id, std::nullopt);
+    }
+  }
+  // Appended one after another, in order, then waited for together. Once
+  // an append fails the rest are not tried: a later one must not land
+  // before an earlier one is retried (a retried near-duplicate would then
+  // block the wrong one), and with the log unavailable each would wait out
+  // the deadline. Only an entry refused for itself (too large) is passed.
+  std::vector<Appending> appends(n);
+  absl::Status stop;
+  for (size_t i = 0; i < n; ++i) {
+    if (!encoded[i]) continue;
+    if (!stop.ok()) {
+      appends[i].sequence = stop;
+      continue;
+    }
+    appends[i] = AppendChecked(hosted, entries[i], bytes[i], deadline);
+    const absl::Status& failed = appends[i].sequence.status();
+    if (!appends[i].blocked && !failed.ok() &&
+        !absl::IsInvalidArgument(failed)) {
+      stop = absl::UnavailableError(
+          absl::StrCat("not written: an earlier write of the batch was not "
+                       "appended (",
+                       failed.message(), ")"));
+      if (stopped != nullptr) *stopped = true;
+    }
+  }
+  const auto until = SteadyUntil(deadline);
+  std::vector<std::optional<LoggedWrite>> outcomes(n);
+  {
+    MutexLock lock(&waiting_mu_);
+    for (size_t i = 0; i < n; ++i) {
+      if (!encoded[i]) continue;
+      auto it = waiting_.find(entries[i].append_id);
+      if (appends[i].sequence.ok()) {
+        while (!it->second.has_value() &&
+               waiting_cv_.WaitUntil(&waiting_mu_, until)) {
+        }
+      }
+      outcomes[i] = std::move(it->second);
+      waiting_.erase(it);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!encoded[i]) continue;
+    if (appends[i].blocked) {
+      results[i] = *std::move(appends[i].blocked);
+    } else if (!appends[i].sequence.ok()) {
+      results[i] = appends[i].sequence.status();
+    } else if (!outcomes[i].has_value()) {
+      const bool here = entries[i].outcome_subject.empty();
+      std::string applied_here;
+      if (here) {
+        MutexLock lock(&hosted.mu);
+        applied_here = absl::StrCat(
+            " (applied ", hosted.applied, ")",
+            hosted.failure.ok() ? std::string()
+                                : absl::StrCat(": ", hosted.failure.message()));
+      }
+      results[i] = absl::DeadlineExceededError(absl::StrCat(
+          "the write is in the log of collection \"", hosted.name,
+          "\" at sequence ", *appends[i].sequence,
+          here ? " but this node has not applied it yet"
+               : absl::StrCat(" but no replica of shard ",
+                              ShardOf(IdOf(entries[i]), hosted.shards),
+                              " told what it did yet"),
+          applied_here));
+    } else if (!outcomes[i]->failure.ok()) {
+      results[i] = outcomes[i]->failure;
+    } else {
+      results[i] = *std::move(outcomes[i]);
+    }
+  }
+  return results;
+}
+
+void ClusterNode::Deliver(const std::string& append_id, LoggedWrite written) {
+  MutexLock lock(&waiting_mu_);
+  auto it = waiting_.find(append_id);
+  // Its writer gave up meanwhile, or another replica told first.
+  if (it == waiting_.end() || it->second.has_value()) return;
+  it->second = std::move(written);
+  waiting_cv_.SignalAll();
+}
+
+void ClusterNode::OnOutcome(std::string_view data) {
+  absl::StatusOr<std::pair<std::string, LoggedWrite>> outcome =
+      DecodeOutcome(data);
+  if (!outcome.ok()) return;  // not ours to read: the writer times out
+  Deliver(outcome->first, std::move(outcome->second));
+}
+
+std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::UpsertMany(
+    std::string_view collection, std::span<const UpsertItem> items,
+    absl::Time deadline, bool* stopped) {
+  absl::StatusOr<Hosted*> hosted = Find(collection);
+  if (!hosted.ok()) {
+    return std::vector<absl::StatusOr<LoggedWrite>>(items.size(),
+                                                    hosted.status());
+  }
+  std::vector<absl::StatusOr<LoggedWrite>> results(
+      items.size(), absl::UnknownError("not written"));
+  std::vector<LogEntry> entries;
+  std::vector<size_t> at;
+  const int64_t now = absl::ToUnixMicros(absl::Now());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].insert_only_below) {
+      // Checked here: an entry every replica refuses would stop them all.
+      absl::Status valid = (*hosted)->collection->CheckThreshold(
+          *items[i].insert_only_below, "insert_only_below");
+      if (!valid.ok()) {
+        results[i] = valid;
+        continue;
+      }
+    }
+    LogEntry& entry = entries.emplace_back();
+    entry.upsert = *items[i].doc;
+    entry.insert_only_below = items[i].insert_only_below;
+    entry.unix_micros = now;
+    at.push_back(i);
+  }
+  std::vector<absl::StatusOr<LoggedWrite>> written =
+      WriteMany(**hosted, std::move(entries), deadline, stopped);
+  for (size_t k = 0; k < at.size(); ++k) results[at[k]] = std::move(written[k]);
+  return results;
+}
+
+absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
+    std::string_view collection, const engine::PreparedDocument& doc,
+    std::optional<double> insert_only_below, absl::Time deadline) {
+  const UpsertItem item{.doc = &doc, .insert_only_below = insert_only_below};
+  return std::move(UpsertMany(collection, {&item, 1}, deadline).front());
+}
+
+absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
+    std::string_view collection, const engine::DocumentInput& input,
+    absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  ASSIGN_OR_RETURN(const engine::PreparedDocument doc,
+                   hosted->collection->Prepare(input));
+  return Upsert(collection, doc, std::nullopt, deadline);
+}
+
+absl::StatusOr<LoggedWrite> ClusterNode::Delete(std::string_view collection,
+                                                std::string_view external_id,
+                                                absl::Time deadline) {
+  ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  LogEntry entry;
+  entry.delete_id = std::string(external_id);
+  return Write(*hosted, std::move(entry), deadline);
+}
+
+}  // namespace neardup::cluster

@@ -1,0 +1,60 @@
+#ifndef NEARDUP_CLUSTER_SRC_HOSTED_H_
+#define NEARDUP_CLUSTER_SRC_HOSTED_H_
+
+// A collection a ClusterNode hosts (cluster_node*.cc): its local replica of
+// one shard, the applier of its log and the thread running it.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/time/time.h"
+#include "neardup/base/sync.h"
+#include "neardup/cluster/cluster_node.h"
+#include "neardup/cluster/shard_applier.h"
+
+namespace neardup::cluster {
+
+struct ClusterNode::Hosted {
+  std::string name;
+  int shards = 1;
+  int shard = 0;  // the one this node holds
+  std::shared_ptr<engine::Collection> collection;
+  std::unique_ptr<ShardApplier> applier;  // the apply thread's only
+  std::atomic<bool> stop{false};
+  Mutex mu;
+  CondVar applied_cv;
+  // Every entry through this one is applied here or passed over (another
+  // shard's).
+  uint64_t applied ABSL_GUARDED_BY(mu) = 0;
+  uint64_t pending ABSL_GUARDED_BY(mu) = 0;  // as the applier last saw it
+  absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
+  // Requests for this shard from other nodes, once caught up (a
+  // collection of several shards).
+  std::unique_ptr<Subscription> served ABSL_GUARDED_BY(mu);
+  std::thread thread;
+};
+
+// A steady-clock time for `deadline`, at most a day away (an infinite one
+// would overflow).
+inline std::chrono::steady_clock::time_point SteadyUntil(absl::Time deadline) {
+  const absl::Duration left =
+      std::clamp(deadline - absl::Now(), absl::ZeroDuration(), absl::Hours(24));
+  return std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(left);
+}
+
+// The subject a shard's replicas answer requests on, in one queue group.
+std::string ShardSubjectOf(std::string_view collection, int shard);
+inline constexpr char kReplicasQueue[] = "replicas";
+
+// The external id an entry writes.
+inline const std::string& IdOf(const LogEntry& entry) {
+  return entry.upsert ? entry.upsert->external_id : *entry.delete_id;
+}
+
+}  // namespace neardup::cluster
+
+#endif  // NEARDUP_CLUSTER_SRC_HOSTED_H_
