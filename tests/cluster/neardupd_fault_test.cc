@@ -92,9 +92,15 @@ class NeardupdFaultTest : public ::testing::Test {
 
   // Writes documents "w<k>" through whichever node is up, in BulkUpsert
   // streams of 100 items, until stopped; records what was acknowledged.
+  // At most kWriteRate documents a second: a steady load, whose log fits
+  // the test's NATS servers however fast appends get.
   void Write() {
+    constexpr int kWriteRate = 1500;
+    const absl::Time start = absl::Now();
     int next = 0;
     for (int stream = 0; !stop_.load(); ++stream) {
+      const absl::Time due = start + absl::Seconds(next) / kWriteRate;
+      if (absl::Now() < due) absl::SleepFor(due - absl::Now());
       int node = stream % 2;
       if (down_[node].load()) node = 1 - node;
       client::Client client = Connect(nodes_[node]);

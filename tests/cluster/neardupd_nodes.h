@@ -23,14 +23,15 @@ class NeardupdNodes {
   NeardupdNodes(std::string dir, std::vector<std::string> ids)
       : dir_(std::move(dir)), ids_(std::move(ids)) {}
 
-  // Starts every node on `nats` with `extra_flags`; true once all serve
-  // (each has caught up with the log).
+  // Starts every node on `nats` with `extra_flags` (node i as shard index
+  // i); true once all serve (each has caught up with the log).
   bool StartAll(const NatsCluster& nats,
                 const std::vector<std::string>& extra_flags = {}) {
-    for (const std::string& id : ids_) {
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      const std::string& id = ids_[i];
       std::vector<std::string> flags = {
           "--cluster-nats=" + absl::StrJoin(nats.Urls(), ","),
-          "--node-id=" + id};
+          "--node-id=" + id, absl::StrCat("--cluster-shard-index=", i)};
       flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
       const std::string data = absl::StrCat(dir_, "/", id);
       nodes_.push_back(

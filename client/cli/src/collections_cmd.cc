@@ -158,6 +158,9 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
   create->add_flag("--hnsw", c.hnsw,
                    "semantic queries walk HNSW graphs (approximate, faster on "
                    "large collections) instead of scoring every vector");
+  create->add_option("--cluster-shards", cmd->cluster_shards,
+                     "in a cluster: shards holding the documents, fixed at "
+                     "creation (default 1; docs/cluster.md)");
   commands.push_back(create);
   commands.push_back(collections->add_subcommand("list", "list collections"));
   CLI::App* get = collections->add_subcommand("get", "show one collection");
@@ -179,6 +182,7 @@ absl::Status RunCollectionsCommand(std::string_view verb,
     v1::CreateCollectionRequest request;
     request.set_name(cmd.collection_name);
     *request.mutable_config() = CollectionConfigRequest(cmd.config);
+    request.set_cluster_shards(cmd.cluster_shards);
     ASSIGN_OR_RETURN(v1::Collection created, client.CreateCollection(request));
     if (cmd.server.json) return PrintJson(created, out);
     out << "created ";

@@ -22,6 +22,10 @@ CLI::App* AddExportCommand(CLI::App* app, ServerCommands* cmd) {
   export_cmd->add_flag("--with-signatures", cmd->with_signatures,
                        "also write each document's signatures and their "
                        "config hashes (an import then needs no text)");
+  export_cmd->add_flag("--replica-only", cmd->replica_only,
+                       "in a cluster: only the documents of the node asked "
+                       "(its replica of one shard); needed for a collection "
+                       "of several shards");
   export_cmd->add_option("--output,-o", cmd->output,
                          "write the JSONL here instead of stdout");
 
@@ -44,6 +48,7 @@ absl::Status RunExport(const ServerCommands& cmd, std::ostream& stdout_stream) {
   v1::ExportRequest request;
   request.set_collection(cmd.collection);
   request.set_with_signatures(cmd.with_signatures);
+  request.set_replica_only(cmd.replica_only);
   const auto start = std::chrono::steady_clock::now();
   uint64_t documents = 0;
   RETURN_IF_ERROR(client.Export(

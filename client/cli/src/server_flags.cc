@@ -64,7 +64,9 @@ absl::Status PrintJson(const google::protobuf::Message& message,
 
 void PrintCollection(const v1::Collection& c, std::ostream& out) {
   const v1::FingerprintConfig& config = c.config();
-  out << c.name() << ": " << c.document_count() << " documents\n"
+  out << c.name() << ": " << c.document_count() << " documents";
+  if (c.cluster_shards() > 1) out << " in " << c.cluster_shards() << " shards";
+  out << "\n"
       << "  minhash: H=" << config.num_perm()
       << " shingle_k=" << config.shingle_k()
       << " tokenizer=" << config.tokenizer()

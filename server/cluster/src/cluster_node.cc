@@ -52,6 +52,10 @@ absl::StatusOr<Registered> DecodeRegistered(std::string_view name,
   if (!registered.ParseFromArray(bytes.data(),
                                  static_cast<int>(bytes.size())) ||
       registered.shards() < 1 || registered.shards() > kMaxShards) {
+    // Registered by a build before shards: the config alone, one shard.
+    absl::StatusOr<CollectionConfig> config =
+        storage::DecodeCollectionConfig(bytes);
+    if (config.ok()) return Registered{*std::move(config), 1};
     return absl::DataLossError(
         absl::StrCat(where, ": not a registry entry of this build"));
   }
@@ -130,29 +134,38 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
 ClusterNode::~ClusterNode() {
   {
     MutexLock lock(&mu_);
-    stopping_ = true;
+    stopping_ = true;  // nothing is hosted from now on
     stop_cv_.SignalAll();
   }
   if (registry_watcher_.joinable()) registry_watcher_.join();
-  std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted;
+  std::vector<Hosted*> all;
   {
     MutexLock lock(&mu_);
-    hosted.swap(hosted_);
+    for (const auto& [name, one] : hosted_) all.push_back(one.get());
   }
-  for (auto& [name, one] : hosted) one->stop = true;
-  for (auto& [name, one] : hosted) {
-    if (one->thread.joinable()) one->thread.join();
+  // First no new request for a shard, and the ones waiting for the log
+  // give up; then the appliers stop.
+  for (Hosted* one : all) {
     std::unique_ptr<Subscription> served;
     {
       MutexLock lock(&one->mu);
       served = std::move(one->served);
+      one->stop = true;
+      one->applied_cv.SignalAll();
     }
-    served.reset();  // no request for it starts after this
+    served.reset();
   }
   outcomes_.reset();
-  // Requests under way use the hosted collections.
-  MutexLock lock(&requests_mu_);
-  while (requests_running_ > 0) requests_cv_.Wait(&requests_mu_);
+  {
+    MutexLock lock(&requests_mu_);
+    while (requests_running_ > 0) requests_cv_.Wait(&requests_mu_);
+  }
+  for (Hosted* one : all) {
+    if (one->thread.joinable()) one->thread.join();
+  }
+  std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted;
+  MutexLock lock(&mu_);
+  hosted.swap(hosted_);
 }
 
 absl::Status ClusterNode::CreateCollection(std::string_view name,
@@ -208,13 +221,28 @@ absl::Status ClusterNode::HostRegistered() {
 absl::Status ClusterNode::LookUpUnhosted(std::string_view name) {
   // One lookup at a time: requests naming collections that do not exist
   // cannot hold many threads on the registry (seconds each while the log
-  // is down).
-  if (!lookup_mu_.TryLock()) {
-    return absl::NotFoundError(
-        absl::StrCat("collection \"", AbslView(name), "\" is not hosted here"));
+  // is down). Requests naming one created elsewhere a moment ago (many at
+  // once: a bulk write's items) wait for the lookup under way.
+  {
+    MutexLock lock(&lookup_mu_);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (looking_up_) {
+      if (!lookup_cv_.WaitUntil(&lookup_mu_, until) && looking_up_) {
+        return absl::NotFoundError(absl::StrCat("collection \"", AbslView(name),
+                                                "\" is not hosted here"));
+      }
+    }
+    {
+      MutexLock hosted_lock(&mu_);
+      if (hosted_.contains(name)) return absl::OkStatus();
+    }
+    looking_up_ = true;
   }
   absl::Status hosted = HostNamed(name);
-  lookup_mu_.Unlock();
+  MutexLock lock(&lookup_mu_);
+  looking_up_ = false;
+  lookup_cv_.SignalAll();
   return hosted;
 }
 
@@ -292,6 +320,9 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
   {
     MutexLock lock(&mu_);
     if (hosted_.contains(name)) return absl::OkStatus();
+    if (stopping_) {
+      return absl::UnavailableError("this cluster node is stopping");
+    }
   }
   StreamSpec spec{.name = StreamOf(name),
                   .subjects = {},
@@ -365,11 +396,19 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
   {
     MutexLock lock(&hosted->mu);
     hosted->applied = hosted->applier->applied_sequence();
+    hosted->recent_after = hosted->applied;
   }
   MutexLock lock(&mu_);
+  if (stopping_) return absl::UnavailableError("this cluster node is stopping");
   hosted_.emplace(std::string(name), std::move(hosted));
   raw->thread = std::thread([this, raw] { ApplyLoop(raw); });
   return absl::OkStatus();
+}
+
+bool ClusterNode::CaughtUp(const Hosted& hosted) {
+  // The reader's count says 0 also when it could not read at all.
+  absl::StatusOr<uint64_t> last = log_->LastSequence(StreamOf(hosted.name));
+  return last.ok() && *last <= hosted.applier->applied_sequence();
 }
 
 void ClusterNode::ApplyLoop(Hosted* hosted) {
@@ -394,8 +433,15 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
       hosted->applied = sequence;
       hosted->applied_cv.SignalAll();
     }
-    if (hosted->shards > 1 && hosted->served == nullptr && applied.ok() &&
-        hosted->pending == 0) {
+    if (hosted->shards > 1 && hosted->served != nullptr && !applied.ok()) {
+      // Stalled: the shard's other replicas answer meanwhile.
+      std::unique_ptr<Subscription> served = std::move(hosted->served);
+      hosted->mu.Unlock();
+      served.reset();
+      hosted->mu.Lock();
+    }
+    if (hosted->shards > 1 && hosted->served == nullptr && !hosted->stop &&
+        applied.ok() && hosted->pending == 0 && CaughtUp(*hosted)) {
       // Caught up: this replica now answers for its shard.
       absl::StatusOr<std::unique_ptr<Subscription>> served = log_->Subscribe(
           ShardSubjectOf(hosted->name, hosted->shard), kReplicasQueue,
@@ -426,6 +472,9 @@ absl::StatusOr<ClusterNode::Hosted*> ClusterNode::Find(
     MutexLock lock(&mu_);
     auto it = hosted_.find(collection);
     if (it != hosted_.end()) return it->second.get();
+    if (stopping_) {
+      return absl::UnavailableError("this cluster node is stopping");
+    }
   }
   // Registered elsewhere a moment ago, or being hosted by another call.
   RETURN_IF_ERROR(LookUpUnhosted(collection));
@@ -442,6 +491,16 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
   {
     MutexLock lock(&hosted.mu);
     hosted.applied = std::max(hosted.applied, one.sequence);
+    if (hosted.shards > 1 && one.entry->upsert) {
+      engine::PreparedDocument doc = *one.entry->upsert;
+      doc.text.reset();  // not compared
+      doc.embedding.reset();
+      hosted.recent.emplace_back(one.sequence, std::move(doc));
+      if (hosted.recent.size() > kRecentUpserts) {
+        hosted.recent_after = hosted.recent.front().first;
+        hosted.recent.pop_front();
+      }
+    }
     hosted.applied_cv.SignalAll();
   }
   if (one.skipped) return;
@@ -486,17 +545,26 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
 absl::Status ClusterNode::WaitApplied(std::string_view collection,
                                       uint64_t sequence, absl::Time deadline) {
   ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
+  return WaitAppliedOn(*hosted, sequence, deadline);
+}
+
+absl::Status ClusterNode::WaitAppliedOn(Hosted& hosted, uint64_t sequence,
+                                        absl::Time deadline) {
   const auto until = SteadyUntil(deadline);
-  MutexLock lock(&hosted->mu);
-  while (hosted->applied < sequence) {
-    if (!hosted->applied_cv.WaitUntil(&hosted->mu, until) &&
-        hosted->applied < sequence) {
+  MutexLock lock(&hosted.mu);
+  while (hosted.applied < sequence) {
+    if (hosted.stop) {
+      return absl::UnavailableError(absl::StrCat("collection \"", hosted.name,
+                                                 "\": this node is stopping"));
+    }
+    if (!hosted.applied_cv.WaitUntil(&hosted.mu, until) &&
+        hosted.applied < sequence) {
       return absl::DeadlineExceededError(absl::StrCat(
-          "collection \"", hosted->name, "\" applied ", hosted->applied, " of ",
+          "collection \"", hosted.name, "\" applied ", hosted.applied, " of ",
           sequence, " here",
-          hosted->failure.ok()
+          hosted.failure.ok()
               ? std::string()
-              : absl::StrCat(" (", hosted->failure.message(), ")")));
+              : absl::StrCat(" (", hosted.failure.message(), ")")));
     }
   }
   return absl::OkStatus();

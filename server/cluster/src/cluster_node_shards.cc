@@ -67,8 +67,8 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
     MutexLock lock(&requests_mu_);
     ++requests_running_;
   }
-  auto work = [this, hosted, data = std::string(data), reply_to] {
-    absl::StatusOr<std::string> answer = AnswerShardRequest(*hosted, data);
+  auto answer_with = [this, hosted,
+                      reply_to](absl::StatusOr<std::string> answer) {
     pb::ShardReply reply;
     if (answer.ok()) {
       reply.set_body(*std::move(answer));
@@ -94,10 +94,14 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
     --requests_running_;
     requests_cv_.SignalAll();
   };
-  if (options_.run) {
-    options_.run(std::move(work));
-  } else {
+  auto work = [this, hosted, data = std::string(data), answer_with] {
+    answer_with(AnswerShardRequest(*hosted, data));
+  };
+  if (!options_.run) {
     std::thread(std::move(work)).detach();
+  } else if (!options_.run(work)) {
+    answer_with(absl::ResourceExhaustedError(
+        "this replica is busy (its queue of shard requests is full)"));
   }
 }
 
@@ -112,7 +116,7 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
       request.deadline_unix_micros() > 0
           ? absl::FromUnixMicros(request.deadline_unix_micros())
           : absl::Now() + kDefaultShardDeadline;
-  RETURN_IF_ERROR(WaitApplied(hosted.name, request.log_sequence(), deadline));
+  RETURN_IF_ERROR(WaitAppliedOn(hosted, request.log_sequence(), deadline));
   if (kind == ShardCallKind::kBlocking) {
     pb::BlockingCheck check;
     if (!check.ParseFromString(request.body())) {

@@ -71,59 +71,122 @@ ClusterNode::Appending ClusterNode::AppendChecked(Hosted& hosted,
   }
   // Several shards: every shard is asked at the log's last sequence N, and
   // the entry is appended only while the log is still at N, so the check
-  // and the write follow the log's order as one.
-  messages::BlockingCheck check;
-  check.set_entry(bytes);
-  check.set_threshold(*entry.insert_only_below);
-  const std::string body = check.SerializeAsString();
-  std::vector<int> every(static_cast<size_t>(hosted.shards));
-  std::iota(every.begin(), every.end(), 0);
+  // and the write follow the log's order as one. When other writes came
+  // first, they are compared with the document here; only one that might
+  // block it sends the check to the shards again.
+  const std::string stream = StreamOf(hosted.name);
+  // Room to answer before the write's deadline: not written, said in time.
+  const absl::Time give_up = deadline - absl::Milliseconds(150);
+  bool ask_shards = true;
+  uint64_t at = 0;
   while (true) {
-    absl::StatusOr<uint64_t> last = log_->LastSequence(StreamOf(hosted.name));
+    if (absl::Now() >= give_up) {
+      out.sequence = absl::AbortedError(absl::StrCat(
+          "not written: other writes to collection \"", hosted.name,
+          "\" kept coming before this dedup-on-write could be decided; "
+          "retry"));
+      return out;
+    }
+    absl::StatusOr<uint64_t> last = log_->LastSequence(stream);
     if (!last.ok()) {
-      if (absl::IsUnavailable(last.status()) &&
-          deadline - absl::Now() > absl::Milliseconds(150)) {
+      if (absl::IsUnavailable(last.status()) && absl::Now() < give_up) {
         absl::SleepFor(absl::Milliseconds(100));
         continue;
       }
       out.sequence = last.status();
       return out;
     }
-    std::vector<absl::StatusOr<std::string>> answers =
-        Ask(hosted, every, ShardCallKind::kBlocking, body, *last, deadline);
-    std::vector<NamedBlocking> parts;
-    for (size_t k = 0; k < answers.size(); ++k) {
-      absl::StatusOr<NamedBlocking> part =
-          answers[k].ok() ? DecodeBlocking(*answers[k])
-                          : absl::StatusOr<NamedBlocking>(answers[k].status());
-      if (!part.ok()) {
-        // Not checked everywhere: not written (a retry is safe).
-        out.sequence = absl::UnavailableError(absl::StrCat(
-            "dedup-on-write could not ask shard ", k, " of collection \"",
-            hosted.name, "\": ", part.status().message()));
+    if (!ask_shards && *last > at) {
+      // Written since the check: compared here.
+      absl::StatusOr<bool> clear =
+          NoneMayBlock(hosted, entry, at, *last, give_up);
+      ask_shards = !clear.ok() || !*clear;
+    }
+    at = *last;
+    if (ask_shards) {
+      absl::StatusOr<NamedBlocking> blocking =
+          CheckShards(hosted, bytes, *entry.insert_only_below, at, deadline);
+      if (!blocking.ok()) {
+        out.sequence = blocking.status();
         return out;
       }
-      parts.push_back(*std::move(part));
+      if (blocking->count > 0) {
+        LoggedWrite blocked;
+        blocked.sequence = at;  // what the decision saw
+        blocked.outcome.blocking = std::move(blocking->matches);
+        blocked.blocking_ids = std::move(blocking->ids);
+        blocked.blocking_count = blocking->count;
+        out.blocked = std::move(blocked);
+        return out;
+      }
+      ask_shards = false;
     }
-    NamedBlocking blocking = MergeBlocking(std::move(parts));
-    if (blocking.count > 0) {
-      LoggedWrite blocked;
-      blocked.sequence = *last;  // what the decision saw
-      blocked.outcome.blocking = std::move(blocking.matches);
-      blocked.blocking_ids = std::move(blocking.ids);
-      blocked.blocking_count = blocking.count;
-      out.blocked = std::move(blocked);
+    absl::StatusOr<uint64_t> appended =
+        AppendUntil(hosted.name, subject, bytes, entry.append_id, deadline, at);
+    if (!absl::IsFailedPrecondition(appended.status())) {
+      out.sequence = std::move(appended);
       return out;
     }
-    absl::StatusOr<uint64_t> appended = AppendUntil(
-        hosted.name, subject, bytes, entry.append_id, deadline, *last);
-    if (absl::IsFailedPrecondition(appended.status()) &&
-        absl::Now() < deadline) {
-      continue;  // another write came first: ask again
-    }
-    out.sequence = std::move(appended);
-    return out;
+    // Another write came first: what it wrote is looked at next round.
   }
+}
+
+absl::StatusOr<NamedBlocking> ClusterNode::CheckShards(Hosted& hosted,
+                                                       const std::string& bytes,
+                                                       double threshold,
+                                                       uint64_t sequence,
+                                                       absl::Time deadline) {
+  messages::BlockingCheck check;
+  check.set_entry(bytes);
+  check.set_threshold(threshold);
+  std::vector<int> every(static_cast<size_t>(hosted.shards));
+  std::iota(every.begin(), every.end(), 0);
+  std::vector<absl::StatusOr<std::string>> answers =
+      Ask(hosted, every, ShardCallKind::kBlocking, check.SerializeAsString(),
+          sequence, deadline);
+  std::vector<NamedBlocking> parts;
+  for (size_t k = 0; k < answers.size(); ++k) {
+    absl::StatusOr<NamedBlocking> part =
+        answers[k].ok() ? DecodeBlocking(*answers[k])
+                        : absl::StatusOr<NamedBlocking>(answers[k].status());
+    if (!part.ok()) {
+      // Not checked everywhere: not written. A shard out of reach (or out
+      // of time) is UNAVAILABLE, safe to retry; a refusal passes as it is.
+      const absl::Status& why = part.status();
+      const absl::StatusCode code = absl::IsDeadlineExceeded(why)
+                                        ? absl::StatusCode::kUnavailable
+                                        : why.code();
+      return absl::Status(code,
+                          absl::StrCat("not written: dedup-on-write could not "
+                                       "be checked: ",
+                                       why.message()));
+    }
+    parts.push_back(*std::move(part));
+  }
+  return MergeBlocking(std::move(parts));
+}
+
+absl::StatusOr<bool> ClusterNode::NoneMayBlock(Hosted& hosted,
+                                               const LogEntry& entry,
+                                               uint64_t after, uint64_t through,
+                                               absl::Time deadline) {
+  // This node reads every entry of the collection (its applier passes over
+  // other shards'): the upserts since `after` are in its recent ones once
+  // it applied `through`.
+  RETURN_IF_ERROR(WaitAppliedOn(hosted, through, deadline));
+  MutexLock lock(&hosted.mu);
+  if (hosted.recent_after > after) {
+    return absl::OutOfRangeError("not among the recent upserts any more");
+  }
+  for (auto it = hosted.recent.rbegin(); it != hosted.recent.rend(); ++it) {
+    if (it->first <= after) break;
+    if (it->first > through) continue;
+    if (hosted.collection->MayBlock(*entry.upsert, it->second,
+                                    *entry.insert_only_below)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 absl::StatusOr<LoggedWrite> ClusterNode::Write(Hosted& hosted, LogEntry entry,

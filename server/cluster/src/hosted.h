@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -35,6 +36,13 @@ struct ClusterNode::Hosted {
   // Requests for this shard from other nodes, once caught up (a
   // collection of several shards).
   std::unique_ptr<Subscription> served ABSL_GUARDED_BY(mu);
+  // Of a collection of several shards: the documents of the latest upserts
+  // of every shard (text left out), by sequence, for dedup-on-write to
+  // compare with what was written since its check. Every upsert after
+  // `recent_after` is here.
+  std::deque<std::pair<uint64_t, engine::PreparedDocument>> recent
+      ABSL_GUARDED_BY(mu);
+  uint64_t recent_after ABSL_GUARDED_BY(mu) = 0;
   std::thread thread;
 };
 
@@ -45,6 +53,9 @@ inline std::chrono::steady_clock::time_point SteadyUntil(absl::Time deadline) {
       std::clamp(deadline - absl::Now(), absl::ZeroDuration(), absl::Hours(24));
   return std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(left);
 }
+
+// Upserts a node keeps of a collection of several shards (Hosted::recent).
+inline constexpr size_t kRecentUpserts = 4096;
 
 // The subject a shard's replicas answer requests on, in one queue group.
 std::string ShardSubjectOf(std::string_view collection, int shard);

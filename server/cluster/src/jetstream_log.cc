@@ -3,6 +3,9 @@
 #include <nats/nats.h>
 
 #include <algorithm>
+#include <chrono>
+#include <deque>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -36,9 +39,6 @@ using Connection =
     std::unique_ptr<natsConnection,
                     Deleter<natsConnection, natsConnection_Destroy>>;
 using Context = std::unique_ptr<jsCtx, Deleter<jsCtx, jsCtx_Destroy>>;
-using Subscription =
-    std::unique_ptr<natsSubscription,
-                    Deleter<natsSubscription, natsSubscription_Destroy>>;
 using Message = std::unique_ptr<natsMsg, Deleter<natsMsg, natsMsg_Destroy>>;
 
 int64_t Millis(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
@@ -90,16 +90,93 @@ absl::Status FromNats(natsStatus status, jsErrCode js_error,
   }
 }
 
+// nats.c 3.4.1 (Debian 12's) finds a message's subscription in its read
+// loop, lets go of the connection's lock, then locks the subscription: one
+// freed in between by another thread is used after free (nats.c #637, fixed
+// in later releases), which wedges or crashes the connection. So
+// subscriptions are unsubscribed first and freed a while later, on a thread
+// of their own (unsubscribing a JetStream one deletes its consumer, a
+// request that may wait).
+class Graveyard {
+ public:
+  Graveyard() : thread_([this] { Run(); }) {}
+  // Frees what is left: the connection is closed by then.
+  ~Graveyard() {
+    {
+      MutexLock lock(&mu_);
+      stopping_ = true;
+      cv_.SignalAll();
+    }
+    thread_.join();
+    for (const Grave& grave : graves_) natsSubscription_Destroy(grave.sub);
+  }
+
+  // `sub` is not read from again. `unsubscribed`: the caller unsubscribed
+  // it (and waited for its handler); otherwise that happens here first.
+  void Bury(natsSubscription* sub, bool unsubscribed) {
+    MutexLock lock(&mu_);
+    graves_.push_back(
+        {sub, unsubscribed, std::chrono::steady_clock::now() + kDelay});
+    cv_.SignalAll();
+  }
+
+ private:
+  // Far longer than the read loop holds a subscription it found.
+  static constexpr auto kDelay = std::chrono::seconds(2);
+  struct Grave {
+    natsSubscription* sub;
+    bool unsubscribed;
+    std::chrono::steady_clock::time_point free_at;
+  };
+
+  void Run() {
+    MutexLock lock(&mu_);
+    while (!stopping_) {
+      if (graves_.empty()) {
+        cv_.Wait(&mu_);
+        continue;
+      }
+      Grave& first = graves_.front();
+      if (!first.unsubscribed) {
+        natsSubscription* sub = first.sub;
+        mu_.Unlock();
+        natsSubscription_Unsubscribe(sub);
+        mu_.Lock();
+        // Still the front: only this thread takes graves.
+        graves_.front().unsubscribed = true;
+        graves_.front().free_at = std::chrono::steady_clock::now() + kDelay;
+        continue;
+      }
+      if (std::chrono::steady_clock::now() < first.free_at) {
+        cv_.WaitUntil(&mu_, first.free_at);
+        continue;
+      }
+      natsSubscription* sub = first.sub;
+      graves_.pop_front();
+      mu_.Unlock();
+      natsSubscription_Destroy(sub);
+      mu_.Lock();
+    }
+  }
+
+  Mutex mu_;
+  CondVar cv_;
+  std::deque<Grave> graves_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
 class JetStreamReader final : public LogReader {
  public:
-  JetStreamReader(jsCtx* js, std::string stream, std::string subject,
-                  uint64_t next)
+  JetStreamReader(jsCtx* js, Graveyard* graveyard, std::string stream,
+                  std::string subject, uint64_t next)
       : js_(js),
+        graveyard_(graveyard),
         stream_(std::move(stream)),
         subject_(std::move(subject)),
         next_(next) {}
 
-  ~JetStreamReader() override { Drop(/*delete_consumer=*/true); }
+  ~JetStreamReader() override { Drop(); }
 
   absl::StatusOr<std::optional<LogRecord>> Next(absl::Duration wait) override {
     // `wait` counts from when the consumer exists: making one (a replicated
@@ -124,7 +201,7 @@ class JetStreamReader final : public LogReader {
           std::max(deadline - absl::Now(), absl::Milliseconds(1));
       natsMsg* msg = nullptr;
       const natsStatus next =
-          natsSubscription_NextMsg(&msg, sub_.get(), Millis(left));
+          natsSubscription_NextMsg(&msg, sub_, Millis(left));
       if (next == NATS_OK) {
         Message owned(msg);
         idle_waits_ = 0;
@@ -181,7 +258,7 @@ class JetStreamReader final : public LogReader {
                                                nullptr, &options, &js_error);
     RETURN_IF_ERROR(FromNats(status, js_error,
                              absl::StrCat("read ", subject_, " of ", stream_)));
-    sub_.reset(sub);
+    sub_ = sub;
     // What the client may hold unread: a stalled applier (a full disk)
     // lets windows pile up until these drop records, and the gap makes the
     // consumer anew; no record is lost, the memory stays bounded.
@@ -273,20 +350,22 @@ class JetStreamReader final : public LogReader {
     return natsMsg_GetSequence(last) >= next_;
   }
 
-  // Lets go of the consumer. Deleting it on the server is a request that
-  // waits up to the request timeout when its server is gone, so only the
-  // destructor asks; elsewhere an orphan goes by its inactivity threshold.
-  void Drop(bool delete_consumer = false) {
+  // Lets go of the consumer: deleted on the server (a request that waits
+  // up to the request timeout when its server is gone) by the graveyard's
+  // thread, not this one; one that cannot be deleted goes by its
+  // inactivity threshold.
+  void Drop() {
     if (sub_ == nullptr) return;
-    if (delete_consumer) natsSubscription_Unsubscribe(sub_.get());
-    sub_.reset();
+    graveyard_->Bury(sub_, /*unsubscribed=*/false);
+    sub_ = nullptr;
   }
 
   jsCtx* const js_;
+  Graveyard* const graveyard_;
   const std::string stream_;
   const std::string subject_;
   uint64_t next_;
-  Subscription sub_;
+  natsSubscription* sub_ = nullptr;
   int idle_waits_ = 0;
   uint64_t delivered_ = 0;  // the consumer's count of its last record
 };
@@ -296,6 +375,7 @@ class JetStreamReader final : public LogReader {
 struct HandlerSubscription final : public cluster::Subscription {
   MessageHandler handler;
   natsSubscription* sub = nullptr;
+  Graveyard* graveyard = nullptr;
   Mutex mu;
   CondVar done_cv;
   bool done ABSL_GUARDED_BY(mu) = false;
@@ -307,7 +387,7 @@ struct HandlerSubscription final : public cluster::Subscription {
       MutexLock lock(&mu);
       while (!done) done_cv.Wait(&mu);
     }
-    natsSubscription_Destroy(sub);
+    graveyard->Bury(sub, /*unsubscribed=*/true);
   }
 
   static void OnMessage(natsConnection*, natsSubscription*, natsMsg* msg,
@@ -435,6 +515,22 @@ class JetStreamLogImpl final : public JetStreamLog {
                                  ? std::min(options.timeout, timeout_)
                                  : timeout_);
     if (!options.append_id.empty()) publish.MsgId = options.append_id.c_str();
+    if (!options.expected_last_sequence.has_value()) {
+      jsPubAck* ack = nullptr;
+      jsErrCode js_error = static_cast<jsErrCode>(0);
+      const natsStatus status =
+          js_Publish(&ack, js_.get(), subject_text.c_str(), data.data(),
+                     static_cast<int>(data.size()), &publish, &js_error);
+      if (status != NATS_OK) {
+        if (ack != nullptr) jsPubAck_Destroy(ack);
+        return FromNats(status, js_error,
+                        absl::StrCat("append to ", AbslView(subject)));
+      }
+      const Appended appended{.sequence = ack->Sequence,
+                              .duplicate = ack->Duplicate};
+      jsPubAck_Destroy(ack);
+      return appended;
+    }
     natsMsg* raw = nullptr;
     RETURN_IF_ERROR(
         FromNats(natsMsg_Create(&raw, subject_text.c_str(), nullptr,
@@ -527,14 +623,37 @@ class JetStreamLogImpl final : public JetStreamLog {
 
   absl::StatusOr<std::vector<std::string>> Keys(
       std::string_view bucket) override {
-    ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));
-    kvKeysList list{};
-    const natsStatus status = kvStore_Keys(&list, kv.get(), nullptr);
-    if (status == NATS_NOT_FOUND) return std::vector<std::string>();
-    RETURN_IF_ERROR(FromNats(status, static_cast<jsErrCode>(0),
-                             absl::StrCat("keys of ", AbslView(bucket))));
-    std::vector<std::string> keys(list.Keys, list.Keys + list.Count);
-    kvKeysList_Destroy(&list);
+    // From the bucket's stream's subjects: kvStore_Keys would make and free
+    // a watcher subscription each time (see Graveyard).
+    const std::string stream = absl::StrCat("KV_", AbslView(bucket));
+    const std::string prefix = absl::StrCat("$KV.", AbslView(bucket), ".");
+    const std::string filter = prefix + ">";
+    jsOptions options;
+    jsOptions_Init(&options);
+    options.Stream.Info.SubjectsFilter = filter.c_str();
+    jsStreamInfo* info = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_GetStreamInfo(&info, js_.get(), stream.c_str(), &options, &js_error);
+    if (status != NATS_OK) {
+      if (info != nullptr) jsStreamInfo_Destroy(info);
+      absl::Status failed = FromNats(
+          status, js_error, absl::StrCat("keys of ", AbslView(bucket)));
+      if (absl::IsNotFound(failed)) return std::vector<std::string>();
+      return failed;
+    }
+    // Every key ever written (the registry never deletes one).
+    std::vector<std::string> keys;
+    if (info->State.Subjects != nullptr) {
+      for (int i = 0; i < info->State.Subjects->Count; ++i) {
+        const std::string_view subject = info->State.Subjects->List[i].Subject;
+        if (subject.starts_with(prefix)) {
+          keys.emplace_back(subject.substr(prefix.size()));
+        }
+      }
+    }
+    jsStreamInfo_Destroy(info);
+    std::sort(keys.begin(), keys.end());
     return keys;
   }
 
@@ -575,9 +694,16 @@ class JetStreamLogImpl final : public JetStreamLog {
       return FromNats(status, static_cast<jsErrCode>(0),
                       absl::StrCat("subscribe to ", subject_text));
     }
+    const natsStatus completes = natsSubscription_SetOnCompleteCB(
+        sub, &HandlerSubscription::OnComplete, subscription.get());
+    if (completes != NATS_OK) {
+      // Closed already (the connection closed): no handler runs any more.
+      graveyard_.Bury(sub, /*unsubscribed=*/false);
+      return FromNats(completes, static_cast<jsErrCode>(0),
+                      absl::StrCat("subscribe to ", subject_text));
+    }
     subscription->sub = sub;
-    natsSubscription_SetOnCompleteCB(sub, &HandlerSubscription::OnComplete,
-                                     subscription.get());
+    subscription->graveyard = &graveyard_;
     return subscription;
   }
 
@@ -604,7 +730,10 @@ class JetStreamLogImpl final : public JetStreamLog {
     Answers answers;
     answers.prefix = inbox;
     natsInbox_Destroy(inbox);
-    answers.answers.assign(subjects.size(), std::nullopt);
+    {
+      MutexLock lock(&answers.mu);
+      answers.answers.assign(subjects.size(), std::nullopt);
+    }
     natsSubscription* raw = nullptr;
     made = FromNats(natsConnection_Subscribe(&raw, connection_.get(),
                                              (answers.prefix + ".*").c_str(),
@@ -614,7 +743,13 @@ class JetStreamLogImpl final : public JetStreamLog {
       if (raw != nullptr) natsSubscription_Destroy(raw);
       return std::vector<absl::StatusOr<std::string>>(subjects.size(), made);
     }
-    natsSubscription_SetOnCompleteCB(raw, &Answers::OnComplete, &answers);
+    if (natsSubscription_SetOnCompleteCB(raw, &Answers::OnComplete, &answers) !=
+        NATS_OK) {
+      graveyard_.Bury(raw, /*unsubscribed=*/false);
+      return std::vector<absl::StatusOr<std::string>>(
+          subjects.size(),
+          absl::UnavailableError("the NATS connection closed"));
+    }
     for (size_t i = 0; i < subjects.size(); ++i) {
       const std::string reply = absl::StrCat(answers.prefix, ".", i);
       absl::Status sent = FromNats(
@@ -654,7 +789,7 @@ class JetStreamLogImpl final : public JetStreamLog {
         }
       }
     }
-    natsSubscription_Destroy(raw);
+    graveyard_.Bury(raw, /*unsubscribed=*/true);
     return out;
   }
 
@@ -670,7 +805,8 @@ class JetStreamLogImpl final : public JetStreamLog {
       return absl::InvalidArgumentError("a log is read from sequence 1 on");
     }
     auto reader = std::make_unique<JetStreamReader>(
-        js_.get(), std::string(stream), std::string(subject), start_sequence);
+        js_.get(), &graveyard_, std::string(stream), std::string(subject),
+        start_sequence);
     // A missing or trimmed stream is said now, not at the first Next.
     RETURN_IF_ERROR(reader->CheckPosition());
     return reader;
@@ -694,6 +830,9 @@ class JetStreamLogImpl final : public JetStreamLog {
   Connection connection_;
   Context js_;
   const absl::Duration timeout_;
+  // After the connection (freed before it), and closed down after it is
+  // closed (the destructor's body).
+  Graveyard graveyard_;
 };
 
 }  // namespace

@@ -310,6 +310,22 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::BlockingLocked(
   return matches;
 }
 
+bool Collection::MayBlock(const PreparedDocument& doc,
+                          const PreparedDocument& other,
+                          double threshold) const {
+  if (other.external_id == doc.external_id) return false;  // a replacement
+  const absl::StatusOr<double> estimate =
+      EstimateJaccard(doc.minhash, other.minhash);
+  if (!estimate.ok()) return true;  // not comparable here: maybe
+  const bool exact = record_.config.verification == Verification::kExact &&
+                     doc.shingles && other.shingles;
+  if (!exact) return *estimate >= threshold;
+  if (*estimate < EstimateFloorForExact(threshold, record_.config.num_perm)) {
+    return false;
+  }
+  return ExactJaccard64(*doc.shingles, *other.shingles) >= threshold;
+}
+
 absl::StatusOr<std::vector<MinHashMatch>> Collection::Blocking(
     const PreparedDocument& doc, double threshold) {
   RETURN_IF_ERROR(CheckThreshold(threshold, "insert_only_below"));

@@ -96,29 +96,51 @@ absl::Status Handlers::CreateCollection(
     wire = &with_model;
   }
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(*wire));
+  const int shards =
+      request.cluster_shards() == 0
+          ? 1
+          : static_cast<int>(std::min(request.cluster_shards(), 1u << 20));
   if (cluster_ != nullptr) {
     // Registered in the cluster (the first config wins), then hosted here.
-    RETURN_IF_ERROR(cluster_->CreateCollection(request.name(), config));
+    RETURN_IF_ERROR(cluster_->CreateCollection(request.name(), config, shards));
+  } else if (shards > 1) {
+    return absl::InvalidArgumentError(
+        "cluster_shards: a single node holds one shard; collections of "
+        "several "
+        "shards live in a cluster (docs/cluster.md)");
   }
   absl::StatusOr<std::shared_ptr<engine::Collection>> collection =
       cluster_ != nullptr ? db_->GetCollection(request.name())
                           : db_->CreateCollection(request.name(), config);
   RETURN_IF_ERROR(collection.status());
   *response = CollectionToProto(**collection);
+  if (shards > 1) {
+    // Empty, but on every shard: said as a read would say it.
+    response->set_cluster_shards(static_cast<uint32_t>(shards));
+  }
   return absl::OkStatus();
 }
 
 absl::Status Handlers::GetCollection(const v1::GetCollectionRequest& request,
-                                     v1::Collection* response) {
+                                     v1::Collection* response,
+                                     const CallBudget& call) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.name()));
   *response = CollectionToProto(*collection);
+  ASSIGN_OR_RETURN(const int shards, ShardsOf(request.name()));
+  if (shards > 1) return CountAcrossShards(request.name(), response, call);
   return absl::OkStatus();
 }
 
 absl::Status Handlers::ListCollections(const v1::ListCollectionsRequest&,
-                                       v1::ListCollectionsResponse* response) {
+                                       v1::ListCollectionsResponse* response,
+                                       const CallBudget& call) {
   for (const auto& collection : db_->ListCollections()) {
-    *response->add_collections() = CollectionToProto(*collection);
+    v1::Collection* out = response->add_collections();
+    *out = CollectionToProto(*collection);
+    ASSIGN_OR_RETURN(const int shards, ShardsOf(collection->name()));
+    if (shards > 1) {
+      RETURN_IF_ERROR(CountAcrossShards(collection->name(), out, call));
+    }
   }
   return absl::OkStatus();
 }
@@ -188,7 +210,11 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
                                const engine::Collection& collection,
                                const engine::UpsertOutcome& outcome,
                                v1::UpsertResponse* response,
-                               const std::vector<std::string>* blocking_ids) {
+                               const cluster::LoggedWrite* logged) {
+  // In a cluster the blocking documents were named where the write was
+  // decided (perhaps on other shards).
+  const std::vector<std::string>* blocking_ids =
+      logged != nullptr ? &logged->blocking_ids : nullptr;
   response->set_id(request.id());
   response->set_written(outcome.written);
   response->set_replaced(outcome.written && outcome.put.replaced);
@@ -213,8 +239,9 @@ void Handlers::DescribeOutcome(const v1::UpsertRequest& request,
     out->set_id(id);
     SetMinHashScores(match, out);
   }
-  response->set_blocking_count(static_cast<uint32_t>(
-      std::min<size_t>(outcome.blocking.size(), UINT32_MAX)));
+  response->set_blocking_count(static_cast<uint32_t>(std::min<size_t>(
+      logged != nullptr ? logged->blocking_count : outcome.blocking.size(),
+      UINT32_MAX)));
 }
 
 absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
@@ -229,7 +256,7 @@ absl::Status Handlers::Upsert(const v1::UpsertRequest& request,
                                       prepared.options.insert_only_below,
                                       WriteDeadline(call)));
     DescribeOutcome(request, *prepared.collection, written.outcome, response,
-                    &written.blocking_ids);
+                    &written);
     response->set_log_sequence(written.sequence);
     return absl::OkStatus();
   }
@@ -291,8 +318,7 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
         statuses[at] = written[r].status();
         if (!written[r].ok()) continue;
         DescribeOutcome(*requests[at], *prepared[at]->collection,
-                        written[r]->outcome, responses[at],
-                        &written[r]->blocking_ids);
+                        written[r]->outcome, responses[at], &*written[r]);
         responses[at]->set_log_sequence(written[r]->sequence);
       }
     }
@@ -347,6 +373,13 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
 
 absl::Status Handlers::Get(const v1::GetRequest& request,
                            v1::Document* response, const CallBudget& call) {
+  ASSIGN_OR_RETURN(const int shards, ShardsOf(request.collection()));
+  if (shards > 1) return GetFromShard(request, response, call);
+  return GetHere(request, response, call);
+}
+
+absl::Status Handlers::GetHere(const v1::GetRequest& request,
+                               v1::Document* response, const CallBudget& call) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   RETURN_IF_ERROR(CheckId(request.id()));
   RETURN_IF_ERROR(

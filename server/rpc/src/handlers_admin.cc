@@ -131,6 +131,13 @@ absl::Status Handlers::CreateBackup(const v1::CreateBackupRequest& request,
 absl::StatusOr<Handlers::ExportStart> Handlers::StartExport(
     const v1::ExportRequest& request) {
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
+  ASSIGN_OR_RETURN(const int shards, ShardsOf(request.collection()));
+  if (shards > 1 && !request.replica_only()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "collection \"", request.collection(), "\" has ", shards,
+        " shards and this node holds one: export each shard from one of its "
+        "replicas with replica_only (export across shards is not built)"));
+  }
   ExportStart start;
   // Evidence travels with the signatures: an import then verifies exactly.
   ASSIGN_OR_RETURN(start.cursor,

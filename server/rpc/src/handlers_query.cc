@@ -66,9 +66,10 @@ void RenderMatch(const engine::ResolvedMatch& resolved, v1::Match* match) {
 
 }  // namespace
 
-absl::Status Handlers::Query(const v1::QueryRequest& request,
-                             v1::QueryResponse* response,
-                             IndexQueryStats* stats, const CallBudget& call) {
+absl::Status Handlers::QueryHere(const v1::QueryRequest& request,
+                                 v1::QueryResponse* response,
+                                 IndexQueryStats* stats,
+                                 const CallBudget& call) {
   // Validate: the request's fields, then the query against the collection.
   ASSIGN_OR_RETURN(auto collection, FindCollection(request.collection()));
   RETURN_IF_ERROR(

@@ -250,6 +250,7 @@ v1::Collection CollectionToProto(const engine::Collection& collection) {
   v1::Collection proto;
   const storage::CollectionRecord& record = collection.record();
   proto.set_name(record.name);
+  proto.set_cluster_shards(1);  // a node's own replica; a cluster says how many
   *proto.mutable_config() = ConfigToProto(record.config);
   proto.set_minhash_config_hash(record.minhash_config_hash);
   proto.set_simhash_config_hash(record.simhash_config_hash);

@@ -122,6 +122,10 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
       sizing.workers;
   server->pool_ = std::make_unique<WorkerPool>(
       workers, static_cast<size_t>(config.max_queued_requests));
+  if (!config.cluster_nats.empty()) {
+    server->shard_pool_ = std::make_unique<WorkerPool>(
+        workers, static_cast<size_t>(config.max_queued_requests));
+  }
   ServiceOptions options;
   if (!config.auth_tokens.empty()) {
     auto auth = TokenAuthenticator::FromFile(config.auth_tokens);
@@ -322,6 +326,17 @@ absl::Status NeardupServer::JoinCluster() {
     options.node_id = host;
   }
   options.registry_poll = absl::Seconds(2);
+  options.shard_index = config_.cluster_shard_index;
+  // Requests for this node's shards run on a pool of their own: a query
+  // holding a request worker while it waits for the shards must not keep
+  // them from answering it.
+  options.shard_service = [service =
+                               service_.get()](const cluster::ShardCall& call) {
+    return service->ServeShard(call);
+  };
+  options.run = [pool = shard_pool_.get()](std::function<void()> work) {
+    return pool->TrySubmit(std::move(work));
+  };
   options.on_warning = [](const std::string& what) {
     spdlog::warn("cluster: {}", what);
   };
@@ -399,8 +414,9 @@ void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
     metrics_->SetDatabase(nullptr);
     metrics_->SetCluster(nullptr);
   }
-  cluster_.reset();  // its appliers write to db_
-  db_.reset();       // closes RocksDB (the WAL already holds every write)
+  cluster_.reset();     // its appliers write to db_
+  shard_pool_.reset();  // after cluster_, which waits for its requests
+  db_.reset();          // closes RocksDB (the WAL already holds every write)
   spdlog::info("shut down cleanly");
   MutexLock lock(&mu_);
   stopped_ = true;

@@ -142,6 +142,9 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "host name");
   visit("cluster-log-replicas", c.cluster_log_replicas,
         "NATS servers that keep each log entry (1, 3 or 5)");
+  visit("cluster-shard-index", c.cluster_shard_index,
+        "this node holds shard (index mod S) of a collection of S cluster "
+        "shards; give nodes 0, 1, 2, ... (a StatefulSet's ordinal)");
 }
 
 template <typename T>
@@ -194,6 +197,10 @@ absl::Status ApplyYamlConfig(const std::string& yaml_text,
 absl::Status ValidateServerConfig(const ServerConfig& c) {
   if (c.listen_address.empty()) {
     return absl::InvalidArgumentError("--listen must not be empty");
+  }
+  if (c.cluster_shard_index < 0) {
+    return absl::InvalidArgumentError(
+        "--cluster-shard-index must be at least 0");
   }
   if (c.cluster_log_replicas < 1 || c.cluster_log_replicas > 5) {
     return absl::InvalidArgumentError(

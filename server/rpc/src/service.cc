@@ -37,7 +37,26 @@ NearDupService::NearDupService(ServiceOptions options, WorkerPool* pool,
 void NearDupService::SetDatabase(engine::Database* db,
                                  cluster::ClusterNode* cluster) {
   owned_handlers_ = std::make_unique<Handlers>(db, options_.handler, cluster);
+  cluster_.store(cluster, std::memory_order_release);
   handlers_.store(owned_handlers_.get(), std::memory_order_release);
+}
+
+absl::StatusOr<std::string> NearDupService::ServeShard(
+    const cluster::ShardCall& call) {
+  Handlers* handlers = handlers_.load(std::memory_order_acquire);
+  if (handlers == nullptr) {
+    return absl::UnavailableError("this replica is starting");
+  }
+  return handlers->ServeShard(call);
+}
+
+CallCost NearDupService::ReadCost(CallCost cost,
+                                  std::string_view collection) const {
+  cluster::ClusterNode* cluster = cluster_.load(std::memory_order_acquire);
+  if (cost != CallCost::kCheap || cluster == nullptr) return cost;
+  absl::StatusOr<cluster::ClusterNode::Placement> placement =
+      cluster->PlacementOf(collection);
+  return placement.ok() && placement->shards > 1 ? CallCost::kPooled : cost;
 }
 
 grpc::Status NearDupService::Availability(bool needs_db) const {
@@ -279,9 +298,10 @@ grpc::ServerUnaryReactor* NearDupService::GetCollection(
     grpc::CallbackServerContext* context,
     const v1::GetCollectionRequest* request, v1::Collection* response) {
   return Dispatch(Method::kGetCollection, context, true, Access::kRead,
-                  request->name(), CheapIfSmall(*request),
-                  [request, response](Handlers* h, const CallBudget&) {
-                    return h->GetCollection(*request, response);
+                  request->name(),
+                  ReadCost(CheapIfSmall(*request), request->name()),
+                  [request, response](Handlers* h, const CallBudget& call) {
+                    return h->GetCollection(*request, response, call);
                   });
 }
 
@@ -289,10 +309,13 @@ grpc::ServerUnaryReactor* NearDupService::ListCollections(
     grpc::CallbackServerContext* context,
     const v1::ListCollectionsRequest* request,
     v1::ListCollectionsResponse* response) {
+  // In a cluster, counting a collection of several shards asks them.
   return Dispatch(Method::kListCollections, context, true, Access::kRead, "*",
-                  CheapIfSmall(*request),
-                  [request, response](Handlers* h, const CallBudget&) {
-                    return h->ListCollections(*request, response);
+                  cluster_.load(std::memory_order_acquire) != nullptr
+                      ? CallCost::kPooled
+                      : CheapIfSmall(*request),
+                  [request, response](Handlers* h, const CallBudget& call) {
+                    return h->ListCollections(*request, response, call);
                   });
 }
 
@@ -327,12 +350,14 @@ grpc::ServerUnaryReactor* NearDupService::Get(
     grpc::CallbackServerContext* context, const v1::GetRequest* request,
     v1::Document* response) {
   // A read at a log sequence may wait for it: on the pool.
-  return Dispatch(
-      Method::kGet, context, true, Access::kRead, request->collection(),
-      request->log_sequence() == 0 ? CheapIfSmall(*request) : CallCost::kPooled,
-      [request, response](Handlers* h, const CallBudget& call) {
-        return h->Get(*request, response, call);
-      });
+  return Dispatch(Method::kGet, context, true, Access::kRead,
+                  request->collection(),
+                  request->log_sequence() == 0
+                      ? ReadCost(CheapIfSmall(*request), request->collection())
+                      : CallCost::kPooled,
+                  [request, response](Handlers* h, const CallBudget& call) {
+                    return h->Get(*request, response, call);
+                  });
 }
 
 grpc::ServerUnaryReactor* NearDupService::Delete(
@@ -348,10 +373,10 @@ grpc::ServerUnaryReactor* NearDupService::Delete(
 grpc::ServerUnaryReactor* NearDupService::Query(
     grpc::CallbackServerContext* context, const v1::QueryRequest* request,
     v1::QueryResponse* response) {
-  const CallCost cost = IsCheapQuery(*request) ? CallCost::kCheap
-                        : IsPlainText(request->content_type())
-                            ? CallCost::kPooled
-                            : CallCost::kExtracts;
+  const CallCost cost =
+      IsCheapQuery(*request) ? ReadCost(CallCost::kCheap, request->collection())
+      : IsPlainText(request->content_type()) ? CallCost::kPooled
+                                             : CallCost::kExtracts;
   return Dispatch(
       Method::kQuery, context, true, Access::kRead, request->collection(), cost,
       [this, request, response](Handlers* h, const CallBudget& call) {

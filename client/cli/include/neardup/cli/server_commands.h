@@ -74,6 +74,7 @@ struct ServerCommands {
   // collections
   std::string collection_name;
   CollectionConfigFlags config;
+  uint32_t cluster_shards = 0;  // create, in a cluster; 0: 1
   // ingest: the inputs are read as `neardup dedup` reads them.
   dataset::DatasetOptions input_files;
   std::string collection;
@@ -106,7 +107,8 @@ struct ServerCommands {
   // backup / export
   std::string backup_destination;
   bool with_signatures = false;
-  std::string output;  // export: file to write; empty: stdout
+  bool replica_only = false;  // export: the answering replica's shard only
+  std::string output;         // export: file to write; empty: stdout
 };
 
 // Registers every server subcommand on `app`; returns them so that main can

@@ -77,9 +77,10 @@ struct ClusterNodeOptions {
   // Answers the requests other nodes send this node's shards (but the
   // checks of dedup-on-write, answered here): the server's handlers.
   ShardService shard_service = nullptr;
-  // Runs a request for a shard off NATS's threads (the server's pool, as a
-  // request may wait for the log); null: a thread per request.
-  std::function<void(std::function<void()>)> run = nullptr;
+  // Runs a request for a shard off NATS's threads (a pool: a request may
+  // wait for the log); false when it cannot take it now (the request is
+  // answered RESOURCE_EXHAUSTED). Null: a thread per request.
+  std::function<bool(std::function<void()>)> run = nullptr;
 };
 
 // What this node is of one collection's replicas, for metrics and health.
@@ -93,8 +94,9 @@ struct ReplicaState {
   bool stalled = false;
 };
 
-// The cluster's collections: name -> config (storage::EncodeCollectionConfig),
-// in a JetStream key-value bucket of this name.
+// The cluster's collections: name -> config and shard count
+// (messages.RegisteredCollection; a config alone, from builds before shards,
+// is one shard), in a JetStream key-value bucket of this name.
 inline constexpr std::string_view kRegistryBucket = "neardup-collections";
 
 // The stream of a collection, and the subject of its shard: the name made
@@ -125,6 +127,8 @@ struct UpsertItem {
   std::optional<double> insert_only_below = std::nullopt;
 };
 
+struct NamedBlocking;
+
 class ClusterNode {
  public:
   // `db` must outlive the node.
@@ -145,7 +149,8 @@ class ClusterNode {
   // Hosts the registered collection `name`; NOT_FOUND when there is none.
   absl::Status HostNamed(std::string_view name);
   // HostNamed for a request naming a collection not hosted here, one at a
-  // time (NOT_FOUND at once while another one looks).
+  // time: while another one looks, this one waits for it (a second at
+  // most, NOT_FOUND then), then looks itself unless that one hosted it.
   absl::Status LookUpUnhosted(std::string_view name);
 
   // Creates the collection's replica of this node's shard here (or opens
@@ -234,6 +239,16 @@ class ClusterNode {
   };
   Appending AppendChecked(Hosted& hosted, const LogEntry& entry,
                           const std::string& bytes, absl::Time deadline);
+  // Dedup-on-write's check on every shard, each at `sequence`.
+  absl::StatusOr<NamedBlocking> CheckShards(Hosted& hosted,
+                                            const std::string& bytes,
+                                            double threshold, uint64_t sequence,
+                                            absl::Time deadline);
+  // Whether no upsert in the log after `after` through `through` might
+  // block `entry`'s document.
+  absl::StatusOr<bool> NoneMayBlock(Hosted& hosted, const LogEntry& entry,
+                                    uint64_t after, uint64_t through,
+                                    absl::Time deadline);
   std::vector<absl::StatusOr<LoggedWrite>> WriteMany(
       Hosted& hosted, std::vector<LogEntry> entries, absl::Time deadline,
       bool* stopped);
@@ -242,7 +257,12 @@ class ClusterNode {
       const std::string& bytes, const std::string& append_id,
       absl::Time deadline,
       std::optional<uint64_t> expected_last_sequence = std::nullopt);
+  // WaitApplied on a hosted collection; UNAVAILABLE once the node stops.
+  absl::Status WaitAppliedOn(Hosted& hosted, uint64_t sequence,
+                             absl::Time deadline);
   void ApplyLoop(Hosted* hosted);
+  // Whether the applier applied the whole log as it ends now.
+  bool CaughtUp(const Hosted& hosted);
   void WatchRegistry();
   // On the apply thread, after each entry: reads may wait no longer, and
   // the entry's writer learns what it did (here, or by a message).
@@ -263,8 +283,11 @@ class ClusterNode {
   const ClusterNodeOptions options_;
   std::unique_ptr<JetStreamLog> log_;
   const std::string incarnation_;  // random, per start
-  Mutex lookup_mu_;  // before host_mu_: one LookUpUnhosted at a time
-  Mutex host_mu_;    // before mu_: one HostCollection at a time
+  // One LookUpUnhosted at a time; the others wait a moment for it.
+  Mutex lookup_mu_;  // before host_mu_
+  CondVar lookup_cv_;
+  bool looking_up_ ABSL_GUARDED_BY(lookup_mu_) = false;
+  Mutex host_mu_;  // before mu_: one HostCollection at a time
   Mutex mu_;
   std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted_
       ABSL_GUARDED_BY(mu_);

@@ -69,6 +69,9 @@ class NeardupServer {
   // Before pool_: requests running on the pool use it until pool_ is gone.
   std::unique_ptr<extract::ExtractPool> extractor_;
   std::unique_ptr<WorkerPool> pool_;
+  // In a cluster: runs the requests other nodes send this node's shards;
+  // gone after cluster_.
+  std::unique_ptr<WorkerPool> shard_pool_;
   std::unique_ptr<NearDupService> service_;
   std::unique_ptr<grpc::Server> grpc_server_;
   std::unique_ptr<prometheus::Exposer> exposer_;

@@ -84,6 +84,9 @@ struct ServerConfig {
   std::string cluster_nats;
   std::string node_id;
   int cluster_log_replicas = 3;
+  // This node holds shard (cluster_shard_index mod S) of a collection of S
+  // cluster shards: nodes 0..R*S-1 give R replicas of each.
+  int cluster_shard_index = 0;
   // Not a flag: lets in-process tests observe NOT_SERVING while starting.
   std::chrono::milliseconds open_delay_for_tests{0};
 };

@@ -78,9 +78,11 @@ class Handlers {
   absl::Status CreateCollection(const v1::CreateCollectionRequest& request,
                                 v1::Collection* response);
   absl::Status GetCollection(const v1::GetCollectionRequest& request,
-                             v1::Collection* response);
+                             v1::Collection* response,
+                             const CallBudget& call = {});
   absl::Status ListCollections(const v1::ListCollectionsRequest& request,
-                               v1::ListCollectionsResponse* response);
+                               v1::ListCollectionsResponse* response,
+                               const CallBudget& call = {});
   absl::Status DropCollection(const v1::DropCollectionRequest& request,
                               v1::DropCollectionResponse* response);
   absl::Status Upsert(const v1::UpsertRequest& request,
@@ -102,6 +104,10 @@ class Handlers {
                      const CallBudget& call = {});
   absl::Status Stats(const v1::StatsRequest& request,
                      v1::StatsResponse* response);
+  // In a cluster: a request another node sent the shard this node holds
+  // (ClusterNodeOptions::shard_service), answered from the local replica.
+  absl::StatusOr<std::string> ServeShard(const cluster::ShardCall& call);
+
   // A checkpoint of the whole store into a new directory under
   // `backup_root` (see ResolveBackupDestination for the refusals).
   absl::Status CreateBackup(const v1::CreateBackupRequest& request,
@@ -137,13 +143,35 @@ class Handlers {
   // Fills the response from what the write did. `blocking_ids`: the
   // blocking documents' ids as named when the write was applied (a
   // cluster); null: looked up now.
-  static void DescribeOutcome(
-      const v1::UpsertRequest& request, const engine::Collection& collection,
-      const engine::UpsertOutcome& outcome, v1::UpsertResponse* response,
-      const std::vector<std::string>* blocking_ids = nullptr);
+  static void DescribeOutcome(const v1::UpsertRequest& request,
+                              const engine::Collection& collection,
+                              const engine::UpsertOutcome& outcome,
+                              v1::UpsertResponse* response,
+                              const cluster::LoggedWrite* logged = nullptr);
 
   absl::StatusOr<std::shared_ptr<engine::Collection>> FindCollection(
       std::string_view name) const;
+  // The collection's shard count: 1 on a single node.
+  absl::StatusOr<int> ShardsOf(std::string_view collection) const;
+  // Reads answered by this node's replica alone.
+  absl::Status QueryHere(const v1::QueryRequest& request,
+                         v1::QueryResponse* response, IndexQueryStats* stats,
+                         const CallBudget& call);
+  absl::Status GetHere(const v1::GetRequest& request, v1::Document* response,
+                       const CallBudget& call);
+  // Reads of a collection of several shards: asked of one replica of each
+  // shard (or of the document's), through the cluster.
+  absl::Status QueryShards(const v1::QueryRequest& request,
+                           v1::QueryResponse* response, IndexQueryStats* stats,
+                           const CallBudget& call);
+  absl::Status GetFromShard(const v1::GetRequest& request,
+                            v1::Document* response, const CallBudget& call);
+  // Sets the documents of every shard in `collection` (and its shards).
+  absl::Status CountAcrossShards(std::string_view name,
+                                 v1::Collection* collection,
+                                 const CallBudget& call);
+  // When a request to the shards gives up.
+  absl::Time ShardDeadline(const CallBudget& call) const;
   // A read's log_sequence: waits until this node applied it (a cluster),
   // refuses a non-zero one (a single node).
   absl::Status WaitForLog(std::string_view collection, uint64_t log_sequence,

@@ -70,6 +70,9 @@ class NearDupService final : public v1::NearDup::CallbackService {
 
   // Until this is called, database calls answer UNAVAILABLE ("starting").
   // `cluster`: this node's part in a cluster; null on a single node.
+  // A request another node sent this node's shard; UNAVAILABLE until the
+  // database is set.
+  absl::StatusOr<std::string> ServeShard(const cluster::ShardCall& call);
   void SetDatabase(engine::Database* db,
                    cluster::ClusterNode* cluster = nullptr);
   // From now on, new calls answer UNAVAILABLE ("shutting down").
@@ -154,6 +157,9 @@ class NearDupService final : public v1::NearDup::CallbackService {
   }
   // UNAVAILABLE while starting or stopping; OK otherwise.
   grpc::Status Availability(bool needs_db) const;
+  // A read's cost: `cost`, or the pool for a collection of several shards
+  // (its answer waits for other nodes).
+  CallCost ReadCost(CallCost cost, std::string_view collection) const;
 
   const ServiceOptions options_;
   WorkerPool* const pool_;
@@ -166,6 +172,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
   StreamWatchdog watchdog_;
   std::atomic<Handlers*> handlers_{nullptr};
   std::unique_ptr<Handlers> owned_handlers_;
+  // In a cluster: this node's part (set with the database).
+  std::atomic<cluster::ClusterNode*> cluster_{nullptr};
 };
 
 }  // namespace neardup::server

@@ -1,0 +1,234 @@
+// A collection of two shards on four real neardupd processes (shard index
+// 0..3: two replicas of each shard) over a real 3-server JetStream cluster,
+// next to a single neardupd with the same documents, through the unchanged
+// client: every node answers every query as the single node does (the same
+// matches, found on both shards), reads and counts span the shards, the
+// replicas of a shard hold the same documents, and dedup-on-write spans the
+// shards.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cluster/cluster_test_util.h"
+#include "cluster/nats_cluster.h"
+#include "cluster/neardupd_nodes.h"
+#include "neardup/client/client.h"
+#include "server/server_process.h"
+#include "support/corpus.h"
+#include "support/status_matchers.h"
+#include "support/temp_dir.h"
+
+namespace neardup {
+namespace {
+
+using ::neardup::testing::GeneratedText;
+using ::neardup::testing::NatsCluster;
+using ::neardup::testing::NearCopy;
+using ::neardup::testing::NeardupdNodes;
+using ::neardup::testing::StatusIs;
+using ::testing::HasSubstr;
+
+constexpr auto kStartup = neardup::testing::kClusterStartup;
+constexpr char kName[] = "web";
+constexpr int kBases = 150;  // each with two near copies
+
+std::unique_ptr<client::Client> ClientOf(const std::string& address) {
+  client::ClientOptions options;
+  options.target = address;
+  options.timeout = std::chrono::seconds(30);
+  return std::make_unique<client::Client>(options);
+}
+
+// A match as compared: its id and similarity.
+std::vector<std::string> Matches(const v1::QueryResponse& response) {
+  std::vector<std::string> out;
+  for (const v1::Match& match : response.matches()) {
+    out.push_back(absl::StrCat(match.id(), " ", match.similarity()));
+  }
+  return out;
+}
+
+class NeardupdShardedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nats_.StartAll();
+    ASSERT_TRUE(nats_.WaitHealthy(kStartup)) << nats_.Logs();
+    ASSERT_TRUE(nodes_.StartAll(nats_)) << nodes_.Logs() << nats_.Logs();
+    single_.Start();
+    ASSERT_TRUE(single_.WaitServing(std::chrono::seconds(60)));
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      clients_.push_back(ClientOf(nodes_[i].Address()));
+    }
+    single_client_ = ClientOf(single_.Address());
+    v1::CreateCollectionRequest create;
+    create.set_name(kName);
+    create.mutable_config()->set_store_text(true);
+    create.mutable_config()->set_min_threshold(0.5);
+    ASSERT_OK(single_client_->CreateCollection(create).status());
+    create.set_cluster_shards(2);
+    ASSERT_OK_AND_ASSIGN(const v1::Collection created,
+                         clients_[1]->CreateCollection(create));
+    EXPECT_EQ(created.cluster_shards(), 2u);
+  }
+
+  // Every document through BulkUpsert, to `client`; the last sequence.
+  uint64_t Load(client::Client& client) {
+    int next = 0;
+    uint64_t last = 0;
+    EXPECT_OK(client.BulkUpsert(
+        [&](v1::UpsertRequest* request) {
+          if (next == 3 * kBases) return false;
+          const int base = next / 3;
+          const int copy = next % 3;
+          request->set_collection(kName);
+          request->set_id(absl::StrCat("b", base, "-", copy));
+          std::string text = GeneratedText(3000 + base);
+          for (int c = 0; c < copy; ++c) text = NearCopy(text, 30 + c);
+          request->set_text(text);
+          ++next;
+          return true;
+        },
+        [&](const v1::BulkUpsertResult& result) {
+          EXPECT_EQ(result.code(), 0) << result.message();
+          last = std::max(last, result.response().log_sequence());
+        },
+        {.max_items = 50, .max_bytes = size_t{1} << 20}));
+    return last;
+  }
+
+  std::set<std::string> Exported(client::Client& client, bool replica_only) {
+    v1::ExportRequest request;
+    request.set_collection(kName);
+    request.set_replica_only(replica_only);
+    request.set_with_signatures(true);
+    std::set<std::string> lines;
+    EXPECT_OK(client.Export(request, [&](const v1::ExportResponse& message) {
+      for (const v1::Document& doc : message.documents()) {
+        lines.insert(absl::StrCat(doc.id(), " ", doc.text(), " ",
+                                  doc.signatures().ShortDebugString()));
+      }
+      return absl::OkStatus();
+    }));
+    return lines;
+  }
+
+  neardup::testing::TempDir temp_;
+  NatsCluster nats_{temp_.path() + "/nats", 3};
+  NeardupdNodes nodes_{temp_.path(), {"n0", "n1", "n2", "n3"}};
+  neardup::testing::ServerProcess single_{temp_.path() + "/single",
+                                          temp_.path() + "/single.log"};
+  std::vector<std::unique_ptr<client::Client>> clients_;
+  std::unique_ptr<client::Client> single_client_;
+};
+
+TEST_F(NeardupdShardedTest, EveryNodeAnswersAsASingleNodeDoes) {
+  const uint64_t last = Load(*clients_[0]);
+  ASSERT_GT(last, 0u);
+  Load(*single_client_);
+  // Counted across shards, on every node.
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    v1::Collection collection;
+    v1::QueryRequest wait;  // counts are as of now: first wait for the log
+    wait.set_collection(kName);
+    wait.set_text(GeneratedText(1));
+    wait.set_log_sequence(last);
+    ASSERT_OK(clients_[i]->Query(wait).status());
+    ASSERT_OK_AND_ASSIGN(collection, clients_[i]->GetCollection(kName));
+    EXPECT_EQ(collection.document_count(), 3u * kBases) << "node " << i;
+    EXPECT_EQ(collection.cluster_shards(), 2u);
+  }
+  // Every probe's matches, through every node, as the single node's (a
+  // base's near copies are spread over both shards).
+  for (int base = 0; base < kBases; base += 7) {
+    v1::QueryRequest query;
+    query.set_collection(kName);
+    query.set_text(NearCopy(GeneratedText(3000 + base), 35));
+    query.set_threshold(0.5);
+    ASSERT_OK_AND_ASSIGN(const v1::QueryResponse expected,
+                         single_client_->Query(query));
+    query.set_log_sequence(last);
+    ASSERT_GE(expected.matches_size(), 2) << "base " << base;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      ASSERT_OK_AND_ASSIGN(const v1::QueryResponse got,
+                           clients_[i]->Query(query));
+      EXPECT_EQ(Matches(got), Matches(expected))
+          << "base " << base << " node " << i;
+    }
+  }
+  // A read of any document through any node, at the write's sequence.
+  for (int base = 0; base < kBases; base += 11) {
+    const std::string id = absl::StrCat("b", base, "-0");
+    v1::GetRequest get;
+    get.set_collection(kName);
+    get.set_id(id);
+    get.set_log_sequence(last);
+    ASSERT_OK_AND_ASSIGN(const v1::Document doc,
+                         clients_[base % nodes_.size()]->Get(get));
+    EXPECT_EQ(doc.text(), GeneratedText(3000 + base));
+  }
+  // The replicas of a shard hold the same documents, and the shards
+  // together what the single node holds.
+  v1::ExportRequest whole;
+  whole.set_collection(kName);
+  EXPECT_THAT(
+      clients_[0]->Export(
+          whole, [](const v1::ExportResponse&) { return absl::OkStatus(); }),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               HasSubstr("replica_only")));
+  std::set<std::string> shard[2] = {Exported(*clients_[0], true),
+                                    Exported(*clients_[1], true)};
+  EXPECT_EQ(Exported(*clients_[2], true), shard[0]);
+  EXPECT_EQ(Exported(*clients_[3], true), shard[1]);
+  EXPECT_FALSE(shard[0].empty());
+  EXPECT_FALSE(shard[1].empty());
+  std::set<std::string> both = shard[0];
+  both.insert(shard[1].begin(), shard[1].end());
+  EXPECT_EQ(both.size(), shard[0].size() + shard[1].size());
+  EXPECT_EQ(both, Exported(*single_client_, false));
+}
+
+// Dedup-on-write through nodes of either shard: a near copy is blocked by
+// the document it is near to, whichever shard holds that one.
+TEST_F(NeardupdShardedTest, DedupOnWriteSpansTheShards) {
+  std::map<std::string, std::string> texts;
+  for (int i = 0; i < 12; ++i) {
+    v1::UpsertRequest request;
+    request.set_collection(kName);
+    request.set_id(absl::StrCat("o", i));
+    request.set_text(GeneratedText(8000 + i));
+    request.set_insert_only_below(0.7);
+    ASSERT_OK_AND_ASSIGN(const v1::UpsertResponse original,
+                         clients_[i % nodes_.size()]->Upsert(request));
+    EXPECT_TRUE(original.written()) << i;
+    // A near copy under another id, through the next node.
+    request.set_id(absl::StrCat("c", i));
+    request.set_text(NearCopy(GeneratedText(8000 + i), 60));
+    ASSERT_OK_AND_ASSIGN(const v1::UpsertResponse copy,
+                         clients_[(i + 1) % nodes_.size()]->Upsert(request));
+    EXPECT_FALSE(copy.written()) << i;
+    EXPECT_EQ(copy.blocking_count(), 1u) << i;
+    ASSERT_EQ(copy.blocking_size(), 1) << i;
+    EXPECT_EQ(copy.blocking(0).id(), absl::StrCat("o", i));
+    EXPECT_GE(copy.blocking(0).similarity(), 0.7);
+  }
+  ASSERT_OK_AND_ASSIGN(const v1::Collection collection,
+                       clients_[2]->GetCollection(kName));
+  EXPECT_EQ(collection.document_count(), 12u);
+  // A single node holds one shard.
+  v1::CreateCollectionRequest create;
+  create.set_name("more");
+  create.set_cluster_shards(2);
+  EXPECT_THAT(single_client_->CreateCollection(create).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cluster_shards")));
+}
+
+}  // namespace
+}  // namespace neardup
