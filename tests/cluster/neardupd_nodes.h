@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cluster/nats_cluster.h"
@@ -23,15 +24,18 @@ class NeardupdNodes {
   NeardupdNodes(std::string dir, std::vector<std::string> ids)
       : dir_(std::move(dir)), ids_(std::move(ids)) {}
 
-  // Starts every node on `nats` with `extra_flags` (node i as shard index
-  // i); true once all serve (each has caught up with the log).
+  // Starts every node on `nats` with `extra_flags`, node i as shard index
+  // i (given as -1, from its id, when the id ends with i); true once all
+  // serve (each has caught up with the log).
   bool StartAll(const NatsCluster& nats,
                 const std::vector<std::string>& extra_flags = {}) {
     for (size_t i = 0; i < ids_.size(); ++i) {
       const std::string& id = ids_[i];
       std::vector<std::string> flags = {
           "--cluster-nats=" + absl::StrJoin(nats.Urls(), ","),
-          "--node-id=" + id, absl::StrCat("--cluster-shard-index=", i)};
+          "--node-id=" + id,
+          absl::StrCat("--cluster-shard-index=",
+                       absl::EndsWith(id, absl::StrCat(i)) ? -1 : int(i))};
       flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
       const std::string data = absl::StrCat(dir_, "/", id);
       nodes_.push_back(

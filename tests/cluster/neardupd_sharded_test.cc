@@ -20,10 +20,12 @@
 #include "cluster/nats_cluster.h"
 #include "cluster/neardupd_nodes.h"
 #include "neardup/client/client.h"
+#include "neardup/cluster/cluster_node.h"
 #include "server/server_process.h"
 #include "support/corpus.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace neardup {
 namespace {
@@ -132,16 +134,19 @@ TEST_F(NeardupdShardedTest, EveryNodeAnswersAsASingleNodeDoes) {
   const uint64_t last = Load(*clients_[0]);
   ASSERT_GT(last, 0u);
   Load(*single_client_);
-  // Counted across shards, on every node.
+  // Counted across shards, on every node (as the replicas asked have
+  // applied the log: every one soon).
   for (size_t i = 0; i < nodes_.size(); ++i) {
     v1::Collection collection;
-    v1::QueryRequest wait;  // counts are as of now: first wait for the log
-    wait.set_collection(kName);
-    wait.set_text(GeneratedText(1));
-    wait.set_log_sequence(last);
-    ASSERT_OK(clients_[i]->Query(wait).status());
-    ASSERT_OK_AND_ASSIGN(collection, clients_[i]->GetCollection(kName));
-    EXPECT_EQ(collection.document_count(), 3u * kBases) << "node " << i;
+    EXPECT_TRUE(neardup::testing::WaitUntil(
+        [&] {
+          absl::StatusOr<v1::Collection> got =
+              clients_[i]->GetCollection(kName);
+          if (got.ok()) collection = *got;
+          return got.ok() && got->document_count() == 3u * kBases;
+        },
+        std::chrono::seconds(20)))
+        << "node " << i << ": " << collection.document_count();
     EXPECT_EQ(collection.cluster_shards(), 2u);
   }
   // Every probe's matches, through every node, as the single node's (a
@@ -161,6 +166,15 @@ TEST_F(NeardupdShardedTest, EveryNodeAnswersAsASingleNodeDoes) {
       EXPECT_EQ(Matches(got), Matches(expected))
           << "base " << base << " node " << i;
     }
+    // The best one only: the merge keeps the top_k of all shards.
+    query.set_top_k(1);
+    query.set_log_sequence(0);
+    ASSERT_OK_AND_ASSIGN(const v1::QueryResponse best,
+                         single_client_->Query(query));
+    query.set_log_sequence(last);
+    ASSERT_OK_AND_ASSIGN(const v1::QueryResponse got,
+                         clients_[base % nodes_.size()]->Query(query));
+    EXPECT_EQ(Matches(got), Matches(best)) << "base " << base;
   }
   // A read of any document through any node, at the write's sequence.
   for (int base = 0; base < kBases; base += 11) {
@@ -182,16 +196,25 @@ TEST_F(NeardupdShardedTest, EveryNodeAnswersAsASingleNodeDoes) {
           whole, [](const v1::ExportResponse&) { return absl::OkStatus(); }),
       StatusIs(absl::StatusCode::kFailedPrecondition,
                HasSubstr("replica_only")));
-  std::set<std::string> shard[2] = {Exported(*clients_[0], true),
-                                    Exported(*clients_[1], true)};
-  EXPECT_EQ(Exported(*clients_[2], true), shard[0]);
-  EXPECT_EQ(Exported(*clients_[3], true), shard[1]);
+  // Each replica's own documents: what the single node holds of its shard
+  // (once it applied the log: soon).
+  std::set<std::string> shard[2];
+  for (const std::string& line : Exported(*single_client_, false)) {
+    shard[cluster::ShardOf(line.substr(0, line.find(' ')), 2)].insert(line);
+  }
   EXPECT_FALSE(shard[0].empty());
   EXPECT_FALSE(shard[1].empty());
-  std::set<std::string> both = shard[0];
-  both.insert(shard[1].begin(), shard[1].end());
-  EXPECT_EQ(both.size(), shard[0].size() + shard[1].size());
-  EXPECT_EQ(both, Exported(*single_client_, false));
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    std::set<std::string> held;
+    EXPECT_TRUE(neardup::testing::WaitUntil(
+        [&] {
+          held = Exported(*clients_[i], true);
+          return held == shard[i % 2];
+        },
+        std::chrono::seconds(20)))
+        << "node " << i << " holds " << held.size() << " of "
+        << shard[i % 2].size();
+  }
 }
 
 // Dedup-on-write through nodes of either shard: a near copy is blocked by
@@ -218,9 +241,12 @@ TEST_F(NeardupdShardedTest, DedupOnWriteSpansTheShards) {
     EXPECT_EQ(copy.blocking(0).id(), absl::StrCat("o", i));
     EXPECT_GE(copy.blocking(0).similarity(), 0.7);
   }
-  ASSERT_OK_AND_ASSIGN(const v1::Collection collection,
-                       clients_[2]->GetCollection(kName));
-  EXPECT_EQ(collection.document_count(), 12u);
+  EXPECT_TRUE(neardup::testing::WaitUntil(
+      [&] {
+        absl::StatusOr<v1::Collection> got = clients_[2]->GetCollection(kName);
+        return got.ok() && got->document_count() == 12u;
+      },
+      std::chrono::seconds(20)));
   // A single node holds one shard.
   v1::CreateCollectionRequest create;
   create.set_name("more");

@@ -447,7 +447,10 @@ def check_kubernetes_cluster(k8s, kustomization):
         "NATS pods must start together (a first start elects no leader " \
         "before every route is up)"
     neardupd = int(re.search(r"replicas: (\d+)", kustomization)[1])
-    assert neardupd >= 2, f"{neardupd} neardupd replicas"
+    assert neardupd >= 4, f"{neardupd} neardupd pods: 2 shards x 2 replicas"
+    # A pod's shard index is its ordinal (from its node id, the pod name).
+    assert re.search(r"cluster-shard-index: -1\b", kustomization), \
+        "the cluster's pods must take their shard index from their ordinal"
     print(f"ok: Kubernetes cluster ({replicas} NATS servers, {neardupd} "
           "neardupd replicas)")
 
@@ -587,6 +590,13 @@ def check_cluster_compose(deploy, server_flags):
             f"{node}'s --cluster-nats is not every NATS server: {urls}"
     assert None not in ids and len(ids) == len(nodes), \
         f"nodes need node ids of their own: {ids}"
+    # Shard indexes 0..n-1: every shard of a 2-shard collection has 2
+    # replicas.
+    indexes = sorted(int(re.search(r"--cluster-shard-index=(\d+)", re.search(
+        rf"^  {node}:\n((?:    .*\n)*)", text, re.M).group(1)).group(1))
+        for node in nodes)
+    assert indexes == list(range(len(nodes))) and len(nodes) >= 4, \
+        f"docker-compose.cluster.yml: shard indexes {indexes}"
     prom = read(os.path.join(deploy, "prometheus/prometheus.cluster.yml"))
     for node in nodes:
         assert f"{node}:9464" in prom, f"Prometheus does not scrape {node}"

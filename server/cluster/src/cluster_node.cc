@@ -156,12 +156,15 @@ ClusterNode::~ClusterNode() {
     served.reset();
   }
   outcomes_.reset();
-  {
-    MutexLock lock(&requests_mu_);
-    while (requests_running_ > 0) requests_cv_.Wait(&requests_mu_);
-  }
+  // The appliers first: one may be letting go of its subscription (while
+  // stalled) and a request arriving on it meanwhile is refused below.
   for (Hosted* one : all) {
     if (one->thread.joinable()) one->thread.join();
+  }
+  {
+    MutexLock lock(&requests_mu_);
+    requests_closed_ = true;
+    while (requests_running_ > 0) requests_cv_.Wait(&requests_mu_);
   }
   std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted;
   MutexLock lock(&mu_);
@@ -229,8 +232,10 @@ absl::Status ClusterNode::LookUpUnhosted(std::string_view name) {
         std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (looking_up_) {
       if (!lookup_cv_.WaitUntil(&lookup_mu_, until) && looking_up_) {
-        return absl::NotFoundError(absl::StrCat("collection \"", AbslView(name),
-                                                "\" is not hosted here"));
+        return absl::UnavailableError(absl::StrCat(
+            "collection \"", AbslView(name),
+            "\" is not hosted here and the cluster's registry is slow to "
+            "answer; retry"));
       }
     }
     {
@@ -416,41 +421,56 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
     absl::StatusOr<size_t> applied =
         hosted->applier->ApplyAvailable(options_.apply_poll, kApplyRound);
     const uint64_t sequence = hosted->applier->applied_sequence();
-    MutexLock lock(&hosted->mu);
-    if (options_.on_warning &&
-        applied.status().ToString() != hosted->failure.ToString()) {
-      options_.on_warning(
-          applied.ok()
-              ? absl::StrCat("collection \"", hosted->name,
-                             "\": applying the log again, at ", sequence)
-              : absl::StrCat("collection \"", hosted->name,
-                             "\": cannot apply the log after ", sequence, ": ",
-                             applied.status().ToString()));
+    // Whether to leave the shard's queue group (stalled: its other replicas
+    // answer meanwhile) or join it (caught up), decided here, done below
+    // without the lock (NATS requests).
+    bool leave = false;
+    bool join = false;
+    {
+      MutexLock lock(&hosted->mu);
+      if (options_.on_warning &&
+          applied.status().ToString() != hosted->failure.ToString()) {
+        options_.on_warning(
+            applied.ok()
+                ? absl::StrCat("collection \"", hosted->name,
+                               "\": applying the log again, at ", sequence)
+                : absl::StrCat("collection \"", hosted->name,
+                               "\": cannot apply the log after ", sequence,
+                               ": ", applied.status().ToString()));
+      }
+      hosted->failure = applied.status();
+      hosted->pending = hosted->applier->pending();
+      if (sequence > hosted->applied) {
+        hosted->applied = sequence;
+        hosted->applied_cv.SignalAll();
+      }
+      if (hosted->shards > 1) {
+        leave = hosted->served != nullptr && !applied.ok();
+        join =
+            hosted->served == nullptr && applied.ok() && hosted->pending == 0;
+      }
     }
-    hosted->failure = applied.status();
-    hosted->pending = hosted->applier->pending();
-    if (sequence > hosted->applied) {
-      hosted->applied = sequence;
-      hosted->applied_cv.SignalAll();
-    }
-    if (hosted->shards > 1 && hosted->served != nullptr && !applied.ok()) {
-      // Stalled: the shard's other replicas answer meanwhile.
-      std::unique_ptr<Subscription> served = std::move(hosted->served);
-      hosted->mu.Unlock();
+    if (leave) {
+      std::unique_ptr<Subscription> served;
+      {
+        MutexLock lock(&hosted->mu);
+        served = std::move(hosted->served);
+      }
       served.reset();
-      hosted->mu.Lock();
     }
-    if (hosted->shards > 1 && hosted->served == nullptr && !hosted->stop &&
-        applied.ok() && hosted->pending == 0 && CaughtUp(*hosted)) {
-      // Caught up: this replica now answers for its shard.
+    if (join && CaughtUp(*hosted)) {
       absl::StatusOr<std::unique_ptr<Subscription>> served = log_->Subscribe(
           ShardSubjectOf(hosted->name, hosted->shard), kReplicasQueue,
           [this, hosted](std::string_view data, const std::string& reply_to) {
             OnShardRequest(hosted, data, reply_to);
           });
       if (served.ok()) {
-        hosted->served = *std::move(served);
-        hosted->applied_cv.SignalAll();
+        MutexLock lock(&hosted->mu);
+        // Not once the node stops (it let go of what it found).
+        if (!hosted->stop) {
+          hosted->served = *std::move(served);
+          hosted->applied_cv.SignalAll();
+        }
       } else if (options_.on_warning) {
         options_.on_warning(absl::StrCat(
             "collection \"", hosted->name, "\": cannot answer for shard ",
@@ -460,8 +480,11 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
     if (!applied.ok()) {
       // The store failed (a full disk...): the same entry is tried again,
       // not in a tight loop.
-      hosted->applied_cv.WaitUntil(
-          &hosted->mu, SteadyUntil(absl::Now() + options_.apply_poll));
+      MutexLock lock(&hosted->mu);
+      if (!hosted->stop) {
+        hosted->applied_cv.WaitUntil(
+            &hosted->mu, SteadyUntil(absl::Now() + options_.apply_poll));
+      }
     }
   }
 }
@@ -488,14 +511,20 @@ absl::StatusOr<ClusterNode::Hosted*> ClusterNode::Find(
 }
 
 void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
+  std::optional<engine::PreparedDocument> compared;
+  if (hosted.shards > 1 && one.entry->upsert) {
+    // What MayBlock compares: no text, metadata or vector.
+    const engine::PreparedDocument& doc = *one.entry->upsert;
+    compared.emplace();
+    compared->external_id = doc.external_id;
+    compared->minhash = doc.minhash;
+    compared->shingles = doc.shingles;
+  }
   {
     MutexLock lock(&hosted.mu);
     hosted.applied = std::max(hosted.applied, one.sequence);
-    if (hosted.shards > 1 && one.entry->upsert) {
-      engine::PreparedDocument doc = *one.entry->upsert;
-      doc.text.reset();  // not compared
-      doc.embedding.reset();
-      hosted.recent.emplace_back(one.sequence, std::move(doc));
+    if (compared.has_value()) {
+      hosted.recent.emplace_back(one.sequence, *std::move(compared));
       if (hosted.recent.size() > kRecentUpserts) {
         hosted.recent_after = hosted.recent.front().first;
         hosted.recent.pop_front();

@@ -25,7 +25,7 @@ constexpr size_t kReplySlackBytes = 4096;
 // often.
 constexpr absl::Duration kNoReplicaGrace = absl::Seconds(2);
 constexpr absl::Duration kNoReplicaRetry = absl::Milliseconds(50);
-// A request's deadline when its asker sent none.
+// A request's deadline when its asker sent none, and the longest one.
 constexpr absl::Duration kDefaultShardDeadline = absl::Seconds(30);
 
 pb::ShardRequest::Kind KindToProto(ShardCallKind kind) {
@@ -65,6 +65,17 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
                                  const std::string& reply_to) {
   {
     MutexLock lock(&requests_mu_);
+    // The node is going: nothing may use its collections any more (and the
+    // asker tries another replica).
+    if (requests_closed_) {
+      if (!reply_to.empty()) {
+        pb::ShardReply reply;
+        reply.set_code(static_cast<int>(absl::StatusCode::kUnavailable));
+        reply.set_message("this replica is stopping");
+        log_->Publish(reply_to, reply.SerializeAsString()).IgnoreError();
+      }
+      return;
+    }
     ++requests_running_;
   }
   auto answer_with = [this, hosted,
@@ -113,9 +124,11 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
   }
   ASSIGN_OR_RETURN(const ShardCallKind kind, KindFromProto(request.kind()));
   const absl::Time deadline =
-      request.deadline_unix_micros() > 0
-          ? absl::FromUnixMicros(request.deadline_unix_micros())
-          : absl::Now() + kDefaultShardDeadline;
+      absl::Now() +
+      (request.timeout_micros() > 0
+           ? std::min(absl::Microseconds(request.timeout_micros()),
+                      kDefaultShardDeadline)
+           : kDefaultShardDeadline);
   RETURN_IF_ERROR(WaitAppliedOn(hosted, request.log_sequence(), deadline));
   if (kind == ShardCallKind::kBlocking) {
     pb::BlockingCheck check;
@@ -158,24 +171,52 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
 std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
     Hosted& hosted, std::span<const int> shards, ShardCallKind kind,
     std::string_view body, uint64_t log_sequence, absl::Time deadline) {
+  const absl::Time start = absl::Now();
+  const absl::Time until = std::min(deadline, start + kDefaultShardDeadline);
   pb::ShardRequest request;
   request.set_kind(KindToProto(kind));
   request.set_body(std::string(body));
   request.set_log_sequence(log_sequence);
-  if (deadline != absl::InfiniteFuture()) {
-    request.set_deadline_unix_micros(absl::ToUnixMicros(deadline));
-  }
+  // As time left, not a time: the nodes' clocks may differ.
+  request.set_timeout_micros(absl::ToInt64Microseconds(until - start));
+  const std::string bytes = request.SerializeAsString();
   std::vector<std::string> subjects;
   for (int shard : shards) {
     subjects.push_back(ShardSubjectOf(hosted.name, shard));
   }
-  const absl::Time start = absl::Now();
-  const absl::Time until = std::min(deadline, start + kDefaultShardDeadline);
-  const std::string bytes = request.SerializeAsString();
+  // An answer as its shard gave it: the body, or the replica's status.
+  auto decode = [&](size_t i, absl::StatusOr<std::string> raw) {
+    const std::string where = absl::StrCat(
+        "shard ", shards[i], " of collection \"", hosted.name, "\"");
+    if (!raw.ok()) {
+      return absl::StatusOr<std::string>(absl::Status(
+          raw.status().code(),
+          absl::StrCat(where, ": ",
+                       absl::IsUnavailable(raw.status())
+                           ? std::string("no replica answers (none is "
+                                         "caught up and reachable)")
+                           : std::string(raw.status().message()))));
+    }
+    pb::ShardReply reply;
+    if (!reply.ParseFromString(*raw)) {
+      return absl::StatusOr<std::string>(
+          absl::DataLossError(absl::StrCat(where, ": not a reply")));
+    }
+    if (reply.code() != 0) {
+      return absl::StatusOr<std::string>(
+          absl::Status(static_cast<absl::StatusCode>(reply.code()),
+                       absl::StrCat(where, ": ", reply.message())));
+    }
+    return absl::StatusOr<std::string>(std::move(*reply.mutable_body()));
+  };
   std::vector<absl::StatusOr<std::string>> replies =
       log_->RequestEach(subjects, bytes, until);
-  // A shard nobody answers for may be between replicas (one restarting,
-  // one catching up): asked again for a moment before it is UNAVAILABLE.
+  for (size_t i = 0; i < replies.size(); ++i) {
+    replies[i] = decode(i, std::move(replies[i]));
+  }
+  // A shard nobody answers for, or whose replica is starting or stopping,
+  // may be between replicas: asked again for a moment before it is
+  // UNAVAILABLE.
   const absl::Time grace = std::min(until, start + kNoReplicaGrace);
   while (true) {
     std::vector<size_t> again;
@@ -189,32 +230,18 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
     std::vector<absl::StatusOr<std::string>> answers =
         log_->RequestEach(retried, bytes, until);
     for (size_t k = 0; k < again.size(); ++k) {
-      replies[again[k]] = std::move(answers[k]);
-    }
-  }
-  for (size_t i = 0; i < replies.size(); ++i) {
-    const std::string where = absl::StrCat(
-        "shard ", shards[i], " of collection \"", hosted.name, "\"");
-    if (!replies[i].ok()) {
-      replies[i] = absl::Status(
-          replies[i].status().code(),
-          absl::StrCat(where, ": ",
-                       absl::IsUnavailable(replies[i].status())
-                           ? std::string("no replica answers")
-                           : std::string(replies[i].status().message())));
-      continue;
-    }
-    pb::ShardReply reply;
-    if (!reply.ParseFromString(*replies[i])) {
-      replies[i] = absl::DataLossError(absl::StrCat(where, ": not a reply"));
-    } else if (reply.code() != 0) {
-      replies[i] = absl::Status(static_cast<absl::StatusCode>(reply.code()),
-                                absl::StrCat(where, ": ", reply.message()));
-    } else {
-      replies[i] = std::move(*reply.mutable_body());
+      replies[again[k]] = decode(again[k], std::move(answers[k]));
     }
   }
   return replies;
+}
+
+std::optional<ClusterNode::Placement> ClusterNode::PlacementIfHosted(
+    std::string_view collection) {
+  MutexLock lock(&mu_);
+  auto it = hosted_.find(collection);
+  if (it == hosted_.end()) return std::nullopt;
+  return Placement{.shards = it->second->shards, .shard = it->second->shard};
 }
 
 absl::StatusOr<ClusterNode::Placement> ClusterNode::PlacementOf(

@@ -314,13 +314,21 @@ bool Collection::MayBlock(const PreparedDocument& doc,
                           const PreparedDocument& other,
                           double threshold) const {
   if (other.external_id == doc.external_id) return false;  // a replacement
-  const absl::StatusOr<double> estimate =
-      EstimateJaccard(doc.minhash, other.minhash);
-  if (!estimate.ok()) return true;  // not comparable here: maybe
+  const std::vector<uint64_t>& a = doc.minhash.slots;
+  const std::vector<uint64_t>& b = other.minhash.slots;
+  if (a.empty() || a.size() != b.size()) return true;  // not comparable: maybe
+  // Scored as the index scores: equal slots as far as it keeps them (its
+  // low slot_bits), so never below the score Apply's check sees.
+  const int bits = record_.config.slot_bits;
+  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  size_t equal = 0;
+  for (size_t i = 0; i < a.size(); ++i) equal += ((a[i] ^ b[i]) & mask) == 0;
+  const double score =
+      static_cast<double>(equal) * (1.0 / static_cast<double>(a.size()));
   const bool exact = record_.config.verification == Verification::kExact &&
                      doc.shingles && other.shingles;
-  if (!exact) return *estimate >= threshold;
-  if (*estimate < EstimateFloorForExact(threshold, record_.config.num_perm)) {
+  if (!exact) return score >= threshold;
+  if (score < EstimateFloorForExact(threshold, record_.config.num_perm)) {
     return false;
   }
   return ExactJaccard64(*doc.shingles, *other.shingles) >= threshold;

@@ -11,6 +11,13 @@
 #include "neardup/core/simhash.h"
 
 namespace neardup::engine {
+
+std::string ExplainBudgetSpent() {
+  return absl::StrCat(
+      "this query's explain budget went to better matches (at most ",
+      kExplainMatchesPerQuery, " matches and ", kExplainTextBytesPerQuery >> 20,
+      " MiB of text per query); ask with a smaller top_k");
+}
 namespace {
 
 // The algorithm as the API names it, for messages.
@@ -306,11 +313,7 @@ absl::Status ResolveMatches(
       RETURN_IF_ERROR(call.Check("explaining matches"));
       if (explained_matches >= kExplainMatchesPerQuery ||
           explained_bytes >= kExplainTextBytesPerQuery) {
-        match.explain_unavailable = absl::StrCat(
-            "this query's explain budget went to better matches (at most ",
-            kExplainMatchesPerQuery, " matches and ",
-            kExplainTextBytesPerQuery >> 20,
-            " MiB of text per query); ask with a smaller top_k");
+        match.explain_unavailable = ExplainBudgetSpent();
       } else {
         ++explained_matches;
         RETURN_IF_ERROR(Explain(collection, options.probe_text, hit.internal_id,

@@ -137,8 +137,12 @@ absl::Status Handlers::ListCollections(const v1::ListCollectionsRequest&,
   for (const auto& collection : db_->ListCollections()) {
     v1::Collection* out = response->add_collections();
     *out = CollectionToProto(*collection);
-    ASSIGN_OR_RETURN(const int shards, ShardsOf(collection->name()));
-    if (shards > 1) {
+    // One this node could not host (another config...) is listed as its
+    // disk holds it; the cluster's others count every shard.
+    const std::optional<cluster::ClusterNode::Placement> placement =
+        cluster_ != nullptr ? cluster_->PlacementIfHosted(collection->name())
+                            : std::nullopt;
+    if (placement.has_value() && placement->shards > 1) {
       RETURN_IF_ERROR(CountAcrossShards(collection->name(), out, call));
     }
   }

@@ -3,6 +3,8 @@
 // document's shard; and what this node answers for the shard it holds.
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -66,25 +68,41 @@ absl::Status Handlers::QueryShards(const v1::QueryRequest& request,
       request.collection(), cluster::ShardCallKind::kQuery,
       request.SerializeAsString(), request.log_sequence(), ShardDeadline(call));
   std::vector<v1::Match> matches;
+  // Of a shard that left matches out (its answer outgrew a message): its
+  // last match. Merged matches ranked after the worst of these may be
+  // below ones left out, so the answer ends before them.
+  std::optional<v1::Match> cut;
+  const auto better = [](const v1::Match& a, const v1::Match& b) {
+    // Best first, as a single node ranks; ties to the lower id (a single
+    // node breaks them by its internal ids).
+    return a.similarity() != b.similarity() ? a.similarity() > b.similarity()
+                                            : a.id() < b.id();
+  };
   for (const absl::StatusOr<std::string>& answer : answers) {
     // A shard that did not answer would leave its matches out: the query
     // fails rather than answer with less than it asked.
     ASSIGN_OR_RETURN(v1::QueryResponse part,
                      Parse<v1::QueryResponse>(answer, "query answer"));
     stats->candidates += part.candidates();
-    if (part.truncated()) response->set_truncated(true);
+    stats->accepted += static_cast<size_t>(part.matches_size());
+    if (part.truncated()) {
+      response->set_truncated(true);
+      if (part.matches_size() > 0) {
+        const v1::Match& last = part.matches(part.matches_size() - 1);
+        if (!cut.has_value() || better(last, *cut)) cut = last;
+      } else {
+        cut = v1::Match();  // nothing of it: nothing can be ranked safely
+        cut->set_similarity(std::numeric_limits<double>::infinity());
+      }
+    }
     for (v1::Match& match : *part.mutable_matches()) {
       matches.push_back(std::move(match));
     }
   }
-  // Best first, as a single node ranks; ties to the lower id (a single
-  // node breaks them by its internal ids).
-  std::sort(matches.begin(), matches.end(),
-            [](const v1::Match& a, const v1::Match& b) {
-              return a.similarity() != b.similarity()
-                         ? a.similarity() > b.similarity()
-                         : a.id() < b.id();
-            });
+  std::sort(matches.begin(), matches.end(), better);
+  if (cut.has_value()) {
+    std::erase_if(matches, [&](const v1::Match& m) { return better(*cut, m); });
+  }
   const size_t top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
   if (matches.size() > top_k) matches.resize(top_k);
   const size_t limit =
@@ -94,7 +112,15 @@ absl::Status Handlers::QueryShards(const v1::QueryRequest& request,
   const size_t budget =
       limit > kMergedSlackBytes ? limit - kMergedSlackBytes : 0;
   size_t answer_bytes = 0;
-  for (v1::Match& match : matches) {
+  for (size_t rank = 0; rank < matches.size(); ++rank) {
+    v1::Match& match = matches[rank];
+    if (rank >= kExplainMatchesPerQuery && match.passages_size() > 0) {
+      // Each shard explained its best: the query's budget is the merged
+      // ranking's, as on a single node.
+      match.clear_passages();
+      match.clear_passages_truncated();
+      match.set_explain_unavailable(engine::ExplainBudgetSpent());
+    }
     const size_t bytes = match.ByteSizeLong() + 16;
     if (answer_bytes + bytes > budget) {
       response->set_truncated(true);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -312,6 +314,27 @@ void NeardupServer::OpenDatabase() {
           .count());
 }
 
+namespace {
+
+// --cluster-shard-index, or (-1) the number the node id ends with: a
+// StatefulSet's pods are <name>-<ordinal>.
+absl::StatusOr<int> ShardIndexOf(int flag, const std::string& node_id) {
+  if (flag >= 0) return flag;
+  size_t digits = node_id.size();
+  while (digits > 0 && absl::ascii_isdigit(node_id[digits - 1])) --digits;
+  int index = 0;
+  if (digits == node_id.size() || node_id.size() - digits > 6 ||
+      !absl::SimpleAtoi(node_id.substr(digits), &index)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cluster-shard-index=-1 takes the number --node-id ends with, but "
+        "node id \"",
+        node_id, "\" ends with none"));
+  }
+  return index;
+}
+
+}  // namespace
+
 absl::Status NeardupServer::JoinCluster() {
   cluster::ClusterNodeOptions options;
   for (absl::string_view url :
@@ -326,7 +349,8 @@ absl::Status NeardupServer::JoinCluster() {
     options.node_id = host;
   }
   options.registry_poll = absl::Seconds(2);
-  options.shard_index = config_.cluster_shard_index;
+  ASSIGN_OR_RETURN(options.shard_index,
+                   ShardIndexOf(config_.cluster_shard_index, options.node_id));
   // Requests for this node's shards run on a pool of their own: a query
   // holding a request worker while it waits for the shards must not keep
   // them from answering it.

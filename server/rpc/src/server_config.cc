@@ -144,7 +144,8 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "NATS servers that keep each log entry (1, 3 or 5)");
   visit("cluster-shard-index", c.cluster_shard_index,
         "this node holds shard (index mod S) of a collection of S cluster "
-        "shards; give nodes 0, 1, 2, ... (a StatefulSet's ordinal)");
+        "shards; give nodes 0, 1, 2, ...; -1: the number --node-id ends "
+        "with (a StatefulSet pod's ordinal)");
 }
 
 template <typename T>
@@ -198,9 +199,9 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   if (c.listen_address.empty()) {
     return absl::InvalidArgumentError("--listen must not be empty");
   }
-  if (c.cluster_shard_index < 0) {
+  if (c.cluster_shard_index < -1) {
     return absl::InvalidArgumentError(
-        "--cluster-shard-index must be at least 0");
+        "--cluster-shard-index must be at least 0 (or -1: from --node-id)");
   }
   if (c.cluster_log_replicas < 1 || c.cluster_log_replicas > 5) {
     return absl::InvalidArgumentError(

@@ -54,9 +54,12 @@ CallCost NearDupService::ReadCost(CallCost cost,
                                   std::string_view collection) const {
   cluster::ClusterNode* cluster = cluster_.load(std::memory_order_acquire);
   if (cost != CallCost::kCheap || cluster == nullptr) return cost;
-  absl::StatusOr<cluster::ClusterNode::Placement> placement =
-      cluster->PlacementOf(collection);
-  return placement.ok() && placement->shards > 1 ? CallCost::kPooled : cost;
+  // Only what this node hosts already: no lookup here, before the call is
+  // admitted (one not hosted yet is looked up on the pool).
+  const std::optional<cluster::ClusterNode::Placement> placement =
+      cluster->PlacementIfHosted(collection);
+  return !placement.has_value() || placement->shards > 1 ? CallCost::kPooled
+                                                         : cost;
 }
 
 grpc::Status NearDupService::Availability(bool needs_db) const {
@@ -738,7 +741,13 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
                             SecondsSince(start));
       },
       [this] { return stopping_.load(); },
-      [](const v1::QueryRequest& request) { return IsCheapQuery(request); },
+      [this](const v1::QueryRequest& request) {
+        // A collection of several shards waits for other nodes: never on
+        // gRPC's threads.
+        return IsCheapQuery(request) &&
+               ReadCost(CallCost::kCheap, request.collection()) ==
+                   CallCost::kCheap;
+      },
       nullptr, &watchdog_, IdleMessage(options_.stream_idle_seconds),
       [context] { context->TryCancel(); }, options_.stream_buffer_bytes,
       [](const v1::QueryRequest& request) {

@@ -165,6 +165,9 @@ class ClusterNode {
     int shard = 0;
   };
   absl::StatusOr<Placement> PlacementOf(std::string_view collection);
+  // The same for a collection hosted here, without looking up the registry
+  // (nullopt for one not hosted).
+  std::optional<Placement> PlacementIfHosted(std::string_view collection);
   // Sends `body` to one replica of every shard (each answering once it
   // applied `log_sequence`) and gathers their answers, by shard.
   std::vector<absl::StatusOr<std::string>> AskEveryShard(
@@ -309,6 +312,7 @@ class ClusterNode {
   Mutex requests_mu_;
   CondVar requests_cv_;
   int requests_running_ ABSL_GUARDED_BY(requests_mu_) = 0;
+  bool requests_closed_ ABSL_GUARDED_BY(requests_mu_) = false;
   std::unique_ptr<Subscription> outcomes_;  // last: first to go
 };
 

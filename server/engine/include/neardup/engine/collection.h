@@ -136,9 +136,10 @@ class Collection {
   absl::StatusOr<UpsertOutcome> Apply(const PreparedDocument& doc,
                                       const UpsertOptions& options = {});
   // Whether `other`, stored, might block `doc` under insert_only_below =
-  // `threshold`: compared as Apply compares (exact Jaccard where both have
-  // evidence and the collection verifies exactly, else the estimate) but
-  // without the index's banding, so never false where Apply would block.
+  // `threshold`: scored as Apply's check scores (the index's score of equal
+  // slots, then exact Jaccard where both have evidence and the collection
+  // verifies exactly) but without the index's banding, so never false
+  // where Apply would block.
   bool MayBlock(const PreparedDocument& doc, const PreparedDocument& other,
                 double threshold) const;
   // The documents that would block `doc` under insert_only_below =

@@ -54,6 +54,8 @@ enum class QueryAlgorithm {
 // most this many matches and this much text; matches past that say why.
 inline constexpr size_t kExplainMatchesPerQuery = 100;
 inline constexpr size_t kExplainTextBytesPerQuery = size_t{32} << 20;
+// Why a match past the explain budget has no passages.
+std::string ExplainBudgetSpent();
 // MinHash matches a hybrid query weighs by cosine, at most (the best by
 // Jaccard): a flood of near-copies costs this many dot products, no more.
 inline constexpr size_t kMaxHybridMinHash = 10000;
