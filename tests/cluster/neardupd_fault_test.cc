@@ -1,10 +1,12 @@
-// Faults under load, with real processes: two neardupd replicas of a
-// collection over a 3-server JetStream cluster, a BulkUpsert writer and a
-// querier running throughout. One replica is SIGKILLed, then a NATS server;
-// the replica restarts and catches up. No acknowledged write is lost, the
-// live replica answers every query meanwhile, with two NATS servers down
-// writes are refused (UNAVAILABLE) while reads go on, and in the end both
-// replicas hold the same documents and signatures.
+// Faults under load, with real processes over a 3-server JetStream cluster,
+// a BulkUpsert writer and a querier running throughout: a collection of one
+// shard on two neardupd, and one of two shards on four (two replicas of
+// each). One replica of each shard is SIGKILLed, then a NATS server; the
+// replicas restart and catch up. No acknowledged write is lost, the live
+// replicas answer every query meanwhile, with two NATS servers down writes
+// are refused (UNAVAILABLE) while reads go on, and in the end the replicas
+// of each shard hold the same documents and signatures, and every node
+// answers queries as a single neardupd holding the same documents does.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +31,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/client/client.h"
 #include "support/corpus.h"
+#include "support/net.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
@@ -56,26 +60,46 @@ client::Client Connect(
   return client::Client(options);
 }
 
-// What a replica holds, as an export with signatures shows it: one line
-// per document (id, signatures, text, metadata), in id order.
-absl::StatusOr<std::map<std::string, std::string>> Holdings(
+// What a node holds, as an export with signatures shows it: id -> the
+// document (signatures, text, metadata).
+absl::StatusOr<std::map<std::string, v1::Document>> Holdings(
     const ServerProcess& node) {
-  std::map<std::string, std::string> out;
+  std::map<std::string, v1::Document> out;
   v1::ExportRequest request;
   request.set_collection(kName);
   request.set_with_signatures(true);
+  request.set_replica_only(true);
   RETURN_IF_ERROR(
       Connect(node).Export(request, [&](const v1::ExportResponse& message) {
         for (const v1::Document& doc : message.documents()) {
-          const std::string id = doc.id();
-          out[id] = doc.ShortDebugString();
+          out[doc.id()] = doc;
         }
         return absl::OkStatus();
       }));
   return out;
 }
 
-class NeardupdFaultTest : public ::testing::Test {
+// A match as compared with a single node's: its id and similarity.
+std::vector<std::string> Matches(const v1::QueryResponse& response) {
+  std::vector<std::string> out;
+  for (const v1::Match& match : response.matches()) {
+    out.push_back(absl::StrCat(match.id(), " ", match.similarity()));
+  }
+  return out;
+}
+
+struct Layout {
+  int nodes;
+  int shards;
+};
+
+std::vector<std::string> NodeIds(int nodes) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < nodes; ++i) ids.push_back(absl::StrCat("n", i));
+  return ids;
+}
+
+class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
  protected:
   void SetUp() override {
     nats_.StartAll();
@@ -85,15 +109,23 @@ class NeardupdFaultTest : public ::testing::Test {
     v1::CreateCollectionRequest create;
     create.set_name(kName);
     create.mutable_config()->set_store_text(true);
+    create.set_cluster_shards(static_cast<uint32_t>(shards()));
     ASSERT_OK(Connect(nodes_[0]).CreateCollection(create).status());
   }
 
-  std::string Log(size_t node) const { return nodes_.Log(node); }
+  int shards() const { return GetParam().shards; }
+  int size() const { return GetParam().nodes; }
+  // Node i holds shard i mod shards; the last `shards` nodes are the ones
+  // killed (one replica of each shard).
+  bool Killed(int node) const { return node >= size() - shards(); }
 
-  // Writes documents "w<k>" through whichever node is up, in BulkUpsert
-  // streams of 100 items, until stopped; records what was acknowledged.
-  // At most kWriteRate documents a second: a steady load, whose log fits
-  // the test's NATS servers however fast appends get.
+  std::string Log(size_t node) const { return nodes_.Log(node); }
+  std::string Logs() const { return nodes_.Logs(); }
+
+  // Writes documents "w<k>" through the nodes that are up in turn, in
+  // BulkUpsert streams of 100 items, until stopped; records what was
+  // acknowledged. At most kWriteRate documents a second: a steady load,
+  // whose log fits the test's NATS servers however fast appends get.
   void Write() {
     constexpr int kWriteRate = 1500;
     const absl::Time start = absl::Now();
@@ -101,8 +133,8 @@ class NeardupdFaultTest : public ::testing::Test {
     for (int stream = 0; !stop_.load(); ++stream) {
       const absl::Time due = start + absl::Seconds(next) / kWriteRate;
       if (absl::Now() < due) absl::SleepFor(due - absl::Now());
-      int node = stream % 2;
-      if (down_[node].load()) node = 1 - node;
+      int node = stream % size();
+      while (down_[node].load()) node = (node + 1) % size();
       client::Client client = Connect(nodes_[node]);
       std::vector<std::string> sent;
       int in_stream = 0;
@@ -132,20 +164,37 @@ class NeardupdFaultTest : public ::testing::Test {
   void Query() {
     for (int i = 0; !stop_.load(); ++i) {
       std::shared_lock lock(kill_mu_);
-      const int node = i % 2;
+      const int node = i % size();
       if (down_[node].load()) continue;
       v1::QueryRequest query;
       query.set_collection(kName);
       query.set_text(GeneratedText(90000 + i % 50, 40));
+      const absl::Time asked = absl::Now();
       absl::StatusOr<v1::QueryResponse> answer =
           Connect(nodes_[node], std::chrono::seconds(5), 1).Query(query);
+      const int64_t took = absl::ToInt64Milliseconds(absl::Now() - asked);
+      if (took > longest_query_ms_.load()) longest_query_ms_ = took;
       if (answer.ok()) {
         ++queries_answered_;
       } else {
         ++queries_failed_;
-        ADD_FAILURE() << "node " << node << ": " << answer.status();
+        ADD_FAILURE() << "node " << node << " (" << kPhases[phase_.load()]
+                      << ", at " << absl::FormatTime(absl::Now())
+                      << "): " << answer.status();
       }
     }
+  }
+
+  // The log sequence node `node` applied, as its metrics say (0: unknown).
+  uint64_t Applied(int node) {
+    const std::string metrics =
+        neardup::testing::HttpGet(nodes_[node].metrics_port(), "/metrics");
+    const std::string line =
+        "neardup_cluster_applied_sequence{collection=\"load\"} ";
+    const size_t at = metrics.find(line);
+    return at == std::string::npos
+               ? 0
+               : std::stoull(metrics.substr(at + line.size()));
   }
 
   size_t Acked() {
@@ -165,18 +214,25 @@ class NeardupdFaultTest : public ::testing::Test {
 
   neardup::testing::TempDir temp_;
   NatsCluster nats_{temp_.path() + "/nats", 3};
-  NeardupdNodes nodes_{temp_.path(), {"a", "b"}};
+  NeardupdNodes nodes_{temp_.path(), NodeIds(GetParam().nodes)};
   std::atomic<bool> stop_{false};
-  std::atomic<bool> down_[2] = {false, false};
+  // What the test is doing, for the querier's failures.
+  static constexpr const char* kPhases[] = {"loading", "replicas killed",
+                                            "a NATS server killed",
+                                            "replicas restarting", "all back"};
+  std::atomic<int> phase_{0};
+  std::atomic<bool> down_[4] = {false, false, false, false};
   std::shared_mutex kill_mu_;  // a query never runs on a node being killed
   std::mutex acked_mu_;
   std::map<std::string, uint64_t> acked_;  // id -> its log sequence
   std::atomic<int> failed_streams_{0};
   std::atomic<int> queries_answered_{0};
   std::atomic<int> queries_failed_{0};
+  // The longest a query took (a failover's stall, with its connection).
+  std::atomic<int64_t> longest_query_ms_{0};
 };
 
-TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
+TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
   std::thread writer([&] { Write(); });
   std::thread querier([&] { Query(); });
   // However the test ends, the load stops first.
@@ -185,73 +241,118 @@ TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
     if (writer.joinable()) writer.join();
     if (querier.joinable()) querier.join();
   };
-  ASSERT_TRUE(WaitAcked(200)) << Log(0) << Log(1);
+  ASSERT_TRUE(WaitAcked(200)) << Logs();
 
-  // A replica dies; writes and queries go on through the other.
-  KillNode(1);
-  ASSERT_TRUE(WaitAcked(200)) << Log(0);
+  // A replica of each shard dies; writes and queries go on through the
+  // others.
+  phase_ = 1;
+  for (int node = 0; node < size(); ++node) {
+    if (Killed(node)) KillNode(node);
+  }
+  ASSERT_TRUE(WaitAcked(200)) << Logs();
   // A NATS server dies: 2 of 3 keep the quorum.
+  phase_ = 2;
   nats_.Kill(0);
-  ASSERT_TRUE(WaitAcked(200)) << Log(0) << nats_.Logs();
-  // The replica comes back on its disk and catches up before it serves.
-  nodes_[1].Start();
-  ASSERT_TRUE(nodes_[1].WaitServing(std::chrono::seconds(60))) << Log(1);
-  down_[1] = false;
+  ASSERT_TRUE(WaitAcked(200)) << Logs() << nats_.Logs();
+  phase_ = 3;
+  // The replicas come back on their disks and catch up before they serve.
+  for (int node = 0; node < size(); ++node) {
+    if (!Killed(node)) continue;
+    nodes_[node].Start();
+    ASSERT_TRUE(nodes_[node].WaitServing(std::chrono::seconds(60)))
+        << Log(node);
+    down_[node] = false;
+  }
   nats_.Start(0);
-  ASSERT_TRUE(WaitAcked(200)) << Log(0) << Log(1);
+  phase_ = 4;
+  ASSERT_TRUE(WaitAcked(200)) << Logs();
   stop_ = true;
   writer.join();
   querier.join();
   ASSERT_TRUE(nats_.WaitHealthy(kStartup)) << nats_.Logs();
-  EXPECT_EQ(queries_failed_.load(), 0);
+  EXPECT_EQ(queries_failed_.load(), 0) << Logs();
   EXPECT_GT(queries_answered_.load(), 50);
+  std::cout << "queries answered: " << queries_answered_.load()
+            << ", the longest took " << longest_query_ms_.load() << " ms\n";
 
-  // Both replicas at the last acknowledged write: every acknowledged
-  // document is there, and they hold the same.
+  // Every node at the last acknowledged write: every acknowledged document
+  // is on its shard, and the replicas of a shard hold the same.
   uint64_t end = 0;
   for (const auto& [id, sequence] : acked_) end = std::max(end, sequence);
-  for (size_t node = 0; node < nodes_.size(); ++node) {
-    v1::GetRequest get;
-    get.set_collection(kName);
-    get.set_id(acked_.begin()->first);
-    get.set_log_sequence(end);
-    ASSERT_OK(Connect(nodes_[node]).Get(get).status());
+  std::vector<std::map<std::string, v1::Document>> held(size());
+  for (int node = 0; node < size(); ++node) {
+    // Its own replica, once it applied the end (its metrics say so).
+    ASSERT_TRUE(WaitUntil([&] { return Applied(node) >= end; }, kStartup))
+        << "node " << node << " applied " << Applied(node) << " of " << end;
+    ASSERT_OK_AND_ASSIGN(held[node], Holdings(nodes_[node]));
   }
-  ASSERT_OK_AND_ASSIGN(const auto a, Holdings(nodes_[0]));
-  ASSERT_OK_AND_ASSIGN(const auto b, Holdings(nodes_[1]));
+  std::map<std::string, v1::Document> all;
+  for (int shard = 0; shard < shards(); ++shard) {
+    for (const auto& [id, doc] : held[shard]) all[id] = doc;
+  }
   size_t lost = 0;
-  for (const auto& [id, sequence] : acked_) lost += !a.contains(id);
+  for (const auto& [id, sequence] : acked_) lost += !all.contains(id);
   EXPECT_EQ(lost, 0u) << "of " << acked_.size() << " acknowledged";
-  EXPECT_EQ(a.size(), b.size());
-  for (const auto& [id, held] : a) {
-    auto other = b.find(id);
-    ASSERT_TRUE(other != b.end()) << id << " is only on the first replica";
-    if (held != other->second) {
-      size_t at = 0;
-      while (at < held.size() && held[at] == other->second[at]) ++at;
-      const size_t from = at > 80 ? at - 80 : 0;
-      FAIL() << id << " differs from byte " << at << ": "
-             << held.substr(from, 200) << "\n vs "
-             << other->second.substr(from, 200);
+  for (int node = shards(); node < size(); ++node) {
+    const auto& a = held[node % shards()];
+    const auto& b = held[node];
+    EXPECT_EQ(a.size(), b.size()) << "node " << node;
+    for (const auto& [id, doc] : a) {
+      auto other = b.find(id);
+      ASSERT_TRUE(other != b.end()) << id << " is not on node " << node;
+      const std::string x = doc.ShortDebugString();
+      const std::string y = other->second.ShortDebugString();
+      if (x != y) {
+        size_t at = 0;
+        while (at < x.size() && x[at] == y[at]) ++at;
+        const size_t from = at > 80 ? at - 80 : 0;
+        FAIL() << id << " differs from byte " << at << " on node " << node
+               << ": " << x.substr(from, 200) << "\n vs "
+               << y.substr(from, 200);
+      }
     }
   }
-  // A document is found by its own text on both (recall of the replicas).
+
+  // Every node answers as a single neardupd holding the same documents.
+  ServerProcess single(temp_.path() + "/single", temp_.path() + "/single.log");
+  single.Start();
+  ASSERT_TRUE(single.WaitServing(std::chrono::seconds(60)));
+  client::Client reference = Connect(single);
+  v1::CreateCollectionRequest create;
+  create.set_name(kName);
+  create.mutable_config()->set_store_text(true);
+  ASSERT_OK(reference.CreateCollection(create).status());
+  auto doc = all.begin();
+  ASSERT_OK(reference.BulkUpsert(
+      [&](v1::UpsertRequest* request) {
+        if (doc == all.end()) return false;
+        request->set_collection(kName);
+        request->set_id(doc->first);
+        request->set_text(doc->second.text());
+        ++doc;
+        return true;
+      },
+      [](const v1::BulkUpsertResult& result) {
+        EXPECT_EQ(result.code(), 0) << result.message();
+      }));
   for (const auto& [id, sequence] : acked_) {
     if (sequence % 97 != 0) continue;
-    const int k = std::stoi(id.substr(1));
-    for (size_t node = 0; node < nodes_.size(); ++node) {
-      v1::QueryRequest query;
-      query.set_collection(kName);
-      query.set_text(GeneratedText(90000 + k, 40));
+    v1::QueryRequest query;
+    query.set_collection(kName);
+    query.set_text(GeneratedText(90000 + std::stoi(id.substr(1)), 40));
+    ASSERT_OK_AND_ASSIGN(const v1::QueryResponse expected,
+                         reference.Query(query));
+    ASSERT_GE(expected.matches_size(), 1);
+    EXPECT_EQ(expected.matches(0).id(), id);
+    for (int node = 0; node < size(); ++node) {
       ASSERT_OK_AND_ASSIGN(const v1::QueryResponse found,
                            Connect(nodes_[node]).Query(query));
-      ASSERT_GE(found.matches_size(), 1);
-      EXPECT_EQ(found.matches(0).id(), id);
+      EXPECT_EQ(Matches(found), Matches(expected)) << id << " node " << node;
     }
   }
 
   // Two NATS servers down: a write is refused, never acknowledged; reads go
-  // on on both replicas.
+  // on through every node.
   nats_.Kill(1);
   nats_.Kill(2);
   v1::UpsertRequest refused;
@@ -261,12 +362,30 @@ TEST_F(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
   EXPECT_THAT(
       Connect(nodes_[0], std::chrono::seconds(4), 1).Upsert(refused).status(),
       StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
-  for (size_t node = 0; node < nodes_.size(); ++node) {
-    EXPECT_OK(Connect(nodes_[node], std::chrono::seconds(4), 1)
-                  .Get(kName, acked_.begin()->first)
-                  .status());
+  for (int node = 0; node < size(); ++node) {
+    // (A node whose NATS server died reconnects to the one left first.)
+    absl::Status read;
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          read = Connect(nodes_[node], std::chrono::seconds(4), 1)
+                     .Get(kName, acked_.begin()->first)
+                     .status();
+          return read.ok();
+        },
+        std::chrono::seconds(10)))
+        << "node " << node << ": " << read;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, NeardupdFaultTest,
+                         ::testing::Values(Layout{.nodes = 2, .shards = 1},
+                                           Layout{.nodes = 4, .shards = 2}),
+                         [](const ::testing::TestParamInfo<Layout>& info) {
+                           return absl::StrCat(
+                               info.param.shards, "Shards",
+                               info.param.nodes / info.param.shards,
+                               "Replicas");
+                         });
 
 }  // namespace
 }  // namespace neardup

@@ -27,6 +27,9 @@ namespace pb = ::neardup::cluster::messages;
 // Entries one ApplyAvailable call applies at most, so stop is looked at
 // during a long catch-up too.
 constexpr size_t kApplyRound = 512;
+// How long an applier fails before its replica stops answering for its
+// shard: longer than a log failover, during which reads go on.
+constexpr absl::Duration kStalledLeave = absl::Seconds(30);
 // Shards a collection may have.
 constexpr int kMaxShards = 1024;
 
@@ -110,8 +113,12 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
   if (options.node_id.empty()) {
     return absl::InvalidArgumentError("a cluster node needs a node_id");
   }
+  LogOptions log_options = options.log;
+  if (!log_options.on_connection && options.on_warning) {
+    log_options.on_connection = options.on_warning;
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
-                   JetStreamLog::Connect(options.log));
+                   JetStreamLog::Connect(log_options));
   RETURN_IF_ERROR(log->EnsureBucket(kRegistryBucket, options.log_replicas));
   if (options.shard_index < 0) {
     return absl::InvalidArgumentError("shard_index must be at least 0");
@@ -445,7 +452,16 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
         hosted->applied_cv.SignalAll();
       }
       if (hosted->shards > 1) {
-        leave = hosted->served != nullptr && !applied.ok();
+        // Stalled a while (the store fails, or the log longer than a
+        // failover): its shard's other replicas answer meanwhile.
+        if (applied.ok()) {
+          hosted->stalled_since.reset();
+        } else if (!hosted->stalled_since.has_value()) {
+          hosted->stalled_since = absl::Now();
+        }
+        leave = hosted->served != nullptr &&
+                hosted->stalled_since.has_value() &&
+                absl::Now() - *hosted->stalled_since > kStalledLeave;
         join =
             hosted->served == nullptr && applied.ok() && hosted->pending == 0;
       }
@@ -563,6 +579,16 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
   if (waits_here) {
     Deliver(entry.append_id, std::move(written));
   } else {
+    {
+      MutexLock lock(&hosted.mu);
+      if (hosted.told.emplace(entry.append_id, written).second) {
+        hosted.told_order.push_back(entry.append_id);
+        if (hosted.told_order.size() > kToldOutcomes) {
+          hosted.told.erase(hosted.told_order.front());
+          hosted.told_order.pop_front();
+        }
+      }
+    }
     // At most once, like any NATS message: a writer that hears nothing
     // answers DEADLINE_EXCEEDED naming the sequence.
     log_->Publish(entry.outcome_subject,

@@ -3,6 +3,7 @@
 // request to one live replica), and a node asks every shard for its callers.
 
 #include <memory>
+#include <numeric>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,8 @@ constexpr size_t kReplySlackBytes = 4096;
 // often.
 constexpr absl::Duration kNoReplicaGrace = absl::Seconds(2);
 constexpr absl::Duration kNoReplicaRetry = absl::Milliseconds(50);
+// How long a shard's first answer is waited for before it is asked again.
+constexpr absl::Duration kFirstAnswerWait = absl::Seconds(1);
 // A request's deadline when its asker sent none, and the longest one.
 constexpr absl::Duration kDefaultShardDeadline = absl::Seconds(30);
 
@@ -38,6 +41,8 @@ pb::ShardRequest::Kind KindToProto(ShardCallKind kind) {
       return pb::ShardRequest::KIND_COLLECTION;
     case ShardCallKind::kBlocking:
       return pb::ShardRequest::KIND_BLOCKING;
+    case ShardCallKind::kOutcome:
+      return pb::ShardRequest::KIND_OUTCOME;
   }
   return pb::ShardRequest::KIND_UNSPECIFIED;
 }
@@ -52,6 +57,8 @@ absl::StatusOr<ShardCallKind> KindFromProto(pb::ShardRequest::Kind kind) {
       return ShardCallKind::kCollection;
     case pb::ShardRequest::KIND_BLOCKING:
       return ShardCallKind::kBlocking;
+    case pb::ShardRequest::KIND_OUTCOME:
+      return ShardCallKind::kOutcome;
     default:
       return absl::UnimplementedError(absl::StrCat("a shard request of kind ",
                                                    static_cast<int>(kind),
@@ -130,6 +137,16 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
                       kDefaultShardDeadline)
            : kDefaultShardDeadline);
   RETURN_IF_ERROR(WaitAppliedOn(hosted, request.log_sequence(), deadline));
+  if (kind == ShardCallKind::kOutcome) {
+    MutexLock lock(&hosted.mu);
+    auto it = hosted.told.find(request.body());
+    if (it == hosted.told.end()) {
+      return absl::NotFoundError(
+          "this replica keeps no outcome of that write (not applied here, "
+          "or long ago)");
+    }
+    return EncodeOutcome(it->first, it->second);
+  }
   if (kind == ShardCallKind::kBlocking) {
     pb::BlockingCheck check;
     if (!check.ParseFromString(request.body())) {
@@ -209,8 +226,31 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
     }
     return absl::StatusOr<std::string>(std::move(*reply.mutable_body()));
   };
-  std::vector<absl::StatusOr<std::string>> replies =
-      log_->RequestEach(subjects, bytes, until);
+  // A replica that dies with the request, or an answer lost while a NATS
+  // server fails over, leaves it unanswered: each ask waits a while only
+  // (1 s, then twice as long each time, so a slow answer still comes), and
+  // a shard that did not answer is asked again (its other replica, if the
+  // first died) until the time is up. Reads and checks: asking twice is
+  // safe.
+  std::vector<absl::StatusOr<std::string>> replies(
+      subjects.size(), absl::DeadlineExceededError("not asked"));
+  std::vector<size_t> late(subjects.size());
+  std::iota(late.begin(), late.end(), 0);
+  for (absl::Duration wait = kFirstAnswerWait;
+       !late.empty() && absl::Now() < until; wait *= 2) {
+    std::vector<std::string> asked;
+    for (size_t i : late) asked.push_back(subjects[i]);
+    std::vector<absl::StatusOr<std::string>> answers =
+        log_->RequestEach(asked, bytes, std::min(until, absl::Now() + wait));
+    std::vector<size_t> still;
+    for (size_t k = 0; k < late.size(); ++k) {
+      if (absl::IsDeadlineExceeded(answers[k].status())) {
+        still.push_back(late[k]);
+      }
+      replies[late[k]] = std::move(answers[k]);
+    }
+    late = std::move(still);
+  }
   for (size_t i = 0; i < replies.size(); ++i) {
     replies[i] = decode(i, std::move(replies[i]));
   }

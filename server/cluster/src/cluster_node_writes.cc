@@ -16,6 +16,13 @@
 #include "outcome_codec.h"
 
 namespace neardup::cluster {
+namespace {
+
+// How long a writer waits for the outcome another shard sends before it
+// asks that shard for it.
+constexpr absl::Duration kOutcomeWait = absl::Seconds(2);
+
+}  // namespace
 
 absl::StatusOr<uint64_t> ClusterNode::AppendUntil(
     std::string_view collection, const std::string& subject,
@@ -255,8 +262,35 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
       if (stopped != nullptr) *stopped = true;
     }
   }
+  // The outcomes, as they come. One another shard sends is a NATS message,
+  // sent at most once: missed (a NATS server failing over), it is asked
+  // of the shard again after kOutcomeWait.
   const auto until = SteadyUntil(deadline);
+  const auto ask_again =
+      SteadyUntil(std::min(deadline, absl::Now() + kOutcomeWait));
   std::vector<std::optional<LoggedWrite>> outcomes(n);
+  std::vector<size_t> missed;
+  {
+    MutexLock lock(&waiting_mu_);
+    for (size_t i = 0; i < n; ++i) {
+      if (!encoded[i] || !appends[i].sequence.ok()) continue;
+      auto it = waiting_.find(entries[i].append_id);
+      const bool remote = !entries[i].outcome_subject.empty();
+      while (!it->second.has_value() &&
+             waiting_cv_.WaitUntil(&waiting_mu_, remote ? ask_again : until)) {
+      }
+      if (remote && !it->second.has_value()) missed.push_back(i);
+    }
+  }
+  for (size_t i : missed) {
+    absl::StatusOr<std::string> told =
+        AskShardOf(hosted.name, IdOf(entries[i]), ShardCallKind::kOutcome,
+                   entries[i].append_id, *appends[i].sequence, deadline);
+    if (!told.ok()) continue;  // then as the first message (or not) says
+    absl::StatusOr<std::pair<std::string, LoggedWrite>> outcome =
+        DecodeOutcome(*told);
+    if (outcome.ok()) Deliver(outcome->first, std::move(outcome->second));
+  }
   {
     MutexLock lock(&waiting_mu_);
     for (size_t i = 0; i < n; ++i) {

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -33,6 +35,8 @@ struct ClusterNode::Hosted {
   uint64_t applied ABSL_GUARDED_BY(mu) = 0;
   uint64_t pending ABSL_GUARDED_BY(mu) = 0;  // as the applier last saw it
   absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
+  // Since when the applier fails (none while it applies).
+  std::optional<absl::Time> stalled_since ABSL_GUARDED_BY(mu);
   // Requests for this shard from other nodes, once caught up (a
   // collection of several shards).
   std::unique_ptr<Subscription> served ABSL_GUARDED_BY(mu);
@@ -43,6 +47,11 @@ struct ClusterNode::Hosted {
   std::deque<std::pair<uint64_t, engine::PreparedDocument>> recent
       ABSL_GUARDED_BY(mu);
   uint64_t recent_after ABSL_GUARDED_BY(mu) = 0;
+  // The outcomes this replica sent writers holding another shard, the
+  // latest kToldOutcomes, for a writer that missed the message to ask
+  // again (by append id; `told_order` says which goes first).
+  std::map<std::string, LoggedWrite, std::less<>> told ABSL_GUARDED_BY(mu);
+  std::deque<std::string> told_order ABSL_GUARDED_BY(mu);
   std::thread thread;
 };
 
@@ -56,6 +65,7 @@ inline std::chrono::steady_clock::time_point SteadyUntil(absl::Time deadline) {
 
 // Upserts a node keeps of a collection of several shards (Hosted::recent).
 inline constexpr size_t kRecentUpserts = 4096;
+inline constexpr size_t kToldOutcomes = 16384;
 
 // The subject a shard's replicas answer requests on, in one queue group.
 std::string ShardSubjectOf(std::string_view collection, int shard);

@@ -454,11 +454,15 @@ struct Answers {
   }
 };
 
+using ConnectionEvents = std::function<void(const std::string&)>;
+
 class JetStreamLogImpl final : public JetStreamLog {
  public:
-  JetStreamLogImpl(Options options, Connection connection, Context context,
+  JetStreamLogImpl(std::unique_ptr<ConnectionEvents> events, Options options,
+                   Connection connection, Context context,
                    absl::Duration timeout)
-      : options_(std::move(options)),
+      : events_(std::move(events)),
+        options_(std::move(options)),
         connection_(std::move(connection)),
         js_(std::move(context)),
         timeout_(timeout) {}
@@ -826,6 +830,7 @@ class JetStreamLogImpl final : public JetStreamLog {
     return Bucket(kv);
   }
 
+  std::unique_ptr<ConnectionEvents> events_;  // outlives the connection
   Options options_;
   Connection connection_;
   Context js_;
@@ -871,6 +876,32 @@ absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Connect(
   RETURN_IF_ERROR(FromNats(
       natsOptions_SetFailRequestsOnDisconnect(nats_options.get(), true), none,
       "NATS requests on disconnect"));
+  // Told of the connection dropping and coming back: the callback is
+  // copied to the heap and freed with the log, after its connection.
+  std::unique_ptr<ConnectionEvents> events;
+  if (options.on_connection) {
+    events = std::make_unique<ConnectionEvents>(options.on_connection);
+    RETURN_IF_ERROR(
+        FromNats(natsOptions_SetDisconnectedCB(
+                     nats_options.get(),
+                     +[](natsConnection*, void* closure) {
+                       (*static_cast<ConnectionEvents*>(closure))(
+                           "lost the connection to the NATS servers");
+                     },
+                     events.get()),
+                 none, "NATS disconnect handler"));
+    RETURN_IF_ERROR(
+        FromNats(natsOptions_SetReconnectedCB(
+                     nats_options.get(),
+                     +[](natsConnection* nc, void* closure) {
+                       char url[256] = {};
+                       natsConnection_GetConnectedUrl(nc, url, sizeof(url) - 1);
+                       (*static_cast<ConnectionEvents*>(closure))(
+                           absl::StrCat("connected to NATS again, at ", url));
+                     },
+                     events.get()),
+                 none, "NATS reconnect handler"));
+  }
   natsConnection* raw_connection = nullptr;
   RETURN_IF_ERROR(FromNats(
       natsConnection_Connect(&raw_connection, nats_options.get()), none,
@@ -885,8 +916,8 @@ absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Connect(
       FromNats(natsConnection_JetStream(&raw_js, connection.get(), &js_options),
                none, "JetStream context"));
   return std::make_unique<JetStreamLogImpl>(
-      std::move(nats_options), std::move(connection), Context(raw_js),
-      options.request_timeout);
+      std::move(events), std::move(nats_options), std::move(connection),
+      Context(raw_js), options.request_timeout);
 }
 
 }  // namespace neardup::cluster

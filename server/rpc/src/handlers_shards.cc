@@ -201,6 +201,7 @@ absl::StatusOr<std::string> Handlers::ServeShard(
       return CollectionToProto(*collection).SerializeAsString();
     }
     case cluster::ShardCallKind::kBlocking:
+    case cluster::ShardCallKind::kOutcome:
       break;
   }
   return absl::UnimplementedError("a shard request this node does not serve");

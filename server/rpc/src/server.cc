@@ -127,6 +127,8 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
   if (!config.cluster_nats.empty()) {
     server->shard_pool_ = std::make_unique<WorkerPool>(
         workers, static_cast<size_t>(config.max_queued_requests));
+    server->shard_reads_pool_ = std::make_unique<WorkerPool>(
+        workers, static_cast<size_t>(config.max_queued_requests));
   }
   ServiceOptions options;
   if (!config.auth_tokens.empty()) {
@@ -295,7 +297,7 @@ void NeardupServer::OpenDatabase() {
       return;
     }
   }
-  service_->SetDatabase(db_.get(), cluster_.get());
+  service_->SetDatabase(db_.get(), cluster_.get(), shard_reads_pool_.get());
   if (cluster_ != nullptr) {
     metrics_->SetCluster(
         [node = cluster_.get()] { return node->ReplicaStates(); });
@@ -432,6 +434,7 @@ void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
   }
   if (loader_.joinable()) loader_.join();
   pool_.reset();  // runs whatever is still queued, then joins
+  shard_reads_pool_.reset();
   if (grpc_server_) grpc_server_->Wait();
   exposer_.reset();
   if (metrics_) {

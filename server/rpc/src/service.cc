@@ -35,7 +35,9 @@ NearDupService::NearDupService(ServiceOptions options, WorkerPool* pool,
                              options.stream_idle_seconds / 4))) {}
 
 void NearDupService::SetDatabase(engine::Database* db,
-                                 cluster::ClusterNode* cluster) {
+                                 cluster::ClusterNode* cluster,
+                                 WorkerPool* reads_across_shards) {
+  shard_reads_pool_.store(reads_across_shards, std::memory_order_release);
   owned_handlers_ = std::make_unique<Handlers>(db, options_.handler, cluster);
   cluster_.store(cluster, std::memory_order_release);
   handlers_.store(owned_handlers_.get(), std::memory_order_release);
@@ -53,13 +55,15 @@ absl::StatusOr<std::string> NearDupService::ServeShard(
 CallCost NearDupService::ReadCost(CallCost cost,
                                   std::string_view collection) const {
   cluster::ClusterNode* cluster = cluster_.load(std::memory_order_acquire);
-  if (cost != CallCost::kCheap || cluster == nullptr) return cost;
+  if (cost == CallCost::kExtracts || cluster == nullptr) return cost;
   // Only what this node hosts already: no lookup here, before the call is
-  // admitted (one not hosted yet is looked up on the pool).
+  // admitted (one not hosted yet is looked up on a pool).
   const std::optional<cluster::ClusterNode::Placement> placement =
       cluster->PlacementIfHosted(collection);
-  return !placement.has_value() || placement->shards > 1 ? CallCost::kPooled
-                                                         : cost;
+  if (placement.has_value() && placement->shards == 1) return cost;
+  return shard_reads_pool_.load(std::memory_order_acquire) != nullptr
+             ? CallCost::kAcrossShards
+             : CallCost::kPooled;
 }
 
 grpc::Status NearDupService::Availability(bool needs_db) const {
@@ -269,16 +273,20 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
     client_slots_.Release(peer);
     reactor->Finish(status);
   };
+  WorkerPool* pool = pool_;
+  if (cost == CallCost::kAcrossShards) {
+    pool = shard_reads_pool_.load(std::memory_order_acquire);
+  }
   if (cost == CallCost::kCheap && context->client_metadata().size() < 64) {
     // Small reads finish in tens of microseconds: running them here saves
     // two thread hand-offs, which cost more than the work itself.
     task();
-  } else if (!pool_->TrySubmit(std::move(task))) {
+  } else if (!pool->TrySubmit(std::move(task))) {
     if (extracts) extraction_slots_.Release(peer);
     client_slots_.Release(peer);
     const grpc::Status busy(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat("server busy: ", pool_->queued(),
+        absl::StrCat("server busy: ", pool->queued(),
                      " requests are queued (--max-queued-requests); retry "
                      "with backoff"));
     metrics_->RecordRpc(method, busy.error_code(), SecondsSince(start));
@@ -355,9 +363,9 @@ grpc::ServerUnaryReactor* NearDupService::Get(
   // A read at a log sequence may wait for it: on the pool.
   return Dispatch(Method::kGet, context, true, Access::kRead,
                   request->collection(),
-                  request->log_sequence() == 0
-                      ? ReadCost(CheapIfSmall(*request), request->collection())
-                      : CallCost::kPooled,
+                  ReadCost(request->log_sequence() == 0 ? CheapIfSmall(*request)
+                                                        : CallCost::kPooled,
+                           request->collection()),
                   [request, response](Handlers* h, const CallBudget& call) {
                     return h->Get(*request, response, call);
                   });
@@ -377,9 +385,10 @@ grpc::ServerUnaryReactor* NearDupService::Query(
     grpc::CallbackServerContext* context, const v1::QueryRequest* request,
     v1::QueryResponse* response) {
   const CallCost cost =
-      IsCheapQuery(*request) ? ReadCost(CallCost::kCheap, request->collection())
-      : IsPlainText(request->content_type()) ? CallCost::kPooled
-                                             : CallCost::kExtracts;
+      ReadCost(IsCheapQuery(*request)                 ? CallCost::kCheap
+               : IsPlainText(request->content_type()) ? CallCost::kPooled
+                                                      : CallCost::kExtracts,
+               request->collection());
   return Dispatch(
       Method::kQuery, context, true, Access::kRead, request->collection(), cost,
       [this, request, response](Handlers* h, const CallBudget& call) {

@@ -40,6 +40,7 @@ enum class ShardCallKind {
   kGet,
   kCollection,
   kBlocking,  // dedup-on-write's check: answered by the node, not the service
+  kOutcome,   // a write's outcome, asked again: answered by the node
 };
 struct ShardCall {
   ShardCallKind kind = ShardCallKind::kQuery;

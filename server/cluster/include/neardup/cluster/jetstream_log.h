@@ -28,6 +28,9 @@ struct LogOptions {
   // How long a request (an append, a stream lookup) may wait for its answer
   // before it is UNAVAILABLE.
   absl::Duration request_timeout = absl::Seconds(5);
+  // Told when the connection to the NATS servers drops and comes back (on
+  // the library's thread; for the server's log). Must outlive the log.
+  std::function<void(const std::string& what)> on_connection = nullptr;
 };
 
 struct StreamSpec {

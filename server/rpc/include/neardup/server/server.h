@@ -69,6 +69,9 @@ class NeardupServer {
   // Before pool_: requests running on the pool use it until pool_ is gone.
   std::unique_ptr<extract::ExtractPool> extractor_;
   std::unique_ptr<WorkerPool> pool_;
+  // In a cluster: reads of collections of several shards, which wait for
+  // other nodes (not behind writes waiting out a log failover on pool_).
+  std::unique_ptr<WorkerPool> shard_reads_pool_;
   // In a cluster: runs the requests other nodes send this node's shards;
   // gone after cluster_.
   std::unique_ptr<WorkerPool> shard_pool_;

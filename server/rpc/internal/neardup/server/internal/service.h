@@ -24,8 +24,10 @@
 namespace neardup::server {
 
 // Where a unary call runs: on gRPC's thread, or on the pool (and holding
-// one of the client's extraction slots).
-enum class CallCost { kCheap, kPooled, kExtracts };
+// one of the client's extraction slots); in a cluster, a read that waits
+// for other nodes' shards on a pool of its own (writes waiting out a log
+// failover hold the other one).
+enum class CallCost { kCheap, kPooled, kExtracts, kAcrossShards };
 
 struct ServiceOptions {
   HandlerSettings handler;
@@ -74,7 +76,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
   // database is set.
   absl::StatusOr<std::string> ServeShard(const cluster::ShardCall& call);
   void SetDatabase(engine::Database* db,
-                   cluster::ClusterNode* cluster = nullptr);
+                   cluster::ClusterNode* cluster = nullptr,
+                   WorkerPool* reads_across_shards = nullptr);
   // From now on, new calls answer UNAVAILABLE ("shutting down").
   void StopAccepting() { stopping_ = true; }
 
@@ -163,6 +166,8 @@ class NearDupService final : public v1::NearDup::CallbackService {
 
   const ServiceOptions options_;
   WorkerPool* const pool_;
+  // In a cluster: runs reads of collections of several shards.
+  std::atomic<WorkerPool*> shard_reads_pool_{nullptr};
   ServerMetrics* const metrics_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> active_streams_{0};
