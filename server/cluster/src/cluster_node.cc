@@ -527,16 +527,49 @@ absl::StatusOr<ClusterNode::Hosted*> ClusterNode::Find(
 }
 
 void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
+  const LogEntry& entry = *one.entry;
   std::optional<engine::PreparedDocument> compared;
-  if (hosted.shards > 1 && one.entry->upsert) {
+  if (hosted.shards > 1 && entry.upsert) {
     // What MayBlock compares: no text, metadata or vector.
-    const engine::PreparedDocument& doc = *one.entry->upsert;
+    const engine::PreparedDocument& doc = *entry.upsert;
     compared.emplace();
     compared->external_id = doc.external_id;
     compared->minhash = doc.minhash;
     compared->shingles = doc.shingles;
   }
+  bool waits_here = false;
+  if (!one.skipped) {
+    MutexLock lock(&waiting_mu_);
+    waits_here = waiting_.contains(entry.append_id);
+  }
+  // Told elsewhere when its writer holds another shard.
+  const bool told = !one.skipped && !entry.outcome_subject.empty() &&
+                    entry.outcome_subject != outcome_subject_;
+  std::optional<LoggedWrite> written;
+  std::string encoded;
+  if (waits_here || told) {
+    written.emplace();
+    written->sequence = one.sequence;
+    if (!one.outcome.ok()) {
+      written->failure = one.outcome.status();
+    } else {
+      written->outcome = *one.outcome;
+      written->blocking_count = written->outcome.blocking.size();
+      // Named now: a later entry may reuse the internal id.
+      for (const engine::MinHashMatch& match : written->outcome.blocking) {
+        if (written->blocking_ids.size() >= kBlockingNamed) break;
+        absl::StatusOr<storage::StoredDocument> stored =
+            hosted.collection->GetByInternalId(
+                match.internal_id, storage::DocumentParts::kRecordOnly);
+        written->blocking_ids.push_back(stored.ok() ? stored->external_id
+                                                    : std::string());
+      }
+    }
+    if (told) encoded = EncodeOutcome(entry.append_id, *written);
+  }
   {
+    // Applied, with what a writer may ask of it again: one step, so that
+    // a request waiting for this sequence finds the outcome.
     MutexLock lock(&hosted.mu);
     hosted.applied = std::max(hosted.applied, one.sequence);
     if (compared.has_value()) {
@@ -546,54 +579,21 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
         hosted.recent.pop_front();
       }
     }
-    hosted.applied_cv.SignalAll();
-  }
-  if (one.skipped) return;
-  const LogEntry& entry = *one.entry;
-  bool waits_here = false;
-  {
-    MutexLock lock(&waiting_mu_);
-    waits_here = waiting_.contains(entry.append_id);
-  }
-  // Told elsewhere when its writer holds another shard.
-  const bool told = !entry.outcome_subject.empty() &&
-                    entry.outcome_subject != outcome_subject_;
-  if (!waits_here && !told) return;
-  LoggedWrite written;
-  written.sequence = one.sequence;
-  if (!one.outcome.ok()) {
-    written.failure = one.outcome.status();
-  } else {
-    written.outcome = *one.outcome;
-    written.blocking_count = written.outcome.blocking.size();
-    // Named now: a later entry may reuse the internal id.
-    for (const engine::MinHashMatch& match : written.outcome.blocking) {
-      if (written.blocking_ids.size() >= kBlockingNamed) break;
-      absl::StatusOr<storage::StoredDocument> stored =
-          hosted.collection->GetByInternalId(
-              match.internal_id, storage::DocumentParts::kRecordOnly);
-      written.blocking_ids.push_back(stored.ok() ? stored->external_id
-                                                 : std::string());
-    }
-  }
-  if (waits_here) {
-    Deliver(entry.append_id, std::move(written));
-  } else {
-    {
-      MutexLock lock(&hosted.mu);
-      if (hosted.told.emplace(entry.append_id, written).second) {
-        hosted.told_order.push_back(entry.append_id);
-        if (hosted.told_order.size() > kToldOutcomes) {
-          hosted.told.erase(hosted.told_order.front());
-          hosted.told_order.pop_front();
-        }
+    if (told && hosted.told.emplace(entry.append_id, encoded).second) {
+      hosted.told_order.push_back(entry.append_id);
+      if (hosted.told_order.size() > kToldOutcomes) {
+        hosted.told.erase(hosted.told_order.front());
+        hosted.told_order.pop_front();
       }
     }
+    hosted.applied_cv.SignalAll();
+  }
+  if (waits_here) {
+    Deliver(entry.append_id, *std::move(written));
+  } else if (told) {
     // At most once, like any NATS message: a writer that hears nothing
-    // answers DEADLINE_EXCEEDED naming the sequence.
-    log_->Publish(entry.outcome_subject,
-                  EncodeOutcome(entry.append_id, written))
-        .IgnoreError();
+    // asks the shard again (KIND_OUTCOME).
+    log_->Publish(entry.outcome_subject, encoded).IgnoreError();
   }
 }
 

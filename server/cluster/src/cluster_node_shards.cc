@@ -145,7 +145,7 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
           "this replica keeps no outcome of that write (not applied here, "
           "or long ago)");
     }
-    return EncodeOutcome(it->first, it->second);
+    return it->second;
   }
   if (kind == ShardCallKind::kBlocking) {
     pb::BlockingCheck check;
@@ -195,8 +195,12 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
   request.set_body(std::string(body));
   request.set_log_sequence(log_sequence);
   // As time left, not a time: the nodes' clocks may differ.
-  request.set_timeout_micros(absl::ToInt64Microseconds(until - start));
-  const std::string bytes = request.SerializeAsString();
+  // Each ask says the time left then.
+  auto bytes_now = [&request, until] {
+    request.set_timeout_micros(absl::ToInt64Microseconds(
+        std::max(until - absl::Now(), absl::ZeroDuration())));
+    return request.SerializeAsString();
+  };
   std::vector<std::string> subjects;
   for (int shard : shards) {
     subjects.push_back(ShardSubjectOf(hosted.name, shard));
@@ -240,8 +244,8 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
        !late.empty() && absl::Now() < until; wait *= 2) {
     std::vector<std::string> asked;
     for (size_t i : late) asked.push_back(subjects[i]);
-    std::vector<absl::StatusOr<std::string>> answers =
-        log_->RequestEach(asked, bytes, std::min(until, absl::Now() + wait));
+    std::vector<absl::StatusOr<std::string>> answers = log_->RequestEach(
+        asked, bytes_now(), std::min(until, absl::Now() + wait));
     std::vector<size_t> still;
     for (size_t k = 0; k < late.size(); ++k) {
       if (absl::IsDeadlineExceeded(answers[k].status())) {
@@ -268,7 +272,7 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
     std::vector<std::string> retried;
     for (size_t i : again) retried.push_back(subjects[i]);
     std::vector<absl::StatusOr<std::string>> answers =
-        log_->RequestEach(retried, bytes, until);
+        log_->RequestEach(retried, bytes_now(), until);
     for (size_t k = 0; k < again.size(); ++k) {
       replies[again[k]] = decode(again[k], std::move(answers[k]));
     }

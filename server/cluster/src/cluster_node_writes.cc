@@ -282,14 +282,34 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
       if (remote && !it->second.has_value()) missed.push_back(i);
     }
   }
-  for (size_t i : missed) {
-    absl::StatusOr<std::string> told =
-        AskShardOf(hosted.name, IdOf(entries[i]), ShardCallKind::kOutcome,
-                   entries[i].append_id, *appends[i].sequence, deadline);
-    if (!told.ok()) continue;  // then as the first message (or not) says
-    absl::StatusOr<std::pair<std::string, LoggedWrite>> outcome =
-        DecodeOutcome(*told);
-    if (outcome.ok()) Deliver(outcome->first, std::move(outcome->second));
+  // Asked until answered or out of time: a replica that restarted since
+  // knows nothing of it (NOT_FOUND), the shard's other one may.
+  while (!missed.empty() && absl::Now() + kOutcomeWait < deadline) {
+    std::vector<size_t> still;
+    for (size_t i : missed) {
+      {
+        MutexLock lock(&waiting_mu_);
+        if (waiting_.find(entries[i].append_id)->second.has_value()) continue;
+      }
+      absl::StatusOr<std::string> told =
+          AskShardOf(hosted.name, IdOf(entries[i]), ShardCallKind::kOutcome,
+                     entries[i].append_id, *appends[i].sequence,
+                     std::min(deadline, absl::Now() + kOutcomeWait));
+      absl::StatusOr<std::pair<std::string, LoggedWrite>> outcome =
+          told.ok() ? DecodeOutcome(*told)
+                    : absl::StatusOr<std::pair<std::string, LoggedWrite>>(
+                          told.status());
+      if (outcome.ok()) {
+        Deliver(outcome->first, std::move(outcome->second));
+      } else {
+        still.push_back(i);
+      }
+    }
+    missed = std::move(still);
+    if (missed.empty()) break;
+    MutexLock lock(&waiting_mu_);
+    waiting_cv_.WaitUntil(&waiting_mu_,
+                          SteadyUntil(absl::Now() + kOutcomeWait / 4));
   }
   {
     MutexLock lock(&waiting_mu_);

@@ -50,7 +50,8 @@ struct ClusterNode::Hosted {
   // The outcomes this replica sent writers holding another shard, the
   // latest kToldOutcomes, for a writer that missed the message to ask
   // again (by append id; `told_order` says which goes first).
-  std::map<std::string, LoggedWrite, std::less<>> told ABSL_GUARDED_BY(mu);
+  // (Encoded as sent: messages.WriteOutcome.)
+  std::map<std::string, std::string, std::less<>> told ABSL_GUARDED_BY(mu);
   std::deque<std::string> told_order ABSL_GUARDED_BY(mu);
   std::thread thread;
 };

@@ -454,7 +454,23 @@ struct Answers {
   }
 };
 
-using ConnectionEvents = std::function<void(const std::string&)>;
+// Tells the log's owner of the connection dropping and coming back. The
+// library calls on its own thread, also after Close returned: the owner
+// waits for `closed` (the last call) before freeing this.
+struct ConnectionEvents {
+  std::function<void(const std::string&)> tell;
+  Mutex mu;
+  CondVar closed_cv;
+  bool closed ABSL_GUARDED_BY(mu) = false;
+
+  void WaitClosed() {
+    MutexLock lock(&mu);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!closed && closed_cv.WaitUntil(&mu, until)) {
+    }
+  }
+};
 
 class JetStreamLogImpl final : public JetStreamLog {
  public:
@@ -470,6 +486,8 @@ class JetStreamLogImpl final : public JetStreamLog {
   ~JetStreamLogImpl() override {
     js_.reset();  // before the connection it uses
     if (connection_ != nullptr) natsConnection_Close(connection_.get());
+    // The library's last calls (disconnected, closed) may still be queued.
+    if (events_ != nullptr) events_->WaitClosed();
   }
 
   absl::Status Ready() override {
@@ -880,12 +898,15 @@ absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Connect(
   // copied to the heap and freed with the log, after its connection.
   std::unique_ptr<ConnectionEvents> events;
   if (options.on_connection) {
-    events = std::make_unique<ConnectionEvents>(options.on_connection);
+    events = std::make_unique<ConnectionEvents>();
+    events->tell = options.on_connection;
     RETURN_IF_ERROR(
         FromNats(natsOptions_SetDisconnectedCB(
                      nats_options.get(),
-                     +[](natsConnection*, void* closure) {
-                       (*static_cast<ConnectionEvents*>(closure))(
+                     +[](natsConnection* nc, void* closure) {
+                       // Not when this side closed it.
+                       if (natsConnection_IsClosed(nc)) return;
+                       static_cast<ConnectionEvents*>(closure)->tell(
                            "lost the connection to the NATS servers");
                      },
                      events.get()),
@@ -896,11 +917,22 @@ absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Connect(
                      +[](natsConnection* nc, void* closure) {
                        char url[256] = {};
                        natsConnection_GetConnectedUrl(nc, url, sizeof(url) - 1);
-                       (*static_cast<ConnectionEvents*>(closure))(
+                       static_cast<ConnectionEvents*>(closure)->tell(
                            absl::StrCat("connected to NATS again, at ", url));
                      },
                      events.get()),
                  none, "NATS reconnect handler"));
+    RETURN_IF_ERROR(FromNats(natsOptions_SetClosedCB(
+                                 nats_options.get(),
+                                 +[](natsConnection*, void* closure) {
+                                   auto* self =
+                                       static_cast<ConnectionEvents*>(closure);
+                                   MutexLock lock(&self->mu);
+                                   self->closed = true;
+                                   self->closed_cv.SignalAll();
+                                 },
+                                 events.get()),
+                             none, "NATS close handler"));
   }
   natsConnection* raw_connection = nullptr;
   RETURN_IF_ERROR(FromNats(
@@ -912,9 +944,14 @@ absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Connect(
   jsOptions_Init(&js_options);
   js_options.Wait = Millis(options.request_timeout);
   jsCtx* raw_js = nullptr;
-  RETURN_IF_ERROR(
-      FromNats(natsConnection_JetStream(&raw_js, connection.get(), &js_options),
-               none, "JetStream context"));
+  if (absl::Status made = FromNats(
+          natsConnection_JetStream(&raw_js, connection.get(), &js_options),
+          none, "JetStream context");
+      !made.ok()) {
+    natsConnection_Close(connection.get());
+    if (events != nullptr) events->WaitClosed();
+    return made;
+  }
   return std::make_unique<JetStreamLogImpl>(
       std::move(events), std::move(nats_options), std::move(connection),
       Context(raw_js), options.request_timeout);
