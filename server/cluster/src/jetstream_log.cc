@@ -472,6 +472,21 @@ struct ConnectionEvents {
   }
 };
 
+// An append's answer: the acknowledgement (freed here), or why none.
+absl::StatusOr<Appended> AppendedOf(natsStatus status, jsPubAck* ack,
+                                    jsErrCode js_error,
+                                    std::string_view subject) {
+  if (status != NATS_OK) {
+    if (ack != nullptr) jsPubAck_Destroy(ack);
+    return FromNats(status, js_error,
+                    absl::StrCat("append to ", AbslView(subject)));
+  }
+  const Appended appended{.sequence = ack->Sequence,
+                          .duplicate = ack->Duplicate};
+  jsPubAck_Destroy(ack);
+  return appended;
+}
+
 class JetStreamLogImpl final : public JetStreamLog {
  public:
   JetStreamLogImpl(std::unique_ptr<ConnectionEvents> events, Options options,
@@ -543,15 +558,7 @@ class JetStreamLogImpl final : public JetStreamLog {
       const natsStatus status =
           js_Publish(&ack, js_.get(), subject_text.c_str(), data.data(),
                      static_cast<int>(data.size()), &publish, &js_error);
-      if (status != NATS_OK) {
-        if (ack != nullptr) jsPubAck_Destroy(ack);
-        return FromNats(status, js_error,
-                        absl::StrCat("append to ", AbslView(subject)));
-      }
-      const Appended appended{.sequence = ack->Sequence,
-                              .duplicate = ack->Duplicate};
-      jsPubAck_Destroy(ack);
-      return appended;
+      return AppendedOf(status, ack, js_error, subject);
     }
     natsMsg* raw = nullptr;
     RETURN_IF_ERROR(
@@ -573,15 +580,7 @@ class JetStreamLogImpl final : public JetStreamLog {
     jsErrCode js_error = static_cast<jsErrCode>(0);
     const natsStatus status =
         js_PublishMsg(&ack, js_.get(), msg.get(), &publish, &js_error);
-    if (status != NATS_OK) {
-      if (ack != nullptr) jsPubAck_Destroy(ack);
-      return FromNats(status, js_error,
-                      absl::StrCat("append to ", AbslView(subject)));
-    }
-    const Appended appended{.sequence = ack->Sequence,
-                            .duplicate = ack->Duplicate};
-    jsPubAck_Destroy(ack);
-    return appended;
+    return AppendedOf(status, ack, js_error, subject);
   }
 
   absl::Status EnsureBucket(std::string_view bucket, int replicas) override {
