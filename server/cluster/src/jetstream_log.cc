@@ -300,17 +300,8 @@ class JetStreamReader final : public LogReader {
   // this reader's position (trimmed past it), or never held this reader's
   // past (a stream made anew): reading on would skip records silently.
   absl::Status CheckPosition() {
-    jsStreamInfo* info = nullptr;
-    jsErrCode js_error = static_cast<jsErrCode>(0);
-    const natsStatus status =
-        js_GetStreamInfo(&info, js_, stream_.c_str(), nullptr, &js_error);
-    if (status != NATS_OK) {
-      if (info != nullptr) jsStreamInfo_Destroy(info);
-      return FromNats(status, js_error, absl::StrCat("stream ", stream_));
-    }
-    const uint64_t first = info->State.FirstSeq;
-    const uint64_t last = info->State.LastSeq;
-    jsStreamInfo_Destroy(info);
+    ASSIGN_OR_RETURN(const auto bounds, Bounds());
+    const auto [first, last] = bounds;
     if (next_ < first && first > 1) {
       return absl::FailedPreconditionError(absl::StrCat(
           "stream ", stream_, " now starts at ", first, ", after ", next_,
@@ -325,21 +316,28 @@ class JetStreamReader final : public LogReader {
   }
 
  private:
+  // The stream's first and last sequences.
+  absl::StatusOr<std::pair<uint64_t, uint64_t>> Bounds() {
+    jsStreamInfo* info = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status =
+        js_GetStreamInfo(&info, js_, stream_.c_str(), nullptr, &js_error);
+    if (status != NATS_OK) {
+      if (info != nullptr) jsStreamInfo_Destroy(info);
+      return FromNats(status, js_error, absl::StrCat("stream ", stream_));
+    }
+    const std::pair<uint64_t, uint64_t> bounds = {info->State.FirstSeq,
+                                                  info->State.LastSeq};
+    jsStreamInfo_Destroy(info);
+    return bounds;
+  }
+
   // Whether the subject holds a record at or after next_.
   bool Behind() {
     if (subject_.find_first_of("*>") != std::string::npos) {
       // Every subject (or many): the stream's last record tells.
-      jsStreamInfo* info = nullptr;
-      jsErrCode js_error = static_cast<jsErrCode>(0);
-      const natsStatus status =
-          js_GetStreamInfo(&info, js_, stream_.c_str(), nullptr, &js_error);
-      if (status != NATS_OK) {
-        if (info != nullptr) jsStreamInfo_Destroy(info);
-        return true;
-      }
-      const uint64_t last = info->State.LastSeq;
-      jsStreamInfo_Destroy(info);
-      return last >= next_;
+      const absl::StatusOr<std::pair<uint64_t, uint64_t>> bounds = Bounds();
+      return !bounds.ok() || bounds->second >= next_;
     }
     natsMsg* last = nullptr;
     jsErrCode js_error = static_cast<jsErrCode>(0);
