@@ -54,6 +54,12 @@ std::string LogSequenceKey(uint32_t collection_id) {
   return key;
 }
 
+std::string SnapshotLoadingKey(uint32_t collection_id) {
+  std::string key(kSnapshotLoadingPrefix);
+  AppendU32BigEndian(collection_id, &key);
+  return key;
+}
+
 std::string EncodeU64LittleEndian(uint64_t value) {
   std::string out(8, '\0');
   for (int i = 0; i < 8; ++i) {

@@ -414,6 +414,7 @@ void Store::AddDropOfId(uint32_t id, rocksdb::WriteBatch& batch) const {
   const std::string end = keys::CollectionRangeEnd(id);
   batch.Delete(handle(ColumnFamily::kMeta), keys::NextDocIdKey(id));
   batch.Delete(handle(ColumnFamily::kMeta), keys::LogSequenceKey(id));
+  batch.Delete(handle(ColumnFamily::kMeta), keys::SnapshotLoadingKey(id));
   batch.DeleteRange(handle(ColumnFamily::kIds), begin, end);
   for (rocksdb::ColumnFamilyHandle* family : document_handles()) {
     batch.DeleteRange(family, begin, end);

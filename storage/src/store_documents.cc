@@ -55,13 +55,13 @@ absl::Status CorruptDocument(const CollectionRecord& collection,
 }
 
 // The last log sequence written to the collection (0: none).
-absl::StatusOr<uint64_t> ReadLogSequence(rocksdb::DB& db,
-                                         rocksdb::ColumnFamilyHandle* meta,
-                                         const CollectionRecord& collection) {
+absl::StatusOr<uint64_t> ReadLogSequence(
+    rocksdb::DB& db, rocksdb::ColumnFamilyHandle* meta,
+    const CollectionRecord& collection,
+    const rocksdb::ReadOptions& read_options = rocksdb::ReadOptions()) {
   std::string value;
   const rocksdb::Status read =
-      db.Get(rocksdb::ReadOptions(), meta, keys::LogSequenceKey(collection.id),
-             &value);
+      db.Get(read_options, meta, keys::LogSequenceKey(collection.id), &value);
   if (read.IsNotFound()) return 0;
   RETURN_IF_ERROR(FromRocksDb(read, "read log sequence"));
   const std::optional<uint64_t> sequence = keys::DecodeU64LittleEndian(value);
@@ -274,7 +274,9 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
     }
     const std::string id_key = keys::IdKey(collection_id, doc.external_id);
     PutResult result;
-    int64_t created_unix_micros = now;
+    // A copy keeps its times (a snapshot's document).
+    int64_t created_unix_micros =
+        doc.created_unix_micros != 0 ? doc.created_unix_micros : now;
     if (auto it = batch_ids.find(doc.external_id); it != batch_ids.end()) {
       result = {it->second.first, true};
       created_unix_micros = it->second.second;
@@ -322,7 +324,9 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
         // still carry it inline.
         .text = std::nullopt,
         .created_unix_micros = created_unix_micros,
-        .updated_unix_micros = std::max(now, created_unix_micros),
+        .updated_unix_micros = std::max(
+            doc.updated_unix_micros != 0 ? doc.updated_unix_micros : now,
+            created_unix_micros),
     };
     batch.Put(handle(ColumnFamily::kDocs), doc_key,
               EncodeDocumentRecord(record));
@@ -530,6 +534,82 @@ absl::StatusOr<uint64_t> Store::LogSequence(
   return ReadLogSequence(*db_, handle(ColumnFamily::kMeta), state->record);
 }
 
+absl::Status Store::RecordLogSequence(const CollectionRecord& collection,
+                                      uint64_t sequence) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  MutexLock lock(&state->mu);  // ordered with the collection's writes
+  if (state->dropped) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", state->record.name, "\" was dropped"));
+  }
+  ASSIGN_OR_RETURN(
+      const uint64_t recorded,
+      ReadLogSequence(*db_, handle(ColumnFamily::kMeta), state->record));
+  if (sequence == recorded) return absl::OkStatus();
+  RETURN_IF_ERROR(CheckLogSequenceAdvances(*db_, handle(ColumnFamily::kMeta),
+                                           state->record, sequence));
+  rocksdb::WriteBatch batch;
+  batch.Put(handle(ColumnFamily::kMeta), keys::LogSequenceKey(state->record.id),
+            keys::EncodeU64LittleEndian(sequence));
+  return WriteGuarded(batch, /*sync=*/false,
+                      DiskSpaceGuard::WriteKind::kShrinking,
+                      "record log sequence");
+}
+
+absl::Status Store::MarkSnapshotLoading(const CollectionRecord& collection) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  MutexLock lock(&state->mu);
+  if (state->dropped) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", state->record.name, "\" was dropped"));
+  }
+  rocksdb::WriteBatch batch;
+  batch.Put(handle(ColumnFamily::kMeta),
+            keys::SnapshotLoadingKey(state->record.id), "");
+  // Synced: the documents that follow must never be taken for a whole copy.
+  return WriteGuarded(batch, /*sync=*/true, DiskSpaceGuard::WriteKind::kGrowing,
+                      "mark snapshot loading");
+}
+
+absl::Status Store::FinishSnapshotLoading(const CollectionRecord& collection,
+                                          uint64_t log_sequence) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  MutexLock lock(&state->mu);
+  if (state->dropped) {
+    return absl::NotFoundError(
+        absl::StrCat("collection \"", state->record.name, "\" was dropped"));
+  }
+  rocksdb::WriteBatch batch;
+  if (log_sequence != 0) {
+    RETURN_IF_ERROR(CheckLogSequenceAdvances(*db_, handle(ColumnFamily::kMeta),
+                                             state->record, log_sequence));
+    batch.Put(handle(ColumnFamily::kMeta),
+              keys::LogSequenceKey(state->record.id),
+              keys::EncodeU64LittleEndian(log_sequence));
+  }
+  batch.Delete(handle(ColumnFamily::kMeta),
+               keys::SnapshotLoadingKey(state->record.id));
+  return WriteGuarded(batch, /*sync=*/true,
+                      DiskSpaceGuard::WriteKind::kShrinking,
+                      "finish snapshot loading");
+}
+
+absl::StatusOr<bool> Store::SnapshotLoading(
+    const CollectionRecord& collection) const {
+  ASSIGN_OR_RETURN(const std::shared_ptr<CollectionState> state,
+                   FindCollection(collection));
+  std::string value;
+  const rocksdb::Status read =
+      db_->Get(rocksdb::ReadOptions(), handle(ColumnFamily::kMeta),
+               keys::SnapshotLoadingKey(state->record.id), &value);
+  if (read.IsNotFound()) return false;
+  RETURN_IF_ERROR(FromRocksDb(read, "read snapshot mark"));
+  return true;
+}
+
 absl::StatusOr<uint32_t> Store::DeleteDocument(
     const CollectionRecord& collection, std::string_view external_id,
     const WriteOptions& options) {
@@ -732,6 +812,11 @@ class StoreDocumentCursor final : public DocumentCursor {
     }
     RETURN_IF_ERROR(FromRocksDb(docs_->status(), "scan documents"));
     return out;
+  }
+
+  absl::StatusOr<uint64_t> LogSequence() override {
+    return ReadLogSequence(*store_->db_, store_->handle(ColumnFamily::kMeta),
+                           state_->record, read_options_);
   }
 
  private:

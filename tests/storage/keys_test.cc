@@ -48,6 +48,8 @@ TEST(KeysTest, ParseDocKeyRoundTripsAndRejectsOthers) {
 
 TEST(KeysTest, NextDocIdKeyEmbedsPrefix) {
   EXPECT_EQ(NextDocIdKey(4), "next_doc_id/\x00\x00\x00\x04"s);
+  EXPECT_EQ(LogSequenceKey(4), "log_sequence/\x00\x00\x00\x04"s);
+  EXPECT_EQ(SnapshotLoadingKey(4), "snapshot_loading/\x00\x00\x00\x04"s);
 }
 
 TEST(KeysTest, LittleEndianCounters) {

@@ -256,11 +256,6 @@ TEST_F(StoreDocumentsTest, TextIsDroppedWithoutStoreText) {
   EXPECT_EQ(got.minhash, doc.minhash);
 }
 
-// A cluster replica's writes carry their log sequence, which the store
-// keeps in the same batch: puts, deletes (of an absent document too, which
-// every replica applies alike), never going back; a put of only refused
-// documents writes nothing, not even the sequence. It goes with the
-// collection.
 // A replica stores the time its log entry was prepared with, not its own
 // clock's: created on the first put, updated on each.
 TEST_F(StoreDocumentsTest, AWriteMayCarryItsTime) {
@@ -282,6 +277,31 @@ TEST_F(StoreDocumentsTest, AWriteMayCarryItsTime) {
   EXPECT_EQ(second.updated_unix_micros, 2000);
 }
 
+// A replica loading a peer's snapshot keeps each document's two times.
+TEST_F(StoreDocumentsTest, ACopyKeepsItsTimes) {
+  DocumentWrite copy = Doc("a", "words");
+  copy.created_unix_micros = 100;
+  copy.updated_unix_micros = 300;
+  ASSERT_OK(store_->PutDocument(collection_, copy).status());
+  ASSERT_OK_AND_ASSIGN(StoredDocument stored,
+                       store_->GetDocument(collection_, "a"));
+  EXPECT_EQ(stored.created_unix_micros, 100);
+  EXPECT_EQ(stored.updated_unix_micros, 300);
+  // A later write as any: its time, the creation kept.
+  ASSERT_OK(store_
+                ->PutDocument(collection_, Doc("a", "more words"),
+                              WriteOptions{.unix_micros = 500})
+                .status());
+  ASSERT_OK_AND_ASSIGN(stored, store_->GetDocument(collection_, "a"));
+  EXPECT_EQ(stored.created_unix_micros, 100);
+  EXPECT_EQ(stored.updated_unix_micros, 500);
+}
+
+// A cluster replica's writes carry their log sequence, which the store
+// keeps in the same batch: puts, deletes (of an absent document too, which
+// every replica applies alike), never going back; a put of only refused
+// documents writes nothing, not even the sequence. It goes with the
+// collection.
 TEST_F(StoreDocumentsTest, LogSequenceIsRecordedWithEachWrite) {
   ASSERT_OK_AND_ASSIGN(uint64_t sequence, store_->LogSequence(collection_));
   EXPECT_EQ(sequence, 0u);
@@ -322,6 +342,68 @@ TEST_F(StoreDocumentsTest, LogSequenceIsRecordedWithEachWrite) {
                        store_->CreateCollection("docs", SimHashConfig()));
   ASSERT_OK_AND_ASSIGN(sequence, store_->LogSequence(again));
   EXPECT_EQ(sequence, 0u);
+}
+
+// Entries of other shards a replica passed over are recorded without a
+// document, never going back.
+TEST_F(StoreDocumentsTest, ALogSequenceIsRecordedWithoutAWrite) {
+  ASSERT_OK(store_
+                ->PutDocument(collection_, Doc("a", "words"),
+                              WriteOptions{.log_sequence = 3})
+                .status());
+  ASSERT_OK(store_->RecordLogSequence(collection_, 7));
+  ASSERT_OK(store_->RecordLogSequence(collection_, 7));  // nothing new
+  ASSERT_OK_AND_ASSIGN(const uint64_t sequence,
+                       store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 7u);
+  EXPECT_THAT(
+      store_->RecordLogSequence(collection_, 6),
+      ::neardup::testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                   HasSubstr("not after the recorded 7")));
+}
+
+// A snapshot's documents are the collection right after its log sequence.
+TEST_F(StoreDocumentsTest, ACursorReadsTheLogSequenceOfItsSnapshot) {
+  ASSERT_OK(store_
+                ->PutDocument(collection_, Doc("a", "words"),
+                              WriteOptions{.log_sequence = 3})
+                .status());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<DocumentCursor> cursor,
+                       store_->OpenDocumentCursor(collection_));
+  ASSERT_OK(store_
+                ->PutDocument(collection_, Doc("b", "words"),
+                              WriteOptions{.log_sequence = 4})
+                .status());
+  ASSERT_OK_AND_ASSIGN(const uint64_t at, cursor->LogSequence());
+  EXPECT_EQ(at, 3u);
+  ASSERT_OK_AND_ASSIGN(const std::vector<StoredDocument> docs,
+                       cursor->Next(10, 1 << 20));
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(docs[0].external_id, "a");
+}
+
+// A load is marked until its last document and its sequence are in (one
+// write); the mark goes with the collection.
+TEST_F(StoreDocumentsTest, ASnapshotLoadIsMarkedUntilFinished) {
+  ASSERT_OK_AND_ASSIGN(bool loading, store_->SnapshotLoading(collection_));
+  EXPECT_FALSE(loading);
+  ASSERT_OK(store_->MarkSnapshotLoading(collection_));
+  ASSERT_OK_AND_ASSIGN(loading, store_->SnapshotLoading(collection_));
+  EXPECT_TRUE(loading);
+  ASSERT_OK(store_->PutDocument(collection_, Doc("a", "words")).status());
+  ASSERT_OK(store_->FinishSnapshotLoading(collection_, 12));
+  ASSERT_OK_AND_ASSIGN(loading, store_->SnapshotLoading(collection_));
+  EXPECT_FALSE(loading);
+  ASSERT_OK_AND_ASSIGN(const uint64_t sequence,
+                       store_->LogSequence(collection_));
+  EXPECT_EQ(sequence, 12u);
+
+  ASSERT_OK(store_->MarkSnapshotLoading(collection_));
+  ASSERT_OK(store_->DropCollection("docs"));
+  ASSERT_OK_AND_ASSIGN(const CollectionRecord again,
+                       store_->CreateCollection("docs", SimHashConfig()));
+  ASSERT_OK_AND_ASSIGN(loading, store_->SnapshotLoading(again));
+  EXPECT_FALSE(loading);
 }
 
 TEST_F(StoreDocumentsTest, ForEachSignatureIsInInternalIdOrder) {

@@ -106,7 +106,8 @@ ClusterNode::ClusterNode(engine::Database& db, ClusterNodeOptions options,
       // Append ids stay unique across restarts within the dedup window.
       incarnation_(absl::StrCat(absl::Hex(std::random_device()()),
                                 absl::Hex(std::random_device()()))),
-      outcome_subject_(absl::StrCat("neardup.outcome.", incarnation_)) {}
+      outcome_subject_(absl::StrCat("neardup.outcome.", incarnation_)),
+      snapshot_subject_(absl::StrCat("neardup.snapshot.", incarnation_)) {}
 
 absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
     engine::Database& db, const ClusterNodeOptions& options) {
@@ -120,6 +121,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
                    JetStreamLog::Connect(log_options));
   RETURN_IF_ERROR(log->EnsureBucket(kRegistryBucket, options.log_replicas));
+  RETURN_IF_ERROR(log->EnsureBucket(kReplicasBucket, options.log_replicas,
+                                    options.report_ttl));
   if (options.shard_index < 0) {
     return absl::InvalidArgumentError("shard_index must be at least 0");
   }
@@ -131,9 +134,21 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
                                                           const std::string&) {
                                            n->OnOutcome(data);
                                          }));
+  ASSIGN_OR_RETURN(
+      node->snapshot_requests_,
+      node->log_->Subscribe(
+          node->snapshot_subject_, "",
+          [n = node.get()](std::string_view data, const std::string& reply_to) {
+            n->Serve(nullptr, reply_to, [n, data = std::string(data)] {
+              return n->NextChunk(data);
+            });
+          }));
   if (options.registry_poll > absl::ZeroDuration()) {
     node->registry_watcher_ =
         std::thread([n = node.get()] { n->WatchRegistry(); });
+  }
+  if (options.report_every > absl::ZeroDuration()) {
+    node->maintainer_ = std::thread([n = node.get()] { n->Maintain(); });
   }
   return node;
 }
@@ -145,6 +160,7 @@ ClusterNode::~ClusterNode() {
     stop_cv_.SignalAll();
   }
   if (registry_watcher_.joinable()) registry_watcher_.join();
+  if (maintainer_.joinable()) maintainer_.join();
   std::vector<Hosted*> all;
   {
     MutexLock lock(&mu_);
@@ -163,6 +179,7 @@ ClusterNode::~ClusterNode() {
     served.reset();
   }
   outcomes_.reset();
+  snapshot_requests_.reset();
   // The appliers first: one may be letting go of its subscription (while
   // stalled) and a request arriving on it meanwhile is refused below.
   for (Hosted* one : all) {
@@ -172,6 +189,10 @@ ClusterNode::~ClusterNode() {
     MutexLock lock(&requests_mu_);
     requests_closed_ = true;
     while (requests_running_ > 0) requests_cv_.Wait(&requests_mu_);
+  }
+  {
+    MutexLock lock(&snapshots_mu_);
+    snapshots_.clear();  // before the database
   }
   std::map<std::string, std::unique_ptr<Hosted>, std::less<>> hosted;
   MutexLock lock(&mu_);
@@ -216,7 +237,7 @@ absl::Status ClusterNode::CreateCollection(std::string_view name,
 
 absl::Status ClusterNode::HostRegistered() {
   ASSIGN_OR_RETURN(const std::vector<std::string> names,
-                   log_->Keys(kRegistryBucket));
+                   log_->Keys(kRegistryBucket, ""));
   // One collection this node cannot host does not keep it from the others;
   // the first such error is returned.
   absl::Status first;
@@ -303,7 +324,7 @@ absl::Status ClusterNode::CatchUp(absl::Time deadline) {
     ASSIGN_OR_RETURN(Hosted * hosted, Find(name));
     const auto until = SteadyUntil(deadline);
     MutexLock lock(&hosted->mu);
-    while (hosted->shards > 1 && hosted->served == nullptr) {
+    while (hosted->served == nullptr) {
       if (!hosted->applied_cv.WaitUntil(&hosted->mu, until) &&
           hosted->served == nullptr) {
         return absl::DeadlineExceededError(absl::StrCat(
@@ -361,14 +382,16 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
   // Documents written outside the cluster (this disk served as a single
   // node) would make this replica differ from its peers.
   ASSIGN_OR_RETURN(const uint64_t recorded, (*collection)->LogSequence());
-  if (recorded == 0 && (*collection)->num_documents() > 0) {
+  // A snapshot whose load broke off is loaded anew (StartApplying).
+  ASSIGN_OR_RETURN(const bool loading, (*collection)->SnapshotLoading());
+  if (recorded == 0 && !loading && (*collection)->num_documents() > 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "collection \"", AbslView(name), "\" on this disk holds ",
         (*collection)->num_documents(),
         " documents written outside the cluster; move them away (export, "
         "then import through the cluster) before this node hosts it"));
   }
-  if (shards > 1 && recorded > 0) {
+  if (shards > 1 && recorded > 0 && !loading) {
     // A disk that held another shard (the node's shard index changed)
     // would apply this shard's entries on top of another's documents.
     ASSIGN_OR_RETURN(std::unique_ptr<storage::DocumentCursor> cursor,
@@ -388,46 +411,111 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
   hosted->name = std::string(name);
   hosted->shards = shards;
   hosted->shard = shard;
-  hosted->collection = *collection;
+  hosted->set_local(*collection);
+  // The applier starts on the apply thread (after a snapshot, if need be).
+  const uint64_t applied = loading ? 0 : recorded;
+  hosted->needs_after = applied;
+  {
+    MutexLock lock(&hosted->mu);
+    hosted->applied = applied;
+    hosted->recent_after = applied;
+  }
   Hosted* raw = hosted.get();
+  {
+    MutexLock lock(&mu_);
+    if (stopping_) {
+      return absl::UnavailableError("this cluster node is stopping");
+    }
+    hosted_.emplace(std::string(name), std::move(hosted));
+    raw->thread = std::thread([this, raw] { ApplyLoop(raw); });
+  }
+  // Said at once (then every report_every), so that trimming keeps what
+  // this replica needs; best effort.
+  if (options_.report_every > absl::ZeroDuration()) {
+    Report(*raw).IgnoreError();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ClusterNode::StartApplying(Hosted& hosted) {
+  const std::string stream = StreamOf(hosted.name);
+  const std::shared_ptr<engine::Collection> local = hosted.local();
+  ASSIGN_OR_RETURN(const uint64_t recorded, local->LogSequence());
+  ASSIGN_OR_RETURN(const bool loading, local->SnapshotLoading());
+  ASSIGN_OR_RETURN(const JetStreamLog::Bounds bounds, log_->BoundsOf(stream));
+  const bool trimmed_past = recorded + 1 < bounds.first;
+  const uint64_t entries =
+      bounds.last >= bounds.first ? bounds.last - bounds.first + 1 : 0;
+  if (loading || trimmed_past) {
+    bool opened = false;
+    RETURN_IF_ERROR(LoadSnapshot(hosted, &opened));
+  } else if (recorded == 0 && local->num_documents() == 0 &&
+             options_.join_snapshot_entries > 0 &&
+             entries >= options_.join_snapshot_entries) {
+    bool opened = false;
+    absl::Status loaded = LoadSnapshot(hosted, &opened);
+    // Without a peer to copy, the whole log is there to replay.
+    if (!loaded.ok() && opened) return loaded;
+    if (!loaded.ok() && options_.on_warning) {
+      options_.on_warning(absl::StrCat(
+          "collection \"", hosted.name, "\": replaying its log of ", entries,
+          " entries (no snapshot: ", loaded.ToString(), ")"));
+    }
+  }
   // Every replica reads the whole stream and applies its shard's entries:
   // "applied through N" then covers every entry up to N.
   EntryFilter applies = nullptr;
-  if (shards > 1) {
-    applies = [shards, shard](const LogEntry& entry) {
+  if (hosted.shards > 1) {
+    applies = [shards = hosted.shards,
+               shard = hosted.shard](const LogEntry& entry) {
       return ShardOf(IdOf(entry), shards) == shard;
     };
   }
+  Hosted* raw = &hosted;
   ASSIGN_OR_RETURN(
-      hosted->applier,
+      hosted.applier,
       ShardApplier::Create(
-          *log_, *hosted->collection, StreamOf(name),
-          shards > 1 ? absl::StrCat(StreamOf(name), ".*") : SubjectOf(name, 0),
+          *log_, *hosted.local(), stream,
+          hosted.shards > 1 ? absl::StrCat(stream, ".*")
+                            : SubjectOf(hosted.name, 0),
           [this, raw](const AppliedEntry& one) { OnApplied(*raw, one); },
           std::move(applies)));
-  {
-    MutexLock lock(&hosted->mu);
-    hosted->applied = hosted->applier->applied_sequence();
-    hosted->recent_after = hosted->applied;
-  }
-  MutexLock lock(&mu_);
-  if (stopping_) return absl::UnavailableError("this cluster node is stopping");
-  hosted_.emplace(std::string(name), std::move(hosted));
-  raw->thread = std::thread([this, raw] { ApplyLoop(raw); });
+  hosted.needs_after = hosted.applier->recorded_sequence();
   return absl::OkStatus();
 }
 
 bool ClusterNode::CaughtUp(const Hosted& hosted) {
   // The reader's count says 0 also when it could not read at all.
   absl::StatusOr<uint64_t> last = log_->LastSequence(StreamOf(hosted.name));
-  return last.ok() && *last <= hosted.applier->applied_sequence();
+  return hosted.applier != nullptr && last.ok() &&
+         *last <= hosted.applier->applied_sequence();
 }
 
 void ClusterNode::ApplyLoop(Hosted* hosted) {
   while (!hosted->stop) {
-    absl::StatusOr<size_t> applied =
-        hosted->applier->ApplyAvailable(options_.apply_poll, kApplyRound);
-    const uint64_t sequence = hosted->applier->applied_sequence();
+    absl::StatusOr<size_t> applied = size_t{0};
+    if (hosted->applier == nullptr) {
+      if (absl::Status started = StartApplying(*hosted); !started.ok()) {
+        applied = started;
+      }
+    }
+    if (hosted->applier != nullptr) {
+      applied =
+          hosted->applier->ApplyAvailable(options_.apply_poll, kApplyRound);
+      hosted->needs_after = hosted->applier->recorded_sequence();
+      if (absl::IsFailedPrecondition(applied.status())) {
+        // Trimmed past it (it was silent longer than the reports last):
+        // a snapshot next round.
+        absl::StatusOr<JetStreamLog::Bounds> bounds =
+            log_->BoundsOf(StreamOf(hosted->name));
+        if (bounds.ok() &&
+            bounds->first > hosted->applier->applied_sequence() + 1) {
+          hosted->applier.reset();
+        }
+      }
+    }
+    const uint64_t sequence =
+        hosted->applier != nullptr ? hosted->applier->applied_sequence() : 0;
     // Whether to leave the shard's queue group (stalled: its other replicas
     // answer meanwhile) or join it (caught up), decided here, done below
     // without the lock (NATS requests).
@@ -446,12 +534,13 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
                                ": ", applied.status().ToString()));
       }
       hosted->failure = applied.status();
-      hosted->pending = hosted->applier->pending();
+      hosted->pending =
+          hosted->applier != nullptr ? hosted->applier->pending() : 0;
       if (sequence > hosted->applied) {
         hosted->applied = sequence;
         hosted->applied_cv.SignalAll();
       }
-      if (hosted->shards > 1) {
+      {
         // Stalled a while (the store fails, or the log longer than a
         // failover): its shard's other replicas answer meanwhile.
         if (applied.ok()) {
@@ -555,12 +644,12 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
     } else {
       written->outcome = *one.outcome;
       written->blocking_count = written->outcome.blocking.size();
+      const std::shared_ptr<engine::Collection> local = hosted.local();
       // Named now: a later entry may reuse the internal id.
       for (const engine::MinHashMatch& match : written->outcome.blocking) {
         if (written->blocking_ids.size() >= kBlockingNamed) break;
-        absl::StatusOr<storage::StoredDocument> stored =
-            hosted.collection->GetByInternalId(
-                match.internal_id, storage::DocumentParts::kRecordOnly);
+        absl::StatusOr<storage::StoredDocument> stored = local->GetByInternalId(
+            match.internal_id, storage::DocumentParts::kRecordOnly);
         written->blocking_ids.push_back(stored.ok() ? stored->external_id
                                                     : std::string());
       }
@@ -637,7 +726,8 @@ std::vector<ReplicaState> ClusterNode::ReplicaStates() {
     states.push_back({.collection = hosted->name,
                       .applied_sequence = hosted->applied,
                       .pending_entries = hosted->pending,
-                      .stalled = !hosted->failure.ok()});
+                      .stalled = !hosted->failure.ok(),
+                      .snapshots_loaded = hosted->snapshots_loaded});
   }
   return states;
 }

@@ -43,6 +43,8 @@ pb::ShardRequest::Kind KindToProto(ShardCallKind kind) {
       return pb::ShardRequest::KIND_BLOCKING;
     case ShardCallKind::kOutcome:
       return pb::ShardRequest::KIND_OUTCOME;
+    case ShardCallKind::kSnapshot:
+      return pb::ShardRequest::KIND_SNAPSHOT;
   }
   return pb::ShardRequest::KIND_UNSPECIFIED;
 }
@@ -59,6 +61,8 @@ absl::StatusOr<ShardCallKind> KindFromProto(pb::ShardRequest::Kind kind) {
       return ShardCallKind::kBlocking;
     case pb::ShardRequest::KIND_OUTCOME:
       return ShardCallKind::kOutcome;
+    case pb::ShardRequest::KIND_SNAPSHOT:
+      return ShardCallKind::kSnapshot;
     default:
       return absl::UnimplementedError(absl::StrCat("a shard request of kind ",
                                                    static_cast<int>(kind),
@@ -70,6 +74,13 @@ absl::StatusOr<ShardCallKind> KindFromProto(pb::ShardRequest::Kind kind) {
 
 void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
                                  const std::string& reply_to) {
+  Serve(hosted, reply_to, [this, hosted, data = std::string(data)] {
+    return AnswerShardRequest(*hosted, data);
+  });
+}
+
+void ClusterNode::Serve(Hosted* hosted, const std::string& reply_to,
+                        std::function<absl::StatusOr<std::string>()> work) {
   {
     MutexLock lock(&requests_mu_);
     // The node is going: nothing may use its collections any more (and the
@@ -94,7 +105,7 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
       reply.set_code(static_cast<int>(answer.status().code()));
       reply.set_message(std::string(answer.status().message()));
     }
-    {
+    if (hosted != nullptr) {
       MutexLock lock(&hosted->mu);
       reply.set_applied_sequence(hosted->applied);
     }
@@ -112,12 +123,10 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
     --requests_running_;
     requests_cv_.SignalAll();
   };
-  auto work = [this, hosted, data = std::string(data), answer_with] {
-    answer_with(AnswerShardRequest(*hosted, data));
-  };
+  auto run = [answer_with, work = std::move(work)] { answer_with(work()); };
   if (!options_.run) {
-    std::thread(std::move(work)).detach();
-  } else if (!options_.run(work)) {
+    std::thread(std::move(run)).detach();
+  } else if (!options_.run(run)) {
     answer_with(absl::ResourceExhaustedError(
         "this replica is busy (its queue of shard requests is full)"));
   }
@@ -147,6 +156,7 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
     }
     return it->second;
   }
+  if (kind == ShardCallKind::kSnapshot) return OpenSnapshot(hosted);
   if (kind == ShardCallKind::kBlocking) {
     pb::BlockingCheck check;
     if (!check.ParseFromString(request.body())) {
@@ -156,16 +166,15 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
     if (!entry.upsert) {
       return absl::InvalidArgumentError("a dedup-on-write check of a delete");
     }
-    ASSIGN_OR_RETURN(
-        const std::vector<engine::MinHashMatch> matches,
-        hosted.collection->Blocking(*entry.upsert, check.threshold()));
+    const std::shared_ptr<engine::Collection> local = hosted.local();
+    ASSIGN_OR_RETURN(const std::vector<engine::MinHashMatch> matches,
+                     local->Blocking(*entry.upsert, check.threshold()));
     NamedBlocking found;
     found.count = matches.size();
     for (const engine::MinHashMatch& match : matches) {
       if (found.ids.size() >= kBlockingNamed) break;
-      absl::StatusOr<storage::StoredDocument> stored =
-          hosted.collection->GetByInternalId(
-              match.internal_id, storage::DocumentParts::kRecordOnly);
+      absl::StatusOr<storage::StoredDocument> stored = local->GetByInternalId(
+          match.internal_id, storage::DocumentParts::kRecordOnly);
       if (!stored.ok()) continue;
       found.matches.push_back(match);
       found.ids.push_back(stored->external_id);

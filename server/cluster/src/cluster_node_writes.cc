@@ -181,6 +181,7 @@ absl::StatusOr<bool> ClusterNode::NoneMayBlock(Hosted& hosted,
   // other shards'): the upserts since `after` are in its recent ones once
   // it applied `through`.
   RETURN_IF_ERROR(WaitAppliedOn(hosted, through, deadline));
+  const std::shared_ptr<engine::Collection> local = hosted.local();
   MutexLock lock(&hosted.mu);
   if (hosted.recent_after > after) {
     return absl::OutOfRangeError("not among the recent upserts any more");
@@ -188,8 +189,7 @@ absl::StatusOr<bool> ClusterNode::NoneMayBlock(Hosted& hosted,
   for (auto it = hosted.recent.rbegin(); it != hosted.recent.rend(); ++it) {
     if (it->first <= after) break;
     if (it->first > through) continue;
-    if (hosted.collection->MayBlock(*entry.upsert, it->second,
-                                    *entry.insert_only_below)) {
+    if (local->MayBlock(*entry.upsert, it->second, *entry.insert_only_below)) {
       return false;
     }
   }
@@ -390,7 +390,7 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::UpsertMany(
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].insert_only_below) {
       // Checked here: an entry every replica refuses would stop them all.
-      absl::Status valid = (*hosted)->collection->CheckThreshold(
+      absl::Status valid = (*hosted)->local()->CheckThreshold(
           *items[i].insert_only_below, "insert_only_below");
       if (!valid.ok()) {
         results[i] = valid;
@@ -421,7 +421,7 @@ absl::StatusOr<LoggedWrite> ClusterNode::Upsert(
     absl::Time deadline) {
   ASSIGN_OR_RETURN(Hosted * hosted, Find(collection));
   ASSIGN_OR_RETURN(const engine::PreparedDocument doc,
-                   hosted->collection->Prepare(input));
+                   hosted->local()->Prepare(input));
   return Upsert(collection, doc, std::nullopt, deadline);
 }
 

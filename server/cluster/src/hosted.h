@@ -25,8 +25,25 @@ struct ClusterNode::Hosted {
   std::string name;
   int shards = 1;
   int shard = 0;  // the one this node holds
-  std::shared_ptr<engine::Collection> collection;
-  std::unique_ptr<ShardApplier> applier;  // the apply thread's only
+  // The local replica (made anew when a snapshot replaces it).
+  std::shared_ptr<engine::Collection> local() const {
+    MutexLock lock(&local_mu);
+    return local_collection;
+  }
+  void set_local(std::shared_ptr<engine::Collection> collection) {
+    MutexLock lock(&local_mu);
+    local_collection = std::move(collection);
+  }
+  mutable Mutex local_mu;
+  std::shared_ptr<engine::Collection> local_collection
+      ABSL_GUARDED_BY(local_mu);
+  // The apply thread's only; made once the replica starts from the log
+  // (after a snapshot, when it needs or wants one).
+  std::unique_ptr<ShardApplier> applier;
+  // The last entry this replica no longer needs from the log, reported to
+  // the cluster (kReplicasBucket) so that trimming keeps what comes after:
+  // what its store recorded, or the sequence of the snapshot it loads.
+  std::atomic<uint64_t> needs_after{0};
   std::atomic<bool> stop{false};
   Mutex mu;
   CondVar applied_cv;
@@ -37,6 +54,8 @@ struct ClusterNode::Hosted {
   absl::Status failure ABSL_GUARDED_BY(mu);  // the applier's last error
   // Since when the applier fails (none while it applies).
   std::optional<absl::Time> stalled_since ABSL_GUARDED_BY(mu);
+  // Snapshots of a peer this replica loaded since the node started.
+  uint64_t snapshots_loaded ABSL_GUARDED_BY(mu) = 0;
   // Requests for this shard from other nodes, once caught up (a
   // collection of several shards).
   std::unique_ptr<Subscription> served ABSL_GUARDED_BY(mu);
@@ -63,6 +82,12 @@ inline std::chrono::steady_clock::time_point SteadyUntil(absl::Time deadline) {
       std::clamp(deadline - absl::Now(), absl::ZeroDuration(), absl::Hours(24));
   return std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(left);
 }
+
+// Where the nodes report what each replica still needs of a collection's
+// log (key ReportKeyOf, value: the sequence in decimal), each key kept
+// ClusterNodeOptions::report_ttl after it was last written.
+inline constexpr std::string_view kReplicasBucket = "neardup-replicas";
+std::string ReportKeyOf(std::string_view collection, std::string_view node_id);
 
 // Upserts a node keeps of a collection of several shards (Hosted::recent).
 inline constexpr size_t kRecentUpserts = 4096;

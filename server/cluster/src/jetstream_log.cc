@@ -581,13 +581,15 @@ class JetStreamLogImpl final : public JetStreamLog {
     return AppendedOf(status, ack, js_error, subject);
   }
 
-  absl::Status EnsureBucket(std::string_view bucket, int replicas) override {
+  absl::Status EnsureBucket(std::string_view bucket, int replicas,
+                            absl::Duration ttl) override {
     const std::string name(bucket);
     kvConfig config;
     kvConfig_Init(&config);
     config.Bucket = name.c_str();
     config.History = 1;
     config.Replicas = replicas;
+    config.TTL = absl::ToInt64Nanoseconds(ttl);  // the stream's MaxAge
     config.StorageType = js_FileStorage;
     kvStore* kv = nullptr;
     natsStatus status = js_CreateKeyValue(&kv, js_.get(), &config);
@@ -622,6 +624,17 @@ class JetStreamLogImpl final : public JetStreamLog {
                     absl::StrCat("create key ", key_text));
   }
 
+  absl::Status PutKey(std::string_view bucket, std::string_view key,
+                      std::string_view value) override {
+    ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));
+    const std::string key_text(key);
+    uint64_t revision = 0;
+    return FromNats(kvStore_Put(&revision, kv.get(), key_text.c_str(),
+                                value.data(), static_cast<int>(value.size())),
+                    static_cast<jsErrCode>(0),
+                    absl::StrCat("put key ", key_text));
+  }
+
   absl::StatusOr<std::optional<std::string>> GetKey(
       std::string_view bucket, std::string_view key) override {
     ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));
@@ -641,12 +654,13 @@ class JetStreamLogImpl final : public JetStreamLog {
   }
 
   absl::StatusOr<std::vector<std::string>> Keys(
-      std::string_view bucket) override {
+      std::string_view bucket, std::string_view key_prefix) override {
     // From the bucket's stream's subjects: kvStore_Keys would make and free
     // a watcher subscription each time (see Graveyard).
     const std::string stream = absl::StrCat("KV_", AbslView(bucket));
     const std::string prefix = absl::StrCat("$KV.", AbslView(bucket), ".");
     const std::string filter = prefix + ">";
+    const std::string wanted = absl::StrCat(prefix, AbslView(key_prefix));
     jsOptions options;
     jsOptions_Init(&options);
     options.Stream.Info.SubjectsFilter = filter.c_str();
@@ -661,12 +675,13 @@ class JetStreamLogImpl final : public JetStreamLog {
       if (absl::IsNotFound(failed)) return std::vector<std::string>();
       return failed;
     }
-    // Every key ever written (the registry never deletes one).
+    // Every key with a value: the registry never deletes one, and a key
+    // past its TTL is gone from the stream.
     std::vector<std::string> keys;
     if (info->State.Subjects != nullptr) {
       for (int i = 0; i < info->State.Subjects->Count; ++i) {
         const std::string_view subject = info->State.Subjects->List[i].Subject;
-        if (subject.starts_with(prefix)) {
+        if (subject.starts_with(wanted)) {
           keys.emplace_back(subject.substr(prefix.size()));
         }
       }
@@ -677,6 +692,11 @@ class JetStreamLogImpl final : public JetStreamLog {
   }
 
   absl::StatusOr<uint64_t> LastSequence(std::string_view stream) override {
+    ASSIGN_OR_RETURN(const Bounds bounds, BoundsOf(stream));
+    return bounds.last;
+  }
+
+  absl::StatusOr<Bounds> BoundsOf(std::string_view stream) override {
     const std::string name(stream);
     jsStreamInfo* info = nullptr;
     jsErrCode js_error = static_cast<jsErrCode>(0);
@@ -686,9 +706,23 @@ class JetStreamLogImpl final : public JetStreamLog {
       if (info != nullptr) jsStreamInfo_Destroy(info);
       return FromNats(status, js_error, absl::StrCat("stream ", name));
     }
-    const uint64_t last = info->State.LastSeq;
+    const Bounds bounds{.first = info->State.FirstSeq,
+                        .last = info->State.LastSeq};
     jsStreamInfo_Destroy(info);
-    return last;
+    // An empty stream says first 0 before its first record.
+    return Bounds{.first = std::max(bounds.first, uint64_t{1}),
+                  .last = bounds.last};
+  }
+
+  absl::Status Trim(std::string_view stream, uint64_t sequence) override {
+    const std::string name(stream);
+    jsOptions options;
+    jsOptions_Init(&options);
+    options.Stream.Purge.Sequence = sequence;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    return FromNats(
+        js_PurgeStream(js_.get(), name.c_str(), &options, &js_error), js_error,
+        absl::StrCat("trim stream ", name));
   }
 
   absl::StatusOr<std::unique_ptr<cluster::Subscription>> Subscribe(

@@ -29,12 +29,14 @@ absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait,
                        reader_->Next(next_wait));
       if (!record.has_value()) {
         pending_count_ = 0;
+        RecordPassedOver();
         return applied;
       }
       pending_count_ = record->pending;
       pending_ = std::move(record);
     }
     if (absl::Status done = Apply(*pending_); !done.ok()) {
+      RecordPassedOver();
       // Said on the call that applies nothing before it.
       if (applied > 0) return applied;
       return done;
@@ -45,7 +47,13 @@ absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait,
     // What is there already, without waiting again.
     next_wait = absl::Milliseconds(1);
   }
+  RecordPassedOver();
   return applied;
+}
+
+void ShardApplier::RecordPassedOver() {
+  if (applied_ <= recorded_) return;
+  if (collection_.RecordLogSequence(applied_).ok()) recorded_ = applied_;
 }
 
 absl::Status ShardApplier::Apply(const LogRecord& record) {
@@ -62,8 +70,7 @@ absl::Status ShardApplier::Apply(const LogRecord& record) {
                      "\", not \"", collection_.record().name, "\""));
   }
   if (applies_ && !applies_(entry)) {
-    // Another shard's: not recorded in the store (a restart reads it again
-    // and passes it over again).
+    // Another shard's: recorded by RecordPassedOver, after the round.
     if (on_applied_) {
       on_applied_({.sequence = record.sequence,
                    .entry = &entry,
@@ -98,6 +105,9 @@ absl::Status ShardApplier::Apply(const LogRecord& record) {
       return Prefixed(where, applied.outcome.status());
     }
     ++refused_;
+    recorded_ = recorded;
+  } else if (applied.outcome->written) {
+    recorded_ = record.sequence;  // in the write's batch
   }
   if (on_applied_) on_applied_(applied);
   return absl::OkStatus();

@@ -497,6 +497,22 @@ absl::StatusOr<uint64_t> Collection::LogSequence() const {
   return store_->LogSequence(record_);
 }
 
+absl::Status Collection::RecordLogSequence(uint64_t sequence) {
+  return store_->RecordLogSequence(record_, sequence);
+}
+
+absl::Status Collection::MarkSnapshotLoading() {
+  return store_->MarkSnapshotLoading(record_);
+}
+
+absl::Status Collection::FinishSnapshotLoading(uint64_t log_sequence) {
+  return store_->FinishSnapshotLoading(record_, log_sequence);
+}
+
+absl::StatusOr<bool> Collection::SnapshotLoading() const {
+  return store_->SnapshotLoading(record_);
+}
+
 absl::StatusOr<storage::StoredDocument> Collection::Get(
     std::string_view external_id) const {
   store_->NoteActivity();

@@ -202,6 +202,7 @@ absl::StatusOr<std::string> Handlers::ServeShard(
     }
     case cluster::ShardCallKind::kBlocking:
     case cluster::ShardCallKind::kOutcome:
+    case cluster::ShardCallKind::kSnapshot:
       break;
   }
   return absl::UnimplementedError("a shard request this node does not serve");

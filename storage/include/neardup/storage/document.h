@@ -40,6 +40,11 @@ struct DocumentWrite {
   // be the space's.
   std::optional<std::vector<float>> embedding;
   std::string embedding_model_id;
+  // The times a copy keeps (a replica loading a peer's snapshot): creation
+  // of a new document, and the write's. 0: as any write (the write's time;
+  // a replace keeps its creation time).
+  int64_t created_unix_micros = 0;
+  int64_t updated_unix_micros = 0;
 
   bool operator==(const DocumentWrite&) const = default;
 };

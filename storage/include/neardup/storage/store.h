@@ -87,6 +87,9 @@ class DocumentCursor {
   // (at least one while any is left). Empty at the end.
   virtual absl::StatusOr<std::vector<StoredDocument>> Next(
       size_t max_docs, size_t max_bytes) = 0;
+  // Store::LogSequence as of the cursor's snapshot: the documents are the
+  // collection's state right after that log entry.
+  virtual absl::StatusOr<uint64_t> LogSequence() = 0;
 };
 
 // A stored collection record this build cannot use: it does not decode,
@@ -170,6 +173,20 @@ class Store {
   // A write carrying one not after it is refused (FAILED_PRECONDITION), and
   // a put of only refused documents does not record it.
   absl::StatusOr<uint64_t> LogSequence(
+      const CollectionRecord& collection) const;
+  // Records that the log through `sequence` was read (entries of other
+  // shards passed over), without a document: nothing when it is the
+  // recorded one, FAILED_PRECONDITION when before it.
+  absl::Status RecordLogSequence(const CollectionRecord& collection,
+                                 uint64_t sequence);
+  // A replica loading a peer's snapshot into an empty collection marks it
+  // first, and records the snapshot's log sequence and clears the mark in
+  // one write once every document is in: a crash halfway is seen at the
+  // next start (SnapshotLoading), and the copy made anew.
+  absl::Status MarkSnapshotLoading(const CollectionRecord& collection);
+  absl::Status FinishSnapshotLoading(const CollectionRecord& collection,
+                                     uint64_t log_sequence);
+  absl::StatusOr<bool> SnapshotLoading(
       const CollectionRecord& collection) const;
   // A document's evidence (its shingle set) as PutDocuments stores it.
   static std::string EncodeEvidence(const CollectionRecord& collection,

@@ -41,6 +41,7 @@ enum class ShardCallKind {
   kCollection,
   kBlocking,  // dedup-on-write's check: answered by the node, not the service
   kOutcome,   // a write's outcome, asked again: answered by the node
+  kSnapshot,  // a copy of the shard for a joining replica: by the node
 };
 struct ShardCall {
   ShardCallKind kind = ShardCallKind::kQuery;
@@ -82,6 +83,23 @@ struct ClusterNodeOptions {
   // wait for the log); false when it cannot take it now (the request is
   // answered RESOURCE_EXHAUSTED). Null: a thread per request.
   std::function<bool(std::function<void()>)> run = nullptr;
+  // An empty replica joins from a peer's snapshot (then reads the log after
+  // it) when the log holds at least this many entries, and replays a
+  // shorter log; zero: always replays. A replica the log was trimmed past
+  // always loads a snapshot.
+  uint64_t join_snapshot_entries = 10000;
+  // How often the node reports what each replica here still needs of its
+  // collection's log; zero: never (and it never trims).
+  absl::Duration report_every = absl::Seconds(5);
+  // How long a report counts after it was written: a replica silent that
+  // long (a node gone) no longer holds the log back, and loads a snapshot
+  // when it comes back. Set by the first node (the bucket's TTL).
+  absl::Duration report_ttl = absl::Minutes(10);
+  // How often the node trims the logs of its collections: every entry that
+  // each reporting replica no longer needs, but the last
+  // trim_keep_entries of them. Zero: never.
+  absl::Duration trim_every = absl::Minutes(1);
+  uint64_t trim_keep_entries = 10000;
 };
 
 // What this node is of one collection's replicas, for metrics and health.
@@ -93,6 +111,8 @@ struct ReplicaState {
   // The applier's last attempt failed (the store refused, or an entry
   // this replica cannot apply): it retries, and falls behind meanwhile.
   bool stalled = false;
+  // Snapshots of a peer loaded here since the node started.
+  uint64_t snapshots_loaded = 0;
 };
 
 // The cluster's collections: name -> config and shard count
@@ -265,6 +285,32 @@ class ClusterNode {
   absl::Status WaitAppliedOn(Hosted& hosted, uint64_t sequence,
                              absl::Time deadline);
   void ApplyLoop(Hosted* hosted);
+  // Before the first entry: loads a peer's snapshot when the replica needs
+  // one (the log was trimmed past it, a load broke off) or wants one (empty,
+  // a long log), then starts reading the log where the replica is.
+  absl::Status StartApplying(Hosted& hosted);
+  // Copies a caught-up peer of the shard into the local replica (made anew
+  // when it holds anything). `*opened` says whether a peer opened one (a
+  // failure before leaves the replica as it was).
+  absl::Status LoadSnapshot(Hosted& hosted, bool* opened);
+  // A peer's side: a snapshot of this replica (messages.SnapshotOpened),
+  // and its chunks, asked on snapshot_subject_.
+  struct SnapshotSession;
+  absl::StatusOr<std::string> OpenSnapshot(Hosted& hosted);
+  absl::StatusOr<std::string> NextChunk(std::string_view data);
+  void DropIdleSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(snapshots_mu_);
+  // The lowest sequence of the collection's snapshots open here (UINT64_MAX
+  // for none): the log after it is still needed by their readers.
+  uint64_t HeldBySnapshots(std::string_view collection);
+  // Reports what each replica here needs of its log, and now and then
+  // trims the logs.
+  void Maintain();
+  absl::Status Report(Hosted& hosted);
+  absl::Status TrimLog(Hosted& hosted);
+  // Runs a request from another node (`work`, on options_.run) and sends
+  // its answer (a messages.ShardReply, with `hosted`'s applied sequence).
+  void Serve(Hosted* hosted, const std::string& reply_to,
+             std::function<absl::StatusOr<std::string>()> work);
   // Whether the applier applied the whole log as it ends now.
   bool CaughtUp(const Hosted& hosted);
   void WatchRegistry();
@@ -314,6 +360,15 @@ class ClusterNode {
   CondVar requests_cv_;
   int requests_running_ ABSL_GUARDED_BY(requests_mu_) = 0;
   bool requests_closed_ ABSL_GUARDED_BY(requests_mu_) = false;
+  // Snapshots this node serves, by session.
+  Mutex snapshots_mu_;
+  std::map<std::string, std::shared_ptr<SnapshotSession>, std::less<>>
+      snapshots_ ABSL_GUARDED_BY(snapshots_mu_);
+  uint64_t next_session_ ABSL_GUARDED_BY(snapshots_mu_) = 0;
+  // Where peers ask this node for the chunks of its snapshots.
+  const std::string snapshot_subject_;
+  std::thread maintainer_;
+  std::unique_ptr<Subscription> snapshot_requests_;
   std::unique_ptr<Subscription> outcomes_;  // last: first to go
 };
 

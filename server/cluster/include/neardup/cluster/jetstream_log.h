@@ -112,21 +112,38 @@ class JetStreamLog {
                                           const AppendOptions& options) = 0;
   // A key-value bucket (JetStream's), its entries replicated like a
   // stream's. Created, or opened when it exists.
-  virtual absl::Status EnsureBucket(std::string_view bucket, int replicas) = 0;
+  // With a `ttl`, a key's value is gone that long after it was written
+  // (zero: kept). An existing bucket is opened as it is.
+  virtual absl::Status EnsureBucket(
+      std::string_view bucket, int replicas,
+      absl::Duration ttl = absl::ZeroDuration()) = 0;
   // Stores `value` under `key` unless the key has one: ALREADY_EXISTS then
   // (the first writer wins; read it with GetKey). Keys: [-/_=.A-Za-z0-9]+.
   virtual absl::Status CreateKey(std::string_view bucket, std::string_view key,
                                  std::string_view value) = 0;
+  // Stores `value` under `key`, replacing any.
+  virtual absl::Status PutKey(std::string_view bucket, std::string_view key,
+                              std::string_view value) = 0;
   // nullopt for a key without a value. May lag a write made through another
   // server by a moment.
   virtual absl::StatusOr<std::optional<std::string>> GetKey(
       std::string_view bucket, std::string_view key) = 0;
-  // Every key with a value.
+  // Every key with a value that starts with `prefix`, sorted.
   virtual absl::StatusOr<std::vector<std::string>> Keys(
-      std::string_view bucket) = 0;
+      std::string_view bucket, std::string_view prefix) = 0;
 
   // The stream's last sequence (0 while empty); NOT_FOUND for no stream.
   virtual absl::StatusOr<uint64_t> LastSequence(std::string_view stream) = 0;
+  // The first sequence the stream still holds (after Trim; last + 1 while
+  // it holds none) and its last.
+  struct Bounds {
+    uint64_t first = 0;
+    uint64_t last = 0;
+  };
+  virtual absl::StatusOr<Bounds> BoundsOf(std::string_view stream) = 0;
+  // Removes every record before `sequence` (the stream keeps counting):
+  // readers positioned before it get FAILED_PRECONDITION.
+  virtual absl::Status Trim(std::string_view stream, uint64_t sequence) = 0;
   // Messages between nodes over the log's connection (NATS core: at most
   // once, to whoever listens now). With a `queue_group`, each message goes
   // to one of the group's subscribers.

@@ -64,6 +64,11 @@ class ShardApplier {
 
   // The last sequence applied (and recorded) here, or passed over.
   uint64_t applied_sequence() const { return applied_; }
+  // The last sequence the store recorded: a restart reads on after it.
+  // Entries of other shards passed over are recorded at the end of each
+  // ApplyAvailable call, so a quiet shard does not read them again (nor
+  // need them once the log is trimmed).
+  uint64_t recorded_sequence() const { return recorded_; }
   // Entries applied that changed nothing (deletes of absent documents).
   size_t refused() const { return refused_; }
   // Entries of the subject after the last one read, as the log last said
@@ -77,16 +82,21 @@ class ShardApplier {
       : collection_(collection),
         reader_(std::move(reader)),
         applied_(applied),
+        recorded_(applied),
         on_applied_(std::move(on_applied)),
         applies_(std::move(applies)) {}
 
   // OK when applied or refused for what the entry holds; the store's own
   // failures otherwise.
   absl::Status Apply(const LogRecord& record);
+  // Records applied_ when entries passed over came last (best effort: a
+  // restart that finds it unrecorded reads them again).
+  void RecordPassedOver();
 
   engine::Collection& collection_;
   std::unique_ptr<LogReader> reader_;
   uint64_t applied_;
+  uint64_t recorded_;
   const AppliedListener on_applied_;
   const EntryFilter applies_;
   size_t refused_ = 0;

@@ -158,6 +158,12 @@ class Collection {
   // The cluster log's last sequence applied here (WriteOptions::
   // log_sequence); 0 for none.
   absl::StatusOr<uint64_t> LogSequence() const;
+  // Store::RecordLogSequence, MarkSnapshotLoading, FinishSnapshotLoading,
+  // SnapshotLoading of this collection (a cluster replica's).
+  absl::Status RecordLogSequence(uint64_t sequence);
+  absl::Status MarkSnapshotLoading();
+  absl::Status FinishSnapshotLoading(uint64_t log_sequence);
+  absl::StatusOr<bool> SnapshotLoading() const;
   absl::StatusOr<storage::StoredDocument> Get(
       std::string_view external_id) const;
   absl::StatusOr<storage::StoredDocument> GetByInternalId(

@@ -28,6 +28,7 @@ inline constexpr std::string_view kFormatVersion = "format_version";
 inline constexpr std::string_view kNextCollectionId = "next_collection_id";
 inline constexpr std::string_view kNextDocIdPrefix = "next_doc_id/";
 inline constexpr std::string_view kLogSequencePrefix = "log_sequence/";
+inline constexpr std::string_view kSnapshotLoadingPrefix = "snapshot_loading/";
 
 // The first collection id handed out; 0 is never a real collection, so a
 // default-constructed CollectionRecord matches nothing.
@@ -52,6 +53,8 @@ std::string CollectionRangeEnd(uint32_t collection_id);
 std::string NextDocIdKey(uint32_t collection_id);
 // The cluster log's last sequence a replica applied to the collection.
 std::string LogSequenceKey(uint32_t collection_id);
+// Present while a replica loads a peer's snapshot into the collection.
+std::string SnapshotLoadingKey(uint32_t collection_id);
 std::string EncodeU64LittleEndian(uint64_t value);
 std::optional<uint64_t> DecodeU64LittleEndian(std::string_view bytes);
 std::string IdKey(uint32_t collection_id, std::string_view external_id);
