@@ -152,6 +152,13 @@ absl::StatusOr<std::string> ClusterNode::NextChunk(std::string_view data) {
   }
   MutexLock lock(&session->mu);
   if (next.chunk() + 1 == session->next_chunk) return session->last_answer;
+  if (session->read_all && session->ahead.empty() &&
+      next.chunk() == session->next_chunk) {
+    // The chunk after the last: its reader is done.
+    MutexLock sessions_lock(&snapshots_mu_);
+    snapshots_.erase(next.session());
+    return std::string();
+  }
   if (next.chunk() != session->next_chunk) {
     return absl::FailedPreconditionError(
         absl::StrCat("snapshot chunk ", next.chunk(), " asked; the next is ",
@@ -208,6 +215,7 @@ absl::StatusOr<std::string> ClusterNode::NextChunk(std::string_view data) {
 
 uint64_t ClusterNode::HeldBySnapshots(std::string_view collection) {
   MutexLock lock(&snapshots_mu_);
+  DropIdleSnapshots();  // a closed one holds nothing
   uint64_t held = std::numeric_limits<uint64_t>::max();
   for (const auto& [id, session] : snapshots_) {
     if (session->collection == collection) {
@@ -300,7 +308,13 @@ absl::Status ClusterNode::LoadSnapshot(Hosted& hosted, bool* opened) {
       RETURN_IF_ERROR(Prefixed(where, put.status()));
     }
     documents += docs.size();
-    if (chunk.last()) break;
+    if (chunk.last()) {
+      // Closes it there (else it is closed a moment later).
+      next.set_chunk(k + 1);
+      log_->RequestEach(subject, next.SerializeAsString(),
+                        absl::Now() + absl::Seconds(1));
+      break;
+    }
   }
   RETURN_IF_ERROR(local->FinishSnapshotLoading(snapshot.log_sequence()));
   {

@@ -97,6 +97,12 @@ class StateCollector : public prometheus::Collectable {
         "retries, falling behind.",
         prometheus::MetricType::Gauge,
         {}};
+    prometheus::MetricFamily snapshots{
+        "neardup_cluster_snapshots_loaded_total",
+        "A cluster's collection: snapshots of a peer this node loaded since "
+        "it started (it joined empty, or the log was trimmed past it).",
+        prometheus::MetricType::Counter,
+        {}};
     for (const cluster::ReplicaState& state :
          replicas ? replicas() : std::vector<cluster::ReplicaState>()) {
       const std::vector<prometheus::ClientMetric::Label> labels = {
@@ -106,10 +112,15 @@ class StateCollector : public prometheus::Collectable {
       pending.metric.push_back(
           Gauge(static_cast<double>(state.pending_entries), labels));
       stalled.metric.push_back(Gauge(state.stalled ? 1 : 0, labels));
+      prometheus::ClientMetric loaded;
+      loaded.label = labels;
+      loaded.counter.value = static_cast<double>(state.snapshots_loaded);
+      snapshots.metric.push_back(std::move(loaded));
     }
     families.push_back(std::move(applied));
     families.push_back(std::move(pending));
     families.push_back(std::move(stalled));
+    families.push_back(std::move(snapshots));
     return families;
   }
 

@@ -351,6 +351,19 @@ absl::Status NeardupServer::JoinCluster() {
     options.node_id = host;
   }
   options.registry_poll = absl::Seconds(2);
+  options.trim_every = config_.cluster_log_keep_entries < 0
+                           ? absl::ZeroDuration()
+                           : absl::Seconds(config_.cluster_trim_seconds);
+  options.trim_keep_entries = static_cast<uint64_t>(
+      std::max<int64_t>(config_.cluster_log_keep_entries, 0));
+  options.report_ttl = absl::Seconds(config_.cluster_report_ttl_seconds);
+  // Often enough that a report never outlives its TTL, and that trimming
+  // sees fresh ones.
+  options.report_every =
+      std::min({absl::Seconds(5), options.report_ttl / 4,
+                absl::Seconds(config_.cluster_trim_seconds) / 2});
+  options.join_snapshot_entries =
+      static_cast<uint64_t>(config_.cluster_join_snapshot_entries);
   ASSIGN_OR_RETURN(options.shard_index,
                    ShardIndexOf(config_.cluster_shard_index, options.node_id));
   // Requests for this node's shards run on a pool of their own: a query

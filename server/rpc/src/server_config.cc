@@ -146,6 +146,19 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "this node holds shard (index mod S) of a collection of S cluster "
         "shards; give nodes 0, 1, 2, ...; -1: the number --node-id ends "
         "with (a StatefulSet pod's ordinal)");
+  visit("cluster-log-keep-entries", c.cluster_log_keep_entries,
+        "log entries each collection keeps behind its slowest replica; the "
+        "older ones are trimmed (a replica behind them copies a peer's "
+        "snapshot); -1: never trim");
+  visit("cluster-trim-seconds", c.cluster_trim_seconds,
+        "how often a node trims its collections' logs");
+  visit("cluster-report-ttl-seconds", c.cluster_report_ttl_seconds,
+        "a replica silent this long (its node gone) no longer holds the log "
+        "back; set by the cluster's first node");
+  visit("cluster-join-snapshot-entries", c.cluster_join_snapshot_entries,
+        "an empty replica copies a caught-up peer's snapshot when the log "
+        "holds at least this many entries, and replays a shorter one; 0: "
+        "always replays");
 }
 
 template <typename T>
@@ -202,6 +215,19 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   if (c.cluster_shard_index < -1) {
     return absl::InvalidArgumentError(
         "--cluster-shard-index must be at least 0 (or -1: from --node-id)");
+  }
+  if (c.cluster_log_keep_entries < -1) {
+    return absl::InvalidArgumentError(
+        "--cluster-log-keep-entries must be at least 0 (or -1: never trim)");
+  }
+  if (!(c.cluster_trim_seconds > 0) || !(c.cluster_report_ttl_seconds >= 1)) {
+    return absl::InvalidArgumentError(
+        "--cluster-trim-seconds must be above 0 and "
+        "--cluster-report-ttl-seconds at least 1");
+  }
+  if (c.cluster_join_snapshot_entries < 0) {
+    return absl::InvalidArgumentError(
+        "--cluster-join-snapshot-entries must be at least 0");
   }
   if (c.cluster_log_replicas < 1 || c.cluster_log_replicas > 5) {
     return absl::InvalidArgumentError(

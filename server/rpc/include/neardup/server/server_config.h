@@ -87,6 +87,16 @@ struct ServerConfig {
   // This node holds shard (cluster_shard_index mod S) of a collection of S
   // cluster shards: nodes 0..R*S-1 give R replicas of each.
   int cluster_shard_index = 0;
+  // Log trimming and snapshots (docs/cluster.md): a collection's log keeps
+  // this many entries behind its slowest replica (-1: never trimmed),
+  // trimmed every cluster_trim_seconds; a replica silent longer than
+  // cluster_report_ttl_seconds stops holding the log back. An empty replica
+  // copies a peer's snapshot when the log holds at least
+  // cluster_join_snapshot_entries (0: replays it whole).
+  int64_t cluster_log_keep_entries = 10000;
+  double cluster_trim_seconds = 60;
+  double cluster_report_ttl_seconds = 600;
+  int64_t cluster_join_snapshot_entries = 10000;
   // Not a flag: lets in-process tests observe NOT_SERVING while starting.
   std::chrono::milliseconds open_delay_for_tests{0};
 };
