@@ -143,6 +143,81 @@ TEST_F(JetStreamLogTest, ReadsEverySubjectInStreamOrder) {
               ElementsAre("r1", "r2", "r3", "r4"));
 }
 
+// Trimming removes the records before a sequence (the stream keeps
+// counting): a reader behind it is refused, and a reader of every record
+// that is trimmed past while it reads fails rather than skip what it did
+// not read.
+TEST_F(JetStreamLogTest, TrimmingRemovesTheRecordsBeforeASequence) {
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_OK(log_->Append(i % 2 == 0 ? "docs.s0" : "docs.s1",
+                           absl::StrCat("r", i), {})
+                  .status());
+  }
+  ASSERT_OK_AND_ASSIGN(auto slow, log_->Read("docs", "docs.*", 1,
+                                             /*every_record=*/true));
+  ASSERT_OK_AND_ASSIGN(std::optional<LogRecord> first,
+                       slow->Next(absl::Seconds(2)));
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->sequence, 1u);
+  ASSERT_OK(log_->Trim("docs", 4));
+  ASSERT_OK_AND_ASSIGN(const JetStreamLog::Bounds bounds,
+                       log_->BoundsOf("docs"));
+  EXPECT_EQ(bounds.first, 4u);
+  EXPECT_EQ(bounds.last, 6u);
+  EXPECT_THAT(log_->Read("docs", "docs.*", 2).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("now starts at 4")));
+  ASSERT_OK_AND_ASSIGN(auto after, log_->Read("docs", "docs.*", 4));
+  EXPECT_THAT(Drain(*after, absl::Milliseconds(300)),
+              ElementsAre("r3", "r4", "r5"));
+  // The reader that had read 1 and buffered the rest may still hand out
+  // what it holds; it never skips from a record to a later one.
+  uint64_t last = 1;
+  absl::Status failed;
+  for (int i = 0; i < 10; ++i) {
+    absl::StatusOr<std::optional<LogRecord>> next =
+        slow->Next(absl::Milliseconds(300));
+    if (!next.ok()) {
+      failed = next.status();
+      break;
+    }
+    if (!next->has_value()) continue;
+    EXPECT_EQ((*next)->sequence, last + 1);
+    last = (*next)->sequence;
+  }
+  if (last < 6) {
+    EXPECT_THAT(failed,
+                StatusIs(absl::StatusCode::kFailedPrecondition, ::testing::_));
+  }
+  // Emptied whole: it starts after the last record.
+  ASSERT_OK(log_->Trim("docs", 7));
+  ASSERT_OK_AND_ASSIGN(const JetStreamLog::Bounds empty,
+                       log_->BoundsOf("docs"));
+  EXPECT_EQ(empty.first, 7u);
+  EXPECT_EQ(empty.last, 6u);
+}
+
+// A key-value bucket's keys by prefix; put replaces, and a bucket with a
+// TTL forgets a key that long after it was last written.
+TEST_F(JetStreamLogTest, KeysByPrefixAndExpiringValues) {
+  ASSERT_OK(log_->EnsureBucket("b", 3, absl::Seconds(1)));
+  ASSERT_OK(log_->PutKey("b", "x.1", "one"));
+  ASSERT_OK(log_->PutKey("b", "x.2", "two"));
+  ASSERT_OK(log_->PutKey("b", "y.1", "three"));
+  ASSERT_OK(log_->PutKey("b", "x.1", "uno"));
+  ASSERT_OK_AND_ASSIGN(const std::vector<std::string> x, log_->Keys("b", "x."));
+  EXPECT_THAT(x, ElementsAre("x.1", "x.2"));
+  ASSERT_OK_AND_ASSIGN(const std::optional<std::string> one,
+                       log_->GetKey("b", "x.1"));
+  EXPECT_EQ(one, std::optional<std::string>("uno"));
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        absl::StatusOr<std::vector<std::string>> left = log_->Keys("b", "");
+        return left.ok() && left->empty();
+      },
+      std::chrono::seconds(10)));
+}
+
 // Messages between nodes: a queue group hands each request to one of its
 // members; a subject nobody listens to is UNAVAILABLE at once, one that
 // does not answer DEADLINE_EXCEEDED at the deadline; a handler is not

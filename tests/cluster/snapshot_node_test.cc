@@ -184,7 +184,7 @@ class SnapshotTest : public ::testing::Test {
 
    private:
     void Put() {
-      log_.PutKey("neardup-replicas", StreamOf(kName) + ".slow-node",
+      log_.PutKey("neardup-replicas", StreamOf(kName) + ".s0.slow-node",
                   absl::StrCat(needed_))
           .IgnoreError();
     }
@@ -277,7 +277,8 @@ TEST_F(SnapshotTest, ALongLogIsReplayedWhenNoSnapshotIsWanted) {
   const uint64_t last = WriteSome(0, 0, 40);
   ASSERT_OK(nodes_[1]->WaitApplied(kName, last, Soon()));
   ASSERT_EQ(FirstSequence(), 1u);
-  Join(2, /*join_snapshot_entries=*/0);
+  // Longer than the log: replayed.
+  Join(2, /*join_snapshot_entries=*/1000);
   EXPECT_EQ(SnapshotsLoaded(2), 0u);
   EXPECT_EQ(Copy(2), Copy(0));
 }
@@ -306,6 +307,7 @@ TEST_F(SnapshotTest, AReplicaTheLogWasTrimmedPastLoadsASnapshotAnew) {
 }
 
 TEST_F(SnapshotTest, ALoadThatBrokeOffIsLoadedAnew) {
+  Hold whole(*log_, 0);  // the log is not trimmed: only the mark tells
   const uint64_t last = WriteSome(0, 0, 30);
   ASSERT_OK(nodes_[1]->WaitApplied(kName, last, Soon()));
   // Node 2's disk as a crash halfway through a load leaves it: marked, with
@@ -378,6 +380,49 @@ TEST_F(ShardedSnapshotTest, AQuietShardsReplicaNeedsNoSnapshot) {
   EXPECT_EQ(SnapshotsLoaded(1), 0u);
   EXPECT_EQ(Copy(1), before);
   EXPECT_EQ(Copy(1), Copy(3));
+}
+
+// A shard whose replicas are all gone past their reports' TTL keeps the
+// log they need: the others' trimming stops where they were, and one that
+// comes back reads on (no peer of its shard is there to copy).
+TEST_F(ShardedSnapshotTest, AShardWithoutReplicasKeepsTheLogItNeeds) {
+  const uint64_t before = WriteSome(0, 0, 20);
+  for (auto& node : nodes_) {
+    ASSERT_OK(node->WaitApplied(kName, before, Soon()));
+  }
+  ASSERT_TRUE(TrimmedThrough(before));
+  const std::vector<storage::StoredDocument> shard1 = Copy(1);
+  ASSERT_FALSE(shard1.empty());
+  nodes_[1].reset();
+  nodes_[3].reset();
+  // Their reports expire.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto keys = log_->Keys("neardup-replicas",
+                               absl::StrCat(StreamOf(kName), ".s1."));
+        return keys.ok() && keys->empty();
+      },
+      std::chrono::seconds(10)));
+  uint64_t last = before;
+  for (int i = 0, written = 0; written < 20; ++i) {
+    const std::string id = absl::StrCat("z", i);
+    if (ShardOf(id, 2) != 0) continue;
+    ASSERT_OK_AND_ASSIGN(const engine::PreparedDocument doc,
+                         Local(0).PrepareText(id, GeneratedText(300 + i), {}));
+    ASSERT_OK_AND_ASSIGN(const LoggedWrite one,
+                         nodes_[0]->Upsert(kName, doc, std::nullopt, Soon()));
+    last = one.sequence;
+    ++written;
+  }
+  ASSERT_OK(nodes_[2]->WaitApplied(kName, last, Soon()));
+  // Rounds of trimming later, still where shard 1 was.
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(FirstSequence(), before + 1);
+  Join(1);
+  EXPECT_EQ(SnapshotsLoaded(1), 0u);
+  EXPECT_EQ(Copy(1), shard1);
+  // Then trimming goes on.
+  EXPECT_TRUE(TrimmedThrough(last));
 }
 
 }  // namespace

@@ -121,8 +121,15 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
                    JetStreamLog::Connect(log_options));
   RETURN_IF_ERROR(log->EnsureBucket(kRegistryBucket, options.log_replicas));
+  if (options.report_every > absl::ZeroDuration() &&
+      options.report_ttl < 2 * options.report_every) {
+    return absl::InvalidArgumentError(
+        "report_ttl must be at least twice report_every (a report must not "
+        "expire between two)");
+  }
   RETURN_IF_ERROR(log->EnsureBucket(kReplicasBucket, options.log_replicas,
                                     options.report_ttl));
+  RETURN_IF_ERROR(log->EnsureBucket(kShardFloorsBucket, options.log_replicas));
   if (options.shard_index < 0) {
     return absl::InvalidArgumentError("shard_index must be at least 0");
   }
@@ -412,6 +419,7 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
   hosted->shards = shards;
   hosted->shard = shard;
   hosted->set_local(*collection);
+  hosted->config = normalized;
   // The applier starts on the apply thread (after a snapshot, if need be).
   const uint64_t applied = loading ? 0 : recorded;
   hosted->needs_after = applied;
@@ -420,26 +428,41 @@ absl::Status ClusterNode::HostCollection(std::string_view name,
     hosted->applied = applied;
     hosted->recent_after = applied;
   }
-  Hosted* raw = hosted.get();
-  {
-    MutexLock lock(&mu_);
-    if (stopping_) {
-      return absl::UnavailableError("this cluster node is stopping");
-    }
-    hosted_.emplace(std::string(name), std::move(hosted));
-    raw->thread = std::thread([this, raw] { ApplyLoop(raw); });
-  }
-  // Said at once (then every report_every), so that trimming keeps what
-  // this replica needs; best effort.
+  // Said before it reads (then every report_every), so that trimming keeps
+  // what this replica needs; best effort.
   if (options_.report_every > absl::ZeroDuration()) {
-    Report(*raw).IgnoreError();
+    Report(*hosted).IgnoreError();
   }
+  Hosted* raw = hosted.get();
+  MutexLock lock(&mu_);
+  if (stopping_) {
+    return absl::UnavailableError("this cluster node is stopping");
+  }
+  hosted_.emplace(std::string(name), std::move(hosted));
+  raw->thread = std::thread([this, raw] { ApplyLoop(raw); });
   return absl::OkStatus();
 }
 
 absl::Status ClusterNode::StartApplying(Hosted& hosted) {
   const std::string stream = StreamOf(hosted.name);
-  const std::shared_ptr<engine::Collection> local = hosted.local();
+  // No longer answering for its shard (it is behind, or about to be
+  // replaced by a snapshot): its peers answer meanwhile.
+  std::unique_ptr<Subscription> served;
+  {
+    MutexLock lock(&hosted.mu);
+    served = std::move(hosted.served);
+  }
+  served.reset();
+  // As the database has it now (a snapshot's load may have dropped it and
+  // failed before making it anew).
+  absl::StatusOr<std::shared_ptr<engine::Collection>> current =
+      db_.GetCollection(hosted.name);
+  if (absl::IsNotFound(current.status())) {
+    current = db_.CreateCollection(hosted.name, hosted.config);
+  }
+  RETURN_IF_ERROR(current.status());
+  hosted.set_local(*current);
+  const std::shared_ptr<engine::Collection> local = *std::move(current);
   ASSIGN_OR_RETURN(const uint64_t recorded, local->LogSequence());
   ASSIGN_OR_RETURN(const bool loading, local->SnapshotLoading());
   ASSIGN_OR_RETURN(const JetStreamLog::Bounds bounds, log_->BoundsOf(stream));

@@ -156,7 +156,9 @@ absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
     }
     return it->second;
   }
-  if (kind == ShardCallKind::kSnapshot) return OpenSnapshot(hosted);
+  if (kind == ShardCallKind::kSnapshot) {
+    return OpenSnapshot(hosted, request.body());
+  }
   if (kind == ShardCallKind::kBlocking) {
     pb::BlockingCheck check;
     if (!check.ParseFromString(request.body())) {

@@ -28,9 +28,13 @@ constexpr absl::Duration kSnapshotIdle = absl::Minutes(1);
 constexpr absl::Duration kSnapshotDoneLinger = absl::Seconds(10);
 // Room kept in a NATS message for the reply's envelope.
 constexpr size_t kChunkSlackBytes = 4096;
-// How long a reader waits for a chunk before it asks again, and how often.
-constexpr absl::Duration kChunkWait = absl::Seconds(10);
-constexpr int kChunkTries = 3;
+// How long a reader waits for a chunk before it asks again, and how often
+// it asks (a busy replica: after a pause, twice as long each time).
+constexpr absl::Duration kChunkWait = absl::Seconds(5);
+constexpr int kChunkTries = 5;
+constexpr absl::Duration kBusyPause = absl::Milliseconds(200);
+// How long a replica asks its shard for a snapshot.
+constexpr absl::Duration kOpenWait = absl::Seconds(10);
 // Documents read from the peer's store at a time.
 constexpr size_t kReadBatch = 64;
 
@@ -56,6 +60,8 @@ engine::PreparedDocument CopyOf(storage::StoredDocument stored,
 
 struct ClusterNode::SnapshotSession {
   std::string collection;
+  std::string request;  // the asker's: asked again, the same session
+  std::string opened;   // the answer (messages.SnapshotOpened)
   uint64_t log_sequence = 0;
   // When a request last used it, and whether its last chunk went out
   // (under snapshots_mu_).
@@ -85,13 +91,31 @@ void ClusterNode::DropIdleSnapshots() {
   }
 }
 
-absl::StatusOr<std::string> ClusterNode::OpenSnapshot(Hosted& hosted) {
+absl::StatusOr<std::string> ClusterNode::OpenSnapshot(
+    Hosted& hosted, const std::string& request) {
+  {
+    // Only a replica that answers for its shard (caught up, not loading a
+    // snapshot itself) is copied.
+    MutexLock lock(&hosted.mu);
+    if (hosted.served == nullptr) {
+      return absl::UnavailableError(
+          "this replica is not caught up: another one is asked");
+    }
+  }
   auto session = std::make_shared<SnapshotSession>();
   session->collection = hosted.name;
+  session->request = request;
   std::string id;
   {
     MutexLock lock(&snapshots_mu_);
     DropIdleSnapshots();
+    for (const auto& [open_id, open] : snapshots_) {
+      if (!request.empty() && open->request == request &&
+          !open->opened.empty()) {
+        open->used = absl::Now();
+        return open->opened;  // its answer was lost
+      }
+    }
     if (snapshots_.size() >= kMaxSnapshots) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "this replica serves ", snapshots_.size(),
@@ -121,15 +145,14 @@ absl::StatusOr<std::string> ClusterNode::OpenSnapshot(Hosted& hosted) {
     session->cursor = *std::move(cursor);
     sequence = *at;
   }
-  {
-    MutexLock lock(&snapshots_mu_);
-    session->log_sequence = sequence;
-  }
   pb::SnapshotOpened opened;
   opened.set_session(id);
   opened.set_subject(snapshot_subject_);
   opened.set_log_sequence(sequence);
-  return opened.SerializeAsString();
+  MutexLock lock(&snapshots_mu_);
+  session->log_sequence = sequence;
+  session->opened = opened.SerializeAsString();
+  return session->opened;
 }
 
 absl::StatusOr<std::string> ClusterNode::NextChunk(std::string_view data) {
@@ -231,14 +254,27 @@ absl::Status ClusterNode::LoadSnapshot(Hosted& hosted, bool* opened) {
       absl::StrCat("collection \"", hosted.name, "\": loading a snapshot of a ",
                    "replica of shard ", hosted.shard);
   const int shard[] = {hosted.shard};
+  std::string request;
+  {
+    MutexLock lock(&mu_);
+    request = absl::StrCat(incarnation_, "-", next_append_++);
+  }
   absl::StatusOr<std::string> answer =
-      std::move(Ask(hosted, shard, ShardCallKind::kSnapshot, "", 0,
-                    absl::Now() + absl::Seconds(30))
+      std::move(Ask(hosted, shard, ShardCallKind::kSnapshot, request, 0,
+                    absl::Now() + kOpenWait)
                     .front());
   RETURN_IF_ERROR(Prefixed(where, answer.status()));
   pb::SnapshotOpened snapshot;
   if (!snapshot.ParseFromString(*answer)) {
     return absl::DataLossError(absl::StrCat(where, ": not a snapshot"));
+  }
+  // It must join the log: its sequence's next entry is still there.
+  ASSIGN_OR_RETURN(const JetStreamLog::Bounds bounds,
+                   log_->BoundsOf(StreamOf(hosted.name)));
+  if (snapshot.log_sequence() + 1 < bounds.first) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        where, ": the peer's snapshot ends at ", snapshot.log_sequence(),
+        ", before the log's first entry ", bounds.first));
   }
   *opened = true;
   // Trimming keeps the log after the snapshot from now on.
@@ -261,34 +297,44 @@ absl::Status ClusterNode::LoadSnapshot(Hosted& hosted, bool* opened) {
   pb::SnapshotNext next;
   next.set_session(snapshot.session());
   uint64_t documents = 0;
-  for (uint64_t k = 0;; ++k) {
-    if (hosted.stop) {
-      return absl::UnavailableError(absl::StrCat(where, ": stopping"));
-    }
+  // One chunk: asked again when its answer is late or the peer is busy.
+  auto fetch = [&](uint64_t k) -> absl::StatusOr<pb::SnapshotChunk> {
     next.set_chunk(k);
-    absl::StatusOr<std::string> raw = absl::DeadlineExceededError("not asked");
-    for (int tries = 0; tries < kChunkTries && !raw.ok() &&
-                        (absl::IsDeadlineExceeded(raw.status()) ||
-                         absl::IsUnavailable(raw.status()));
-         ++tries) {
-      raw = std::move(log_->RequestEach(subject, next.SerializeAsString(),
-                                        absl::Now() + kChunkWait)
-                          .front());
+    const std::string chunk_where = absl::StrCat(where, ", chunk ", k);
+    absl::Duration pause = kBusyPause;
+    absl::Status last = absl::DeadlineExceededError("not asked");
+    for (int tries = 0; tries < kChunkTries; ++tries) {
+      if (hosted.stop) {
+        return absl::UnavailableError(absl::StrCat(where, ": stopping"));
+      }
+      absl::StatusOr<std::string> raw =
+          std::move(log_->RequestEach(subject, next.SerializeAsString(),
+                                      absl::Now() + kChunkWait)
+                        .front());
+      if (!raw.ok()) {
+        last = raw.status();
+        if (absl::IsDeadlineExceeded(last) || absl::IsUnavailable(last)) {
+          continue;
+        }
+        return Prefixed(chunk_where, last);
+      }
+      pb::ShardReply reply;
+      pb::SnapshotChunk chunk;
+      if (!reply.ParseFromString(*raw) ||
+          (reply.code() == 0 && !chunk.ParseFromString(reply.body()))) {
+        return absl::DataLossError(absl::StrCat(chunk_where, ": not a chunk"));
+      }
+      if (reply.code() == 0) return chunk;
+      last = absl::Status(static_cast<absl::StatusCode>(reply.code()),
+                          reply.message());
+      if (!absl::IsResourceExhausted(last)) return Prefixed(chunk_where, last);
+      absl::SleepFor(pause);  // its queue is full
+      pause *= 2;
     }
-    RETURN_IF_ERROR(Prefixed(absl::StrCat(where, ", chunk ", k), raw.status()));
-    pb::ShardReply reply;
-    pb::SnapshotChunk chunk;
-    if (!reply.ParseFromString(*raw)) {
-      return absl::DataLossError(absl::StrCat(where, ": not a reply"));
-    }
-    if (reply.code() != 0) {
-      return absl::Status(
-          static_cast<absl::StatusCode>(reply.code()),
-          absl::StrCat(where, ", chunk ", k, ": ", reply.message()));
-    }
-    if (!chunk.ParseFromString(reply.body())) {
-      return absl::DataLossError(absl::StrCat(where, ": not a chunk"));
-    }
+    return Prefixed(chunk_where, last);
+  };
+  for (uint64_t k = 0;; ++k) {
+    ASSIGN_OR_RETURN(const pb::SnapshotChunk chunk, fetch(k));
     std::vector<engine::PreparedDocument> docs;
     docs.reserve(static_cast<size_t>(chunk.documents_size()));
     for (const pb::SnapshotDocument& doc : chunk.documents()) {

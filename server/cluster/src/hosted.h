@@ -24,7 +24,8 @@ namespace neardup::cluster {
 struct ClusterNode::Hosted {
   std::string name;
   int shards = 1;
-  int shard = 0;  // the one this node holds
+  int shard = 0;            // the one this node holds
+  CollectionConfig config;  // the cluster's
   // The local replica (made anew when a snapshot replaces it).
   std::shared_ptr<engine::Collection> local() const {
     MutexLock lock(&local_mu);
@@ -87,7 +88,14 @@ inline std::chrono::steady_clock::time_point SteadyUntil(absl::Time deadline) {
 // log (key ReportKeyOf, value: the sequence in decimal), each key kept
 // ClusterNodeOptions::report_ttl after it was last written.
 inline constexpr std::string_view kReplicasBucket = "neardup-replicas";
-std::string ReportKeyOf(std::string_view collection, std::string_view node_id);
+// "<stream>.s<shard>.<node id, escaped>"; with an empty node id, the prefix
+// of the shard's keys.
+std::string ReportKeyOf(std::string_view collection, int shard,
+                        std::string_view node_id);
+// What each shard's replicas last needed, as trimming last saw them
+// (key "<stream>.s<shard>", kept without a TTL): a shard whose replicas
+// are all gone a while keeps the log it will need when one comes back.
+inline constexpr std::string_view kShardFloorsBucket = "neardup-shard-floors";
 
 // Upserts a node keeps of a collection of several shards (Hosted::recent).
 inline constexpr size_t kRecentUpserts = 4096;

@@ -169,11 +169,12 @@ class Graveyard {
 class JetStreamReader final : public LogReader {
  public:
   JetStreamReader(jsCtx* js, Graveyard* graveyard, std::string stream,
-                  std::string subject, uint64_t next)
+                  std::string subject, uint64_t next, bool every_record)
       : js_(js),
         graveyard_(graveyard),
         stream_(std::move(stream)),
         subject_(std::move(subject)),
+        every_record_(every_record),
         next_(next) {}
 
   ~JetStreamReader() override { Drop(); }
@@ -205,7 +206,7 @@ class JetStreamReader final : public LogReader {
       if (next == NATS_OK) {
         Message owned(msg);
         idle_waits_ = 0;
-        std::optional<LogRecord> record = Take(msg);
+        ASSIGN_OR_RETURN(std::optional<LogRecord> record, Take(msg));
         if (record.has_value()) return record;
       } else if (next == NATS_TIMEOUT) {
         // A consumer lost with its server (or expired) may also look like
@@ -272,7 +273,10 @@ class JetStreamReader final : public LogReader {
   // (a consumer made anew may start over). A gap in the consumer's own
   // count means a record was lost on the way (a server died with it in a
   // buffer): the consumer is dropped, and made anew from next_.
-  std::optional<LogRecord> Take(natsMsg* msg) {
+  // A reader of every record fails on a record missing in between (the
+  // stream was trimmed while it read: a consumer goes on from the new
+  // first record without a word).
+  absl::StatusOr<std::optional<LogRecord>> Take(natsMsg* msg) {
     jsMsgMetaData* meta = nullptr;
     if (natsMsg_GetMetaData(&meta, msg) != NATS_OK) {
       Drop();
@@ -288,6 +292,12 @@ class JetStreamReader final : public LogReader {
     }
     delivered_ = delivered;
     if (sequence < next_) return std::nullopt;
+    if (every_record_ && sequence > next_) {
+      Drop();
+      return absl::FailedPreconditionError(absl::StrCat(
+          "stream ", stream_, " skips from ", next_ - 1, " to ", sequence,
+          ": what came between is gone (trimmed); restore a checkpoint"));
+    }
     next_ = sequence + 1;
     return LogRecord{
         .sequence = sequence,
@@ -362,6 +372,7 @@ class JetStreamReader final : public LogReader {
   Graveyard* const graveyard_;
   const std::string stream_;
   const std::string subject_;
+  const bool every_record_;
   uint64_t next_;
   natsSubscription* sub_ = nullptr;
   int idle_waits_ = 0;
@@ -851,15 +862,16 @@ class JetStreamLogImpl final : public JetStreamLog {
     return max > 0 ? static_cast<size_t>(max) : size_t{1} << 20;
   }
 
-  absl::StatusOr<std::unique_ptr<LogReader>> Read(
-      std::string_view stream, std::string_view subject,
-      uint64_t start_sequence) override {
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(std::string_view stream,
+                                                  std::string_view subject,
+                                                  uint64_t start_sequence,
+                                                  bool every_record) override {
     if (start_sequence == 0) {
       return absl::InvalidArgumentError("a log is read from sequence 1 on");
     }
     auto reader = std::make_unique<JetStreamReader>(
         js_.get(), &graveyard_, std::string(stream), std::string(subject),
-        start_sequence);
+        start_sequence, every_record);
     // A missing or trimmed stream is said now, not at the first Next.
     RETURN_IF_ERROR(reader->CheckPosition());
     return reader;

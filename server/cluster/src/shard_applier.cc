@@ -13,7 +13,8 @@ absl::StatusOr<std::unique_ptr<ShardApplier>> ShardApplier::Create(
     std::string subject, AppliedListener on_applied, EntryFilter applies) {
   ASSIGN_OR_RETURN(const uint64_t applied, collection.LogSequence());
   ASSIGN_OR_RETURN(std::unique_ptr<LogReader> reader,
-                   log.Read(stream, subject, applied + 1));
+                   log.Read(stream, subject, applied + 1,
+                            /*every_record=*/true));
   return std::unique_ptr<ShardApplier>(
       new ShardApplier(collection, std::move(reader), applied,
                        std::move(on_applied), std::move(applies)));

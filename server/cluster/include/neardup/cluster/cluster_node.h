@@ -296,7 +296,9 @@ class ClusterNode {
   // A peer's side: a snapshot of this replica (messages.SnapshotOpened),
   // and its chunks, asked on snapshot_subject_.
   struct SnapshotSession;
-  absl::StatusOr<std::string> OpenSnapshot(Hosted& hosted);
+  // `request` names the asker's request: asked again, the same snapshot.
+  absl::StatusOr<std::string> OpenSnapshot(Hosted& hosted,
+                                           const std::string& request);
   absl::StatusOr<std::string> NextChunk(std::string_view data);
   void DropIdleSnapshots() ABSL_EXCLUSIVE_LOCKS_REQUIRED(snapshots_mu_);
   // The lowest sequence of the collection's snapshots open here (UINT64_MAX
@@ -305,6 +307,9 @@ class ClusterNode {
   // Reports what each replica here needs of its log, and now and then
   // trims the logs.
   void Maintain();
+  // What the replica here needs of its log: after its applied entries, and
+  // after the snapshots open here.
+  uint64_t NeededHere(Hosted& hosted);
   absl::Status Report(Hosted& hosted);
   absl::Status TrimLog(Hosted& hosted);
   // Runs a request from another node (`work`, on options_.run) and sends

@@ -166,9 +166,17 @@ class JetStreamLog {
   // outlive this log. FAILED_PRECONDITION (now, or from
   // Next) when the stream no longer holds what comes after start_sequence
   // (trimmed past it) or ends before it (made anew).
+  // `every_record`: the subject covers every record of the stream (a
+  // wildcard over its subjects, or its only one), so a record missing
+  // between two read (trimmed while reading) is FAILED_PRECONDITION too.
   virtual absl::StatusOr<std::unique_ptr<LogReader>> Read(
       std::string_view stream, std::string_view subject,
-      uint64_t start_sequence) = 0;
+      uint64_t start_sequence, bool every_record) = 0;
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(std::string_view stream,
+                                                  std::string_view subject,
+                                                  uint64_t start_sequence) {
+    return Read(stream, subject, start_sequence, /*every_record=*/false);
+  }
 };
 
 }  // namespace neardup::cluster

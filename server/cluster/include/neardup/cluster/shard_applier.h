@@ -41,7 +41,8 @@ using EntryFilter = std::function<bool(const LogEntry&)>;
 
 class ShardApplier {
  public:
-  // Reads `subject` of `stream` after `collection`'s log sequence, and
+  // Reads `subject` of `stream` (every record of it: a wildcard over its
+  // subjects, or its only one) after `collection`'s log sequence, and
   // applies the entries `applies` accepts (null: all). `log` and
   // `collection` must outlive the applier.
   static absl::StatusOr<std::unique_ptr<ShardApplier>> Create(
