@@ -49,6 +49,9 @@ std::unique_ptr<engine::Database> OpenDatabase(const std::string& dir) {
 
 constexpr size_t kBatch = 100;
 
+int Join(const neardup::testing::NatsCluster& nats, const std::string& dir,
+         size_t documents);
+
 // Documents per second: a single node's collection (batches of kBatch),
 // and a cluster node with a replica, one at a time and in batches.
 int Ingest(const neardup::testing::NatsCluster& nats, const std::string& dir,
@@ -75,9 +78,11 @@ int Ingest(const neardup::testing::NatsCluster& nats, const std::string& dir,
   std::unique_ptr<engine::Database> db_b = OpenDatabase(dir + "/node-b");
   std::vector<std::unique_ptr<ClusterNode>> nodes;
   for (auto* db : {db_a.get(), db_b.get()}) {
+    // Never trimmed: the join below replays the whole log too.
     auto node =
         ClusterNode::Start(*db, {.log = {.servers = nats.Urls()},
-                                 .node_id = db == db_a.get() ? "a" : "b"});
+                                 .node_id = db == db_a.get() ? "a" : "b",
+                                 .trim_every = absl::ZeroDuration()});
     if (!node.ok()) {
       std::fprintf(stderr, "%s\n", node.status().ToString().c_str());
       return 1;
@@ -130,6 +135,51 @@ int Ingest(const neardup::testing::NatsCluster& nats, const std::string& dir,
       "(%.2fx one at a time, %.3fx the single node)\n",
       docs.size(), single_rate, kBatch, one_rate, batched_rate,
       batched_rate / one_rate, batched_rate / single_rate);
+  return Join(nats, dir, docs.size());
+}
+
+// A node on an empty disk joins collection "batched": from a peer's
+// snapshot, or replaying the whole log; twice each, alternately. Prints
+// documents per second from hosting to caught up.
+int Join(const neardup::testing::NatsCluster& nats, const std::string& dir,
+         size_t documents) {
+  double rates[2][2] = {};
+  for (int round = 0; round < 2; ++round) {
+    for (int snapshot = 1; snapshot >= 0; --snapshot) {
+      const std::string name = absl::StrCat("join-", round, "-", snapshot);
+      std::unique_ptr<engine::Database> db = OpenDatabase(dir + "/" + name);
+      auto node =
+          ClusterNode::Start(*db, {.log = {.servers = nats.Urls()},
+                                   .node_id = name,
+                                   .join_snapshot_entries = snapshot ? 1u : 0u,
+                                   .trim_every = absl::ZeroDuration()});
+      if (!node.ok()) {
+        std::fprintf(stderr, "%s\n", node.status().ToString().c_str());
+        return 1;
+      }
+      const Clock::time_point start = Clock::now();
+      absl::Status joined = (*node)->HostNamed("batched");
+      if (joined.ok()) joined = (*node)->CatchUp(absl::Now() + absl::Hours(1));
+      if (!joined.ok()) {
+        std::fprintf(stderr, "%s\n", joined.ToString().c_str());
+        return 1;
+      }
+      rates[round][snapshot] = documents / Seconds(Clock::now() - start);
+      const uint64_t loaded = (*node)->ReplicaStates().front().snapshots_loaded;
+      if (loaded != static_cast<uint64_t>(snapshot)) {
+        std::fprintf(stderr, "%s loaded %llu snapshots\n", name.c_str(),
+                     static_cast<unsigned long long>(loaded));
+        return 1;
+      }
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    std::printf(
+        "join of an empty replica, %zu documents (round %d): from a peer's "
+        "snapshot %.0f docs/s, replaying the log %.0f docs/s (%.2fx)\n",
+        documents, round + 1, rates[round][1], rates[round][0],
+        rates[round][1] / rates[round][0]);
+  }
   return 0;
 }
 

@@ -168,6 +168,12 @@ TEST_F(NeardupdJoinTest, AnEmptyNodeJoinsFromASnapshotUnderLoad) {
   EXPECT_EQ(MetricOf(joiner_[0], "neardup_cluster_snapshots_loaded_total"),
             std::optional<uint64_t>(1))
       << joiner_.Logs();
+  // It asked its shard for the snapshot as a router asks (fan-out metric).
+  const std::string metrics =
+      neardup::testing::HttpGet(joiner_[0].metrics_port(), "/metrics");
+  EXPECT_THAT(metrics,
+              ::testing::HasSubstr(
+                  "neardup_cluster_fanout_seconds_count{kind=\"snapshot\"} 1"));
 
   // It keeps up under the load, and trimming goes on with it.
   ASSERT_TRUE(WaitUntil([&] { return acked_.load() >= 4000; },

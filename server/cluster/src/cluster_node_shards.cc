@@ -72,6 +72,24 @@ absl::StatusOr<ShardCallKind> KindFromProto(pb::ShardRequest::Kind kind) {
 
 }  // namespace
 
+const char* ShardCallKindName(ShardCallKind kind) {
+  switch (kind) {
+    case ShardCallKind::kQuery:
+      return "query";
+    case ShardCallKind::kGet:
+      return "get";
+    case ShardCallKind::kCollection:
+      return "collection";
+    case ShardCallKind::kBlocking:
+      return "blocking";
+    case ShardCallKind::kOutcome:
+      return "outcome";
+    case ShardCallKind::kSnapshot:
+      return "snapshot";
+  }
+  return "unknown";
+}
+
 void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
                                  const std::string& reply_to) {
   Serve(hosted, reply_to, [this, hosted, data = std::string(data)] {
@@ -287,6 +305,19 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
     for (size_t k = 0; k < again.size(); ++k) {
       replies[again[k]] = decode(again[k], std::move(answers[k]));
     }
+  }
+  if (options_.on_fan_out) {
+    FanOut fan_out{.kind = kind,
+                   .collection = hosted.name,
+                   .took = absl::Now() - start,
+                   .unanswered = {}};
+    for (size_t i = 0; i < replies.size(); ++i) {
+      if (absl::IsUnavailable(replies[i].status()) ||
+          absl::IsDeadlineExceeded(replies[i].status())) {
+        fan_out.unanswered.push_back(shards[i]);
+      }
+    }
+    options_.on_fan_out(fan_out);
   }
   return replies;
 }

@@ -1,5 +1,10 @@
 #include "neardup/server/internal/metrics.h"
 
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 #include "neardup/base/sync.h"
 #include "neardup/engine/database.h"
 
@@ -65,14 +70,22 @@ class StateCollector : public prometheus::Collectable {
     MutexLock lock(&mu_);
     cluster_ = std::move(states);
   }
+  // Kept here (not in the registry) so the family is exported before any
+  // shard went unanswered, as dashboards and alerts expect.
+  void AddUnanswered(const std::string& collection, int shard) {
+    MutexLock lock(&mu_);
+    ++unanswered_[{collection, shard}];
+  }
 
   std::vector<prometheus::MetricFamily> Collect() const override {
     std::function<const engine::Database*()> get;
     std::function<std::vector<cluster::ReplicaState>()> replicas;
+    std::map<std::pair<std::string, int>, uint64_t> unanswered;
     {
       MutexLock lock(&mu_);
       get = database_;
       replicas = cluster_;
+      unanswered = unanswered_;
     }
     const engine::Database* db = get ? get() : nullptr;
     if (db == nullptr) return {};
@@ -121,6 +134,20 @@ class StateCollector : public prometheus::Collectable {
     families.push_back(std::move(pending));
     families.push_back(std::move(stalled));
     families.push_back(std::move(snapshots));
+    prometheus::MetricFamily shards_unanswered{
+        "neardup_cluster_shard_unanswered_total",
+        "A cluster: requests to a shard that no replica answered in time "
+        "(none caught up and reachable), by collection and shard.",
+        prometheus::MetricType::Counter,
+        {}};
+    for (const auto& [key, count] : unanswered) {
+      prometheus::ClientMetric metric;
+      metric.label = {{"collection", key.first},
+                      {"shard", absl::StrCat(key.second)}};
+      metric.counter.value = static_cast<double>(count);
+      shards_unanswered.metric.push_back(std::move(metric));
+    }
+    families.push_back(std::move(shards_unanswered));
     return families;
   }
 
@@ -219,6 +246,8 @@ class StateCollector : public prometheus::Collectable {
   mutable Mutex mu_;
   std::function<const engine::Database*()> database_ ABSL_GUARDED_BY(mu_);
   std::function<std::vector<cluster::ReplicaState>()> cluster_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, int>, uint64_t> unanswered_
       ABSL_GUARDED_BY(mu_);
 };
 
@@ -334,6 +363,30 @@ ServerMetrics::ServerMetrics()
                "write's deadline.")
            .Register(*registry_)
            .Add({});
+  fan_out_buckets_ = latency_buckets;
+  fan_out_seconds_ =
+      &prometheus::BuildHistogram()
+           .Name("neardup_cluster_fanout_seconds")
+           .Help(
+               "A cluster: requests this node sent the shards of a "
+               "collection (as a router), from asking to the last answer, "
+               "by kind (query, get, collection, blocking, outcome, "
+               "snapshot).")
+           .Register(*registry_);
+  for (const char* kind :
+       {"query", "get", "collection", "blocking", "outcome", "snapshot"}) {
+    fan_out_seconds_->Add({{"kind", kind}}, fan_out_buckets_);
+  }
+}
+
+void ServerMetrics::RecordFanOut(const char* kind, double seconds,
+                                 const std::string& collection,
+                                 const std::vector<int>& unanswered) {
+  fan_out_seconds_->Add({{"kind", kind}}, fan_out_buckets_).Observe(seconds);
+  for (int shard : unanswered) {
+    static_cast<StateCollector*>(state_collector_.get())
+        ->AddUnanswered(collection, shard);
+  }
 }
 
 void ServerMetrics::RecordLogAppend(double seconds, bool stored) {

@@ -383,6 +383,12 @@ absl::Status NeardupServer::JoinCluster() {
                                                  bool stored) {
     metrics->RecordLogAppend(absl::ToDoubleSeconds(took), stored);
   };
+  options.on_fan_out = [metrics =
+                            metrics_.get()](const cluster::FanOut& fan_out) {
+    metrics->RecordFanOut(cluster::ShardCallKindName(fan_out.kind),
+                          absl::ToDoubleSeconds(fan_out.took),
+                          std::string(fan_out.collection), fan_out.unanswered);
+  };
   spdlog::info("joining the cluster as node '{}' (log on {})", options.node_id,
                config_.cluster_nats);
   // The log may come up after this node (compose, Kubernetes): it is

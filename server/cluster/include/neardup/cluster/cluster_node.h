@@ -55,6 +55,19 @@ struct ShardCall {
 using ShardService =
     std::function<absl::StatusOr<std::string>(const ShardCall& call)>;
 
+// A request this node sent every shard of a collection (or one), as it
+// ended: how long until the last answer, and the shards none of whose
+// replicas answered in time (UNAVAILABLE or DEADLINE_EXCEEDED).
+struct FanOut {
+  ShardCallKind kind = ShardCallKind::kQuery;
+  std::string_view collection;
+  absl::Duration took;
+  std::vector<int> unanswered;
+};
+// A name for metrics: "query", "get", "collection", "blocking", "outcome",
+// "snapshot".
+const char* ShardCallKindName(ShardCallKind kind);
+
 struct ClusterNodeOptions {
   LogOptions log;
   int log_replicas = 3;  // NATS servers holding each entry
@@ -69,6 +82,8 @@ struct ClusterNodeOptions {
   // Told of each append attempt: how long it took, and whether the log
   // stored it (metrics).
   std::function<void(absl::Duration took, bool stored)> on_append = nullptr;
+  // Told of each request sent to shards (metrics).
+  std::function<void(const FanOut&)> on_fan_out = nullptr;
   // Told what an operator should hear of: an applier that starts failing
   // (and once it recovers), appends the log refuses (the first after a
   // success). For the server's log.

@@ -73,6 +73,10 @@ class ServerMetrics {
   // sequence, entries pending, stalled), and each append to the log.
   void SetCluster(std::function<std::vector<cluster::ReplicaState>()> states);
   void RecordLogAppend(double seconds, bool stored);
+  // A request sent to shards (cluster::FanOut).
+  void RecordFanOut(const char* kind, double seconds,
+                    const std::string& collection,
+                    const std::vector<int>& unanswered);
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
   std::shared_ptr<prometheus::Collectable> state_collector() const {
@@ -101,6 +105,8 @@ class ServerMetrics {
   prometheus::Gauge* backups_enabled_;
   prometheus::Histogram* log_appends_;
   prometheus::Counter* log_append_failures_;
+  prometheus::Family<prometheus::Histogram>* fan_out_seconds_;
+  prometheus::Histogram::BucketBoundaries fan_out_buckets_;
   std::shared_ptr<prometheus::Collectable> state_collector_;
 };
 
