@@ -50,7 +50,7 @@ std::unique_ptr<engine::Database> OpenDatabase(const std::string& dir) {
 constexpr size_t kBatch = 100;
 
 int Join(const neardup::testing::NatsCluster& nats, const std::string& dir,
-         size_t documents);
+         const CollectionConfig& config, size_t documents);
 
 // Documents per second: a single node's collection (batches of kBatch),
 // and a cluster node with a replica, one at a time and in batches.
@@ -135,14 +135,14 @@ int Ingest(const neardup::testing::NatsCluster& nats, const std::string& dir,
       "(%.2fx one at a time, %.3fx the single node)\n",
       docs.size(), single_rate, kBatch, one_rate, batched_rate,
       batched_rate / one_rate, batched_rate / single_rate);
-  return Join(nats, dir, docs.size());
+  return Join(nats, dir, config, docs.size());
 }
 
 // A node on an empty disk joins collection "batched": from a peer's
 // snapshot, or replaying the whole log; twice each, alternately. Prints
 // documents per second from hosting to caught up.
 int Join(const neardup::testing::NatsCluster& nats, const std::string& dir,
-         size_t documents) {
+         const CollectionConfig& config, size_t documents) {
   double rates[2][2] = {};
   for (int round = 0; round < 2; ++round) {
     for (int snapshot = 1; snapshot >= 0; --snapshot) {
@@ -158,7 +158,7 @@ int Join(const neardup::testing::NatsCluster& nats, const std::string& dir,
         return 1;
       }
       const Clock::time_point start = Clock::now();
-      absl::Status joined = (*node)->HostNamed("batched");
+      absl::Status joined = (*node)->HostCollection("batched", config);
       if (joined.ok()) joined = (*node)->CatchUp(absl::Now() + absl::Hours(1));
       if (!joined.ok()) {
         std::fprintf(stderr, "%s\n", joined.ToString().c_str());

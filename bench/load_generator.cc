@@ -134,6 +134,11 @@ int main(int argc, char** argv) {
                  "the collection's: exact (default) or estimate")
       ->check(CLI::IsMember({"exact", "estimate"}))
       ->capture_default_str();
+  int cluster_shards = 0;
+  app.add_option("--cluster-shards", cluster_shards,
+                 "create the collection with this many cluster shards (a "
+                 "cluster node; 0: not set)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   neardup::client::ClientOptions options;
@@ -144,6 +149,9 @@ int main(int argc, char** argv) {
     neardup::v1::CreateCollectionRequest create;
     create.set_name(collection);
     create.mutable_config()->set_threshold(0.8);
+    if (cluster_shards > 0) {
+      create.set_cluster_shards(static_cast<uint32_t>(cluster_shards));
+    }
     create.mutable_config()->set_verification(
         verification == "estimate" ? neardup::v1::VERIFICATION_ESTIMATE
                                    : neardup::v1::VERIFICATION_EXACT);

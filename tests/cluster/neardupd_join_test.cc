@@ -168,12 +168,19 @@ TEST_F(NeardupdJoinTest, AnEmptyNodeJoinsFromASnapshotUnderLoad) {
   EXPECT_EQ(MetricOf(joiner_[0], "neardup_cluster_snapshots_loaded_total"),
             std::optional<uint64_t>(1))
       << joiner_.Logs();
-  // It asked its shard for the snapshot as a router asks (fan-out metric).
+  // It asked its shard for the snapshot as a router asks (fan-out metric),
+  // and every shard answered.
   const std::string metrics =
       neardup::testing::HttpGet(joiner_[0].metrics_port(), "/metrics");
+  const std::string asked =
+      "neardup_cluster_fanout_seconds_count{kind=\"snapshot\"} ";
+  const size_t at = metrics.find(asked);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_GE(std::stoull(metrics.substr(at + asked.size())), 1u);
   EXPECT_THAT(metrics,
-              ::testing::HasSubstr(
-                  "neardup_cluster_fanout_seconds_count{kind=\"snapshot\"} 1"));
+              ::testing::HasSubstr(absl::StrCat(
+                  "neardup_cluster_shard_unanswered_total{collection=\"", kName,
+                  "\",shard=\"0\"} 0")));
 
   // It keeps up under the load, and trimming goes on with it.
   ASSERT_TRUE(WaitUntil([&] { return acked_.load() >= 4000; },

@@ -750,7 +750,8 @@ std::vector<ReplicaState> ClusterNode::ReplicaStates() {
                       .applied_sequence = hosted->applied,
                       .pending_entries = hosted->pending,
                       .stalled = !hosted->failure.ok(),
-                      .snapshots_loaded = hosted->snapshots_loaded});
+                      .snapshots_loaded = hosted->snapshots_loaded,
+                      .shards = hosted->shards});
   }
   return states;
 }

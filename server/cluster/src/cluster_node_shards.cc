@@ -267,6 +267,9 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
   // safe.
   std::vector<absl::StatusOr<std::string>> replies(
       subjects.size(), absl::DeadlineExceededError("not asked"));
+  // Whether a replica of the shard answered at all (its answer may still
+  // be an error of its own): for the fan-out's metrics.
+  std::vector<bool> replied(subjects.size(), false);
   std::vector<size_t> late(subjects.size());
   std::iota(late.begin(), late.end(), 0);
   for (absl::Duration wait = kFirstAnswerWait;
@@ -280,6 +283,7 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
       if (absl::IsDeadlineExceeded(answers[k].status())) {
         still.push_back(late[k]);
       }
+      if (answers[k].ok()) replied[late[k]] = true;
       replies[late[k]] = std::move(answers[k]);
     }
     late = std::move(still);
@@ -303,6 +307,7 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
     std::vector<absl::StatusOr<std::string>> answers =
         log_->RequestEach(retried, bytes_now(), until);
     for (size_t k = 0; k < again.size(); ++k) {
+      if (answers[k].ok()) replied[again[k]] = true;
       replies[again[k]] = decode(again[k], std::move(answers[k]));
     }
   }
@@ -312,10 +317,7 @@ std::vector<absl::StatusOr<std::string>> ClusterNode::Ask(
                    .took = absl::Now() - start,
                    .unanswered = {}};
     for (size_t i = 0; i < replies.size(); ++i) {
-      if (absl::IsUnavailable(replies[i].status()) ||
-          absl::IsDeadlineExceeded(replies[i].status())) {
-        fan_out.unanswered.push_back(shards[i]);
-      }
+      if (!replied[i]) fan_out.unanswered.push_back(shards[i]);
     }
     options_.on_fan_out(fan_out);
   }

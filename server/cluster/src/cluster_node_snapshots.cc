@@ -3,10 +3,13 @@
 // its shard, chunk by chunk over NATS, from one RocksDB snapshot of the
 // peer; then it reads the log after the snapshot's sequence.
 
+#include <atomic>
 #include <deque>
+#include <future>
 #include <limits>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "hosted.h"
 #include "neardup/base/absl_compat.h"
@@ -172,6 +175,10 @@ absl::StatusOr<std::string> ClusterNode::NextChunk(std::string_view data) {
     }
     session = it->second;
     session->used = absl::Now();
+    if (next.close()) {
+      snapshots_.erase(it);
+      return std::string();
+    }
   }
   MutexLock lock(&session->mu);
   if (next.chunk() + 1 == session->next_chunk) return session->last_answer;
@@ -217,7 +224,8 @@ absl::StatusOr<std::string> ClusterNode::NextChunk(std::string_view data) {
     const size_t size = doc.ByteSizeLong() + 16;
     if (bytes + size > budget) {
       if (chunk.documents_size() == 0) {
-        return absl::ResourceExhaustedError(absl::StrCat(
+        // Not "busy": asking again would not help.
+        return absl::FailedPreconditionError(absl::StrCat(
             "document \"", entry.upsert->external_id, "\" takes ", size,
             " bytes, more than a NATS message holds (", max, ")"));
       }
@@ -297,26 +305,38 @@ absl::Status ClusterNode::LoadSnapshot(Hosted& hosted, bool* opened) {
   pb::SnapshotNext next;
   next.set_session(snapshot.session());
   uint64_t documents = 0;
+  // Once this load gives up, a fetch under way stops asking.
+  std::atomic<bool> give_up{false};
+  // The peer closes the snapshot (and holds the log no more) whatever
+  // ends the load.
+  const absl::Cleanup close = [&] {
+    pb::SnapshotNext done = next;
+    done.set_close(true);
+    log_->RequestEach(subject, done.SerializeAsString(),
+                      absl::Now() + absl::Seconds(1));
+  };
   // One chunk: asked again when its answer is late or the peer is busy.
   auto fetch = [&](uint64_t k) -> absl::StatusOr<pb::SnapshotChunk> {
-    next.set_chunk(k);
+    pb::SnapshotNext ask = next;
+    ask.set_chunk(k);
     const std::string chunk_where = absl::StrCat(where, ", chunk ", k);
     absl::Duration pause = kBusyPause;
     absl::Status last = absl::DeadlineExceededError("not asked");
     for (int tries = 0; tries < kChunkTries; ++tries) {
-      if (hosted.stop) {
+      if (hosted.stop || give_up) {
         return absl::UnavailableError(absl::StrCat(where, ": stopping"));
       }
       absl::StatusOr<std::string> raw =
-          std::move(log_->RequestEach(subject, next.SerializeAsString(),
+          std::move(log_->RequestEach(subject, ask.SerializeAsString(),
                                       absl::Now() + kChunkWait)
                         .front());
       if (!raw.ok()) {
         last = raw.status();
-        if (absl::IsDeadlineExceeded(last) || absl::IsUnavailable(last)) {
-          continue;
-        }
-        return Prefixed(chunk_where, last);
+        if (absl::IsDeadlineExceeded(last)) continue;
+        if (!absl::IsUnavailable(last)) return Prefixed(chunk_where, last);
+        absl::SleepFor(pause);  // the peer's subject is between servers
+        pause *= 2;
+        continue;
       }
       pb::ShardReply reply;
       pb::SnapshotChunk chunk;
@@ -333,8 +353,15 @@ absl::Status ClusterNode::LoadSnapshot(Hosted& hosted, bool* opened) {
     }
     return Prefixed(chunk_where, last);
   };
+  // The next chunk is asked for while this one is written (the peer reads
+  // and encodes it meanwhile).
+  std::future<absl::StatusOr<pb::SnapshotChunk>> ahead =
+      std::async(std::launch::async, fetch, 0);
+  // An early return stops the fetch under way before waiting for it.
+  const absl::Cleanup stop_fetching = [&] { give_up = true; };
   for (uint64_t k = 0;; ++k) {
-    ASSIGN_OR_RETURN(const pb::SnapshotChunk chunk, fetch(k));
+    ASSIGN_OR_RETURN(const pb::SnapshotChunk chunk, ahead.get());
+    if (!chunk.last()) ahead = std::async(std::launch::async, fetch, k + 1);
     std::vector<engine::PreparedDocument> docs;
     docs.reserve(static_cast<size_t>(chunk.documents_size()));
     for (const pb::SnapshotDocument& doc : chunk.documents()) {
@@ -354,13 +381,7 @@ absl::Status ClusterNode::LoadSnapshot(Hosted& hosted, bool* opened) {
       RETURN_IF_ERROR(Prefixed(where, put.status()));
     }
     documents += docs.size();
-    if (chunk.last()) {
-      // Closes it there (else it is closed a moment later).
-      next.set_chunk(k + 1);
-      log_->RequestEach(subject, next.SerializeAsString(),
-                        absl::Now() + absl::Seconds(1));
-      break;
-    }
+    if (chunk.last()) break;
   }
   RETURN_IF_ERROR(local->FinishSnapshotLoading(snapshot.log_sequence()));
   {

@@ -65,10 +65,15 @@ absl::Status ClusterNode::Report(Hosted& hosted) {
 }
 
 absl::Status ClusterNode::TrimLog(Hosted& hosted) {
+  ASSIGN_OR_RETURN(const JetStreamLog::Bounds bounds,
+                   log_->BoundsOf(StreamOf(hosted.name)));
   // What each shard's live replicas need: the lowest of their reports
-  // (this replica's own known here, whatever its key reads).
+  // (this replica's own known here, whatever its key reads). A replica
+  // the log was trimmed past needs a snapshot, not what is gone: it holds
+  // no more than the log's start.
   std::vector<std::optional<uint64_t>> live(static_cast<size_t>(hosted.shards));
-  live[static_cast<size_t>(hosted.shard)] = NeededHere(hosted);
+  live[static_cast<size_t>(hosted.shard)] =
+      std::max(NeededHere(hosted), bounds.first - 1);
   for (int shard = 0; shard < hosted.shards; ++shard) {
     const std::string prefix = ReportKeyOf(hosted.name, shard, "");
     ASSIGN_OR_RETURN(const std::vector<std::string> keys,
@@ -78,7 +83,8 @@ absl::Status ClusterNode::TrimLog(Hosted& hosted) {
       ASSIGN_OR_RETURN(const std::optional<std::string> value,
                        log_->GetKey(kReplicasBucket, key));
       if (!value.has_value()) continue;  // gone past its TTL meanwhile
-      ASSIGN_OR_RETURN(const uint64_t sequence, SequenceOf(key, *value));
+      ASSIGN_OR_RETURN(uint64_t sequence, SequenceOf(key, *value));
+      sequence = std::max(sequence, bounds.first - 1);
       needed = std::min(needed.value_or(sequence), sequence);
     }
   }
@@ -92,6 +98,7 @@ absl::Status ClusterNode::TrimLog(Hosted& hosted) {
     std::optional<uint64_t> floor;
     if (stored.has_value()) {
       ASSIGN_OR_RETURN(floor, SequenceOf(key, *stored));
+      floor = std::max(*floor, bounds.first - 1);
     }
     const std::optional<uint64_t>& needed = live[static_cast<size_t>(shard)];
     if (needed.has_value()) {
@@ -106,11 +113,16 @@ absl::Status ClusterNode::TrimLog(Hosted& hosted) {
       return absl::OkStatus();
     }
   }
+  if (lowest > bounds.last) {
+    // A need past the log's end: the stream was made anew under replicas
+    // (or floors) of an older one. Nothing is trimmed until they agree.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a replica needs the log after ", lowest, ", past its end ",
+        bounds.last, " (the stream was made anew?): not trimmed"));
+  }
   if (lowest <= options_.trim_keep_entries) return absl::OkStatus();
   // Every replica reading on needs the entries after `lowest`.
   const uint64_t trim_before = lowest + 1 - options_.trim_keep_entries;
-  ASSIGN_OR_RETURN(const JetStreamLog::Bounds bounds,
-                   log_->BoundsOf(StreamOf(hosted.name)));
   if (trim_before <= bounds.first) return absl::OkStatus();
   return log_->Trim(StreamOf(hosted.name), trim_before);
 }

@@ -26,8 +26,13 @@ absl::StatusOr<size_t> ShardApplier::ApplyAvailable(absl::Duration wait,
   absl::Duration next_wait = wait;
   while (applied < max_entries) {
     if (!pending_.has_value()) {
-      ASSIGN_OR_RETURN(std::optional<LogRecord> record,
-                       reader_->Next(next_wait));
+      absl::StatusOr<std::optional<LogRecord>> next = reader_->Next(next_wait);
+      if (!next.ok()) {
+        RecordPassedOver();
+        if (applied > 0) return applied;
+        return next.status();
+      }
+      std::optional<LogRecord> record = *std::move(next);
       if (!record.has_value()) {
         pending_count_ = 0;
         RecordPassedOver();

@@ -129,6 +129,10 @@ class StateCollector : public prometheus::Collectable {
       loaded.label = labels;
       loaded.counter.value = static_cast<double>(state.snapshots_loaded);
       snapshots.metric.push_back(std::move(loaded));
+      // Every shard from 0 on, so that an alert sees its first increase.
+      for (int shard = 0; shard < state.shards; ++shard) {
+        unanswered.emplace(std::make_pair(state.collection, shard), 0);
+      }
     }
     families.push_back(std::move(applied));
     families.push_back(std::move(pending));

@@ -57,7 +57,8 @@ using ShardService =
 
 // A request this node sent every shard of a collection (or one), as it
 // ended: how long until the last answer, and the shards none of whose
-// replicas answered in time (UNAVAILABLE or DEADLINE_EXCEEDED).
+// replicas answered at all in time (none listening, or none replying; not
+// a replica's own error).
 struct FanOut {
   ShardCallKind kind = ShardCallKind::kQuery;
   std::string_view collection;
@@ -128,6 +129,7 @@ struct ReplicaState {
   bool stalled = false;
   // Snapshots of a peer loaded here since the node started.
   uint64_t snapshots_loaded = 0;
+  int shards = 1;  // the collection's
 };
 
 // The cluster's collections: name -> config and shard count
