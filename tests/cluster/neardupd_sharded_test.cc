@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -254,6 +255,61 @@ TEST_F(NeardupdShardedTest, DedupOnWriteSpansTheShards) {
   EXPECT_THAT(single_client_->CreateCollection(create).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("cluster_shards")));
+}
+
+// 1,000 near-duplicate pairs whose two documents fall on different shards,
+// one of each sent with dedup-on-write through a node of each shard at the
+// same time: exactly one of each pair is stored, the one its writer was
+// told, as every node reads it.
+TEST_F(NeardupdShardedTest, ConcurrentDedupOnWriteAcrossShardsKeepsOneOfEach) {
+  constexpr int kPairs = 1000;
+  // Writer w's id of pair i: on shard w.
+  auto id_of = [](int i, int writer) {
+    for (int k = 0;; ++k) {
+      std::string id = absl::StrCat("p", i, "-", writer, "-", k);
+      if (cluster::ShardOf(id, 2) == writer) return id;
+    }
+  };
+  std::vector<std::vector<char>> written(2, std::vector<char>(kPairs, 0));
+  std::vector<uint64_t> last(2, 0);
+  std::vector<std::thread> writers;
+  for (int writer = 0; writer < 2; ++writer) {
+    writers.emplace_back([&, writer] {
+      for (int i = 0; i < kPairs; ++i) {
+        // The same text but for its last word.
+        v1::UpsertRequest request;
+        request.set_collection(kName);
+        request.set_id(id_of(i, writer));
+        request.set_text(absl::StrCat(GeneratedText(60000 + i, 40),
+                                      writer == 0 ? " alpha" : " omega"));
+        request.set_insert_only_below(0.8);
+        // Through a node of the document's shard for one writer, of the
+        // other shard for the other.
+        absl::StatusOr<v1::UpsertResponse> one =
+            clients_[writer]->Upsert(request);
+        ASSERT_TRUE(one.ok()) << "pair " << i << ": " << one.status();
+        written[writer][i] = one->written();
+        last[writer] = std::max(last[writer], one->log_sequence());
+      }
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  const uint64_t end = std::max(last[0], last[1]);
+  int kept = 0;
+  for (int i = 0; i < kPairs; ++i) {
+    EXPECT_NE(written[0][i], written[1][i]) << "pair " << i;
+    for (int writer = 0; writer < 2; ++writer) {
+      kept += written[writer][i];
+      v1::GetRequest get;
+      get.set_collection(kName);
+      get.set_id(id_of(i, writer));
+      get.set_log_sequence(end);
+      EXPECT_EQ(clients_[(i + writer) % 4]->Get(get).ok(),
+                written[writer][i] != 0)
+          << "pair " << i << " writer " << writer;
+    }
+  }
+  EXPECT_EQ(kept, kPairs);
 }
 
 }  // namespace
