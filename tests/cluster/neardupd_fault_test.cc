@@ -28,6 +28,7 @@
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
 #include "cluster/neardupd_nodes.h"
+#include "cluster/replica_export.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/client/client.h"
 #include "neardup/cluster/cluster_node.h"
@@ -40,7 +41,9 @@
 namespace neardup {
 namespace {
 
+using ::neardup::testing::Connect;
 using ::neardup::testing::GeneratedText;
+using ::neardup::testing::Holdings;
 using ::neardup::testing::NatsCluster;
 using ::neardup::testing::NeardupdNodes;
 using ::neardup::testing::ServerProcess;
@@ -49,36 +52,6 @@ using ::neardup::testing::WaitUntil;
 
 constexpr auto kStartup = neardup::testing::kClusterStartup;
 constexpr char kName[] = "load";
-
-client::Client Connect(
-    const ServerProcess& node,
-    std::chrono::milliseconds timeout = std::chrono::seconds(20),
-    int attempts = 5) {
-  client::ClientOptions options;
-  options.target = node.Address();
-  options.timeout = timeout;
-  options.max_attempts = attempts;
-  return client::Client(options);
-}
-
-// What a node holds, as an export with signatures shows it: id -> the
-// document (signatures, text, metadata).
-absl::StatusOr<std::map<std::string, v1::Document>> Holdings(
-    const ServerProcess& node) {
-  std::map<std::string, v1::Document> out;
-  v1::ExportRequest request;
-  request.set_collection(kName);
-  request.set_with_signatures(true);
-  request.set_replica_only(true);
-  RETURN_IF_ERROR(
-      Connect(node).Export(request, [&](const v1::ExportResponse& message) {
-        for (const v1::Document& doc : message.documents()) {
-          out[doc.id()] = doc;
-        }
-        return absl::OkStatus();
-      }));
-  return out;
-}
 
 // A match as compared with a single node's: its id and similarity.
 std::vector<std::string> Matches(const v1::QueryResponse& response) {
@@ -289,7 +262,7 @@ TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
     // Its own replica, once it applied the end (its metrics say so).
     ASSERT_TRUE(WaitUntil([&] { return Applied(node) >= end; }, kStartup))
         << "node " << node << " applied " << Applied(node) << " of " << end;
-    ASSERT_OK_AND_ASSIGN(held[node], Holdings(nodes_[node]));
+    ASSERT_OK_AND_ASSIGN(held[node], Holdings(nodes_[node], kName));
   }
   std::map<std::string, v1::Document> all;
   for (int shard = 0; shard < shards(); ++shard) {

@@ -18,6 +18,7 @@
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
 #include "cluster/neardupd_nodes.h"
+#include "cluster/replica_export.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/client/client.h"
 #include "neardup/cluster/cluster_node.h"
@@ -30,6 +31,7 @@
 namespace neardup {
 namespace {
 
+using ::neardup::testing::Connect;
 using ::neardup::testing::GeneratedText;
 using ::neardup::testing::NatsCluster;
 using ::neardup::testing::NeardupdNodes;
@@ -45,29 +47,12 @@ const std::vector<std::string> kFlags = {
     "--cluster-log-keep-entries=0", "--cluster-trim-seconds=0.3",
     "--cluster-join-snapshot-entries=1", "--default-deadline=20"};
 
-client::Client Connect(const ServerProcess& node) {
-  client::ClientOptions options;
-  options.target = node.Address();
-  options.timeout = std::chrono::seconds(20);
-  options.max_attempts = 5;
-  return client::Client(options);
-}
-
-// What a node's replica holds: id -> the document with its signatures.
+// What a node's replica holds: id -> the document, serialized.
 absl::StatusOr<std::map<std::string, std::string>> Holdings(
     const ServerProcess& node) {
+  ASSIGN_OR_RETURN(const auto held, neardup::testing::Holdings(node, kName));
   std::map<std::string, std::string> out;
-  v1::ExportRequest request;
-  request.set_collection(kName);
-  request.set_with_signatures(true);
-  request.set_replica_only(true);
-  RETURN_IF_ERROR(
-      Connect(node).Export(request, [&](const v1::ExportResponse& message) {
-        for (const v1::Document& doc : message.documents()) {
-          out[doc.id()] = doc.SerializeAsString();
-        }
-        return absl::OkStatus();
-      }));
+  for (const auto& [id, doc] : held) out[id] = doc.SerializeAsString();
   return out;
 }
 
