@@ -507,11 +507,26 @@ absl::Status ClusterNode::StartApplying(Hosted& hosted) {
   return absl::OkStatus();
 }
 
-bool ClusterNode::CaughtUp(const Hosted& hosted) {
+bool ClusterNode::CaughtUp(Hosted& hosted) {
+  if (hosted.applier == nullptr) return false;
+  const uint64_t applied = hosted.applier->applied_sequence();
+  // Where it ended when last asked: reached, the replica joins even though
+  // writes went on meanwhile. (Asking only for the end as it is now, a
+  // replica that applies barely faster than the writes come might never
+  // see it.)
+  if (hosted.join_target != 0 && applied >= hosted.join_target) {
+    hosted.join_target = 0;
+    return true;
+  }
   // The reader's count says 0 also when it could not read at all.
   absl::StatusOr<uint64_t> last = log_->LastSequence(StreamOf(hosted.name));
-  return hosted.applier != nullptr && last.ok() &&
-         *last <= hosted.applier->applied_sequence();
+  if (!last.ok()) return false;
+  if (*last <= applied) {
+    hosted.join_target = 0;
+    return true;
+  }
+  hosted.join_target = *last;
+  return false;
 }
 
 void ClusterNode::ApplyLoop(Hosted* hosted) {
@@ -574,8 +589,10 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
         leave = hosted->served != nullptr &&
                 hosted->stalled_since.has_value() &&
                 absl::Now() - *hosted->stalled_since > kStalledLeave;
-        join =
-            hosted->served == nullptr && applied.ok() && hosted->pending == 0;
+        // Nothing left to read, or the log's end CaughtUp last saw reached.
+        join = hosted->served == nullptr && applied.ok() &&
+               (hosted->pending == 0 || hosted->join_target == 0 ||
+                sequence >= hosted->join_target);
       }
     }
     if (leave) {

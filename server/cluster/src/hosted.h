@@ -41,6 +41,9 @@ struct ClusterNode::Hosted {
   // The apply thread's only; made once the replica starts from the log
   // (after a snapshot, when it needs or wants one).
   std::unique_ptr<ShardApplier> applier;
+  // The apply thread's only: the log's end as CaughtUp last saw it while the
+  // replica did not answer for its shard yet (0: not asked since).
+  uint64_t join_target = 0;
   // The last entry this replica no longer needs from the log, reported to
   // the cluster (kReplicasBucket) so that trimming keeps what comes after:
   // what its store recorded, or the sequence of the snapshot it loads.

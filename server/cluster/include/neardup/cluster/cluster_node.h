@@ -333,8 +333,11 @@ class ClusterNode {
   // its answer (a messages.ShardReply, with `hosted`'s applied sequence).
   void Serve(Hosted* hosted, const std::string& reply_to,
              std::function<absl::StatusOr<std::string>()> work);
-  // Whether the applier applied the whole log as it ends now.
-  bool CaughtUp(const Hosted& hosted);
+  // Whether the replica may answer for its shard: it applied the whole log
+  // as it ends now, or as it ended when last asked (under a steady load the
+  // log's end moves on while it is read; the replica is then a round behind,
+  // as any replica is).
+  bool CaughtUp(Hosted& hosted);
   void WatchRegistry();
   // On the apply thread, after each entry: reads may wait no longer, and
   // the entry's writer learns what it did (here, or by a message).
