@@ -7,6 +7,7 @@
 #include "neardup/cli/commands.h"
 #include "neardup/dataset/input_format.h"
 #include "neardup/dedup/dedup.h"
+#include "staged_dedup.h"
 
 namespace neardup::cli {
 using dedup::Algorithm;
@@ -107,12 +108,34 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
       "--no-progress", [&o] { o.progress = false; },
       "No progress line on stderr (shown only on a terminal)");
   AddFingerprintFlags(sub, &o.fingerprint);
+  sub->add_option("--tasks", cmd->tasks,
+                  "Run in stages of this many tasks each, sharing files under "
+                  "--work-dir (same output as one process; docs/dedup.md)")
+      ->capture_default_str();
+  sub->add_option("--work-dir", cmd->work_dir,
+                  "Staged run: where its tasks write their files (a shared "
+                  "filesystem for tasks on several machines); a rerun with "
+                  "the same options resumes where the last one stopped");
+  sub->add_option("--memory", cmd->memory,
+                  "Staged run: what each task may hold in memory for its "
+                  "sorts (512M, 2G, ...); past it, sorted runs spill to "
+                  "--work-dir")
+      ->capture_default_str();
+  sub->add_option("--runner", cmd->runner,
+                  "Staged run: local (processes on this machine)")
+      ->capture_default_str();
+  sub->add_option("--parallel", cmd->parallel,
+                  "Staged run, local runner: tasks at once (0: one per core)")
+      ->capture_default_str();
   return sub;
 }
 
 absl::Status RunDedupCommand(const DedupCommand& cmd, std::ostream& out) {
   const dedup::DedupOptions& options = cmd.options;
-  ASSIGN_OR_RETURN(const dedup::RunStats stats, dedup::RunDedup(options));
+  ASSIGN_OR_RETURN(const dedup::RunStats stats,
+                   cmd.tasks > 0 || !cmd.work_dir.empty()
+                       ? RunStagedDedup(cmd)
+                       : dedup::RunDedup(options));
   // Standard output may carry the records themselves.
   if (!options.stream && options.output != "-") {
     // suffix-array shortens records instead of removing them.

@@ -1,6 +1,7 @@
 // neardup: command-line tool for near-duplicate text detection.
 
 #include <iostream>
+#include <string_view>
 
 #include "CLI/CLI.hpp"
 #include "neardup/base/absl_compat.h"
@@ -29,11 +30,13 @@ int main(int argc, char** argv) {
   FingerprintCommand fingerprint;
   CompareCommand compare;
   DedupCommand dedup;
+  DedupTaskCommand dedup_task;
   EmbedCommand embed;
   CLI::App* canonicalize_cmd = AddCanonicalizeCommand(&app, &canonicalize);
   CLI::App* fingerprint_cmd = AddFingerprintCommand(&app, &fingerprint);
   CLI::App* compare_cmd = AddCompareCommand(&app, &compare);
   CLI::App* dedup_cmd = AddDedupCommand(&app, &dedup);
+  CLI::App* dedup_task_cmd = AddDedupTaskCommand(&app, &dedup_task);
   CLI::App* embed_cmd = AddEmbedCommand(&app, &embed);
   ServerCommands server;
   const std::vector<CLI::App*> server_cmds = AddServerCommands(&app, &server);
@@ -55,7 +58,15 @@ int main(int argc, char** argv) {
   } else if (compare_cmd->parsed()) {
     status = RunCompare(compare, std::cout);
   } else if (dedup_cmd->parsed()) {
+    // A staged run's plan: the words after "dedup".
+    for (int i = 1; i < argc; ++i) {
+      if (std::string_view(argv[i]) != "dedup") continue;
+      dedup.args.assign(argv + i + 1, argv + argc);
+      break;
+    }
     status = RunDedupCommand(dedup, std::cout);
+  } else if (dedup_task_cmd->parsed()) {
+    status = RunDedupTaskCommand(dedup_task);
   } else if (embed_cmd->parsed()) {
     status = RunEmbed(embed, std::cout);
   } else {

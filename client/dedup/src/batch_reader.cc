@@ -1,5 +1,6 @@
 #include "batch_reader.h"
 
+#include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 
 namespace neardup::dedup {
@@ -9,6 +10,26 @@ constexpr uint64_t kMaxDocs = 0xFFFFFFFFull;  // ids are 32-bit
 constexpr size_t kTypicalRecordSlack = 64 << 10;
 
 }  // namespace
+
+absl::StatusOr<std::vector<dataset::InputFile>> ListDedupInputs(
+    const DedupOptions& options) {
+  dataset::DatasetOptions input = options.input;
+  if (options.stream) input.inputs = {"-"};
+  if (input.inputs.empty()) {
+    return absl::InvalidArgumentError("no input files (or use --stream)");
+  }
+  ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files,
+                   dataset::ListInputFiles(input));
+  for (const dataset::InputFile& file : files) {
+    if (file.format != files.front().format) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          file.path, " is ", dataset::FormatName(file.format), " but ",
+          files.front().path, " is ", dataset::FormatName(files.front().format),
+          "; one run writes one format"));
+    }
+  }
+  return files;
+}
 
 absl::StatusOr<bool> BatchReader::Fill(size_t max_records, size_t max_bytes,
                                        Batch* batch) {

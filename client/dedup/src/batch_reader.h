@@ -32,6 +32,12 @@ struct Batch {
   }
 };
 
+// The inputs of a run in the order their records are numbered (standard
+// input with --stream); INVALID_ARGUMENT for none, or for inputs of
+// different formats (one run writes one format).
+absl::StatusOr<std::vector<dataset::InputFile>> ListDedupInputs(
+    const DedupOptions& options);
+
 class BatchReader {
  public:
   // Every CSV/TSV input must share the first one's header (one output).

@@ -1,19 +1,15 @@
 #include <algorithm>
 #include <chrono>
-#include <deque>
-#include <future>
 #include <memory>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "batch_reader.h"
 #include "cluster_explainer.h"
 #include "cluster_log.h"
 #include "duplicate_finder.h"
+#include "fingerprint_pipeline.h"
 #include "fingerprinter.h"
-#include "neardup/base/scratch.h"
 #include "neardup/base/status_macros.h"
-#include "neardup/base/worker_pool.h"
 #include "neardup/dataset/input_files.h"
 #include "neardup/dataset/progress.h"
 #include "neardup/dedup/dedup.h"
@@ -30,38 +26,6 @@ constexpr uint64_t kDefaultExpectedDocs = 1'000'000;
 // (about 100 MB of tables at 32 bands).
 constexpr uint64_t kMaxReservedDocs = uint64_t{1} << 18;
 
-// A batch with its fingerprints and the signal that they are ready.
-struct WorkItem {
-  Batch batch;
-  std::vector<DocFingerprint> prints;
-  // The token sets of this slot's batches; kept ones are shared onwards.
-  HashChunkWriter token_chunks;
-  std::promise<void> done;
-};
-
-void FingerprintBatch(const BatchReader& reader, const RecordText& record_text,
-                      const Fingerprinter& fingerprinter, WorkItem* item) {
-  thread_local dataset::ExtractScratch scratch;
-  thread_local std::string extracted;
-  thread_local std::vector<uint64_t> token_set;
-  item->prints.resize(item->batch.records.size());
-  for (size_t i = 0; i < item->batch.records.size(); ++i) {
-    const RecordRef& ref = item->batch.records[i];
-    DocFingerprint& print = item->prints[i];
-    absl::StatusOr<std::string_view> text =
-        record_text.Of(reader, item->batch, ref, scratch, extracted);
-    if (!text.ok()) {
-      print.kind = DocFingerprint::Kind::kInvalid;
-      print.error = std::string(text.status().message());
-      print.token_set = {};
-      print.token_chunk.reset();  // not the slot's previous batch's chunk
-      continue;
-    }
-    fingerprinter.Compute(*text, &print, &token_set, &item->token_chunks);
-    TrimScratch(token_set, 0);
-  }
-}
-
 // Everything that happens in input order, on the calling thread.
 class InOrderStage {
  public:
@@ -69,7 +33,7 @@ class InOrderStage {
                OutputSink* sink, RunStats* stats)
       : options_(options), reader_(reader), sink_(sink), stats_(stats) {}
 
-  absl::Status Process(WorkItem* item) {
+  absl::Status Process(FingerprintedBatch* item) {
     if (finder_ == nullptr) RETURN_IF_ERROR(CreateFinder(item->batch));
     const Batch& batch = item->batch;
     for (size_t i = 0; i < batch.records.size(); ++i) {
@@ -186,26 +150,6 @@ absl::StatusOr<std::unique_ptr<OutputSink>> OpenOutput(
   return OpenFileSink(options.output);
 }
 
-absl::StatusOr<std::vector<dataset::InputFile>> ListDedupInputs(
-    const DedupOptions& options) {
-  dataset::DatasetOptions input = options.input;
-  if (options.stream) input.inputs = {"-"};
-  if (input.inputs.empty()) {
-    return absl::InvalidArgumentError("no input files (or use --stream)");
-  }
-  ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files,
-                   dataset::ListInputFiles(input));
-  for (const dataset::InputFile& file : files) {
-    if (file.format != files.front().format) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file.path, " is ", dataset::FormatName(file.format), " but ",
-          files.front().path, " is ", dataset::FormatName(files.front().format),
-          "; one run writes one format"));
-    }
-  }
-  return files;
-}
-
 }  // namespace
 
 absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
@@ -234,60 +178,13 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
 
   // --stream: one record at a time on this thread, so each kept record is
   // written as soon as it is decided.
-  const int workers =
-      options.stream ? 0
-      : options.threads > 0
-          ? options.threads
-          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const size_t max_records = options.stream ? 1 : options.batch_records;
-  // Declared before the pool: tasks in flight must outlive it.
-  std::deque<std::unique_ptr<WorkItem>> in_flight;
-  // Processed items are reused: their buffers keep their capacity, which
-  // saves page faults on every batch.
-  std::vector<std::unique_ptr<WorkItem>> spare;
-  std::unique_ptr<WorkerPool> pool;
-  if (workers > 0) pool = std::make_unique<WorkerPool>(workers);
-  const size_t max_in_flight = 2 * static_cast<size_t>(workers) + 1;
-
-  bool input_done = false;
-  while (true) {
-    while (!input_done &&
-           in_flight.size() < std::max<size_t>(1, max_in_flight)) {
-      std::unique_ptr<WorkItem> item;
-      if (spare.empty()) {
-        item = std::make_unique<WorkItem>();
-      } else {
-        item = std::move(spare.back());
-        spare.pop_back();
-        item->done = std::promise<void>();
-      }
-      ASSIGN_OR_RETURN(bool got, reader.Fill(max_records, options.batch_bytes,
-                                             &item->batch));
-      if (!got) {
-        input_done = true;
-        break;
-      }
-      if (pool) {
-        WorkItem* raw = item.get();
-        pool->Submit([&reader, &record_text, &fingerprinter, raw] {
-          FingerprintBatch(reader, record_text, fingerprinter, raw);
-          raw->done.set_value();
-        });
-      } else {
-        FingerprintBatch(reader, record_text, fingerprinter, item.get());
-        item->done.set_value();
-      }
-      in_flight.push_back(std::move(item));
-      if (!pool) break;  // process before reading on (streaming)
-    }
-    if (in_flight.empty()) break;
-    in_flight.front()->done.get_future().wait();
-    RETURN_IF_ERROR(stage.Process(in_flight.front().get()));
-    spare.push_back(std::move(in_flight.front()));
-    in_flight.pop_front();
-    progress.Update(stats.total, reader.bytes_consumed());
-  }
-  pool.reset();
+  RETURN_IF_ERROR(FingerprintInOrder(
+      reader, record_text, fingerprinter, PipelineOptionsOf(options),
+      [&](FingerprintedBatch& item) {
+        RETURN_IF_ERROR(stage.Process(&item));
+        progress.Update(stats.total, reader.bytes_consumed());
+        return absl::OkStatus();
+      }));
   RETURN_IF_ERROR(sink->Commit());
   progress.Finish(stats.total, reader.bytes_consumed());
 

@@ -39,6 +39,17 @@ absl::StatusOr<Fingerprinter> Fingerprinter::Create(
   return f;
 }
 
+uint64_t Fingerprinter::config_hash() const {
+  if (perceptual_) return perceptual_->config_hash();
+  if (simhash_) return simhash_->config_hash();
+  if (algorithm_ == Algorithm::kSimHash) {
+    // newsbot's SimHash has no settings but its width; the MinHash config
+    // still names the canonicalizer its text goes through.
+    return minhash_->config_hash() ^ (0x6e657773626f74ULL + simhash_bits_);
+  }
+  return minhash_->config_hash();
+}
+
 void Fingerprinter::Compute(std::string_view text, DocFingerprint* out,
                             std::vector<uint64_t>* scratch,
                             HashChunkWriter* chunks) const {

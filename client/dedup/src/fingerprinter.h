@@ -2,8 +2,8 @@
 #define NEARDUP_CLIENT_DEDUP_SRC_FINGERPRINTER_H_
 
 // What the worker threads compute for one document: its signature for the
-// chosen algorithm and, for --verification exact, its shingle-hash set. Pure and
-// thread-safe, so the results do not depend on which thread ran them.
+// chosen algorithm and, for --verification exact, its shingle-hash set. Pure
+// and thread-safe, so the results do not depend on which thread ran them.
 
 #include <cstdint>
 #include <memory>
@@ -47,6 +47,9 @@ class Fingerprinter {
                std::vector<uint64_t>* scratch, HashChunkWriter* chunks) const;
 
   const MinHasher& minhasher() const { return *minhash_; }
+  // The config hash of the signatures Compute makes (that of the MinHash
+  // with minhash-lsh and lshbloom, of the SimHash or perceptual hasher).
+  uint64_t config_hash() const;
 
  private:
   void ComputeInto(std::string_view text, DocFingerprint* out,

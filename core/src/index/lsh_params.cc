@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/core/enum_tables.h"
+#include "neardup/core/index/internal/key_chains.h"
 #include "neardup/core/internal/inline_hash.h"
 
 namespace neardup {
@@ -144,6 +145,10 @@ uint64_t BandKey(const uint64_t* band_slots, int rows) {
   // The slots are already little-endian in memory on every supported target.
   static_assert(std::endian::native == std::endian::little);
   return XXH3_64bits(band_slots, sizeof(uint64_t) * rows);
+}
+
+uint32_t BandTag(const uint64_t* band_slots, int rows) {
+  return index_internal::TagOf(BandKey(band_slots, rows));
 }
 
 }  // namespace neardup

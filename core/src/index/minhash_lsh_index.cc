@@ -237,7 +237,7 @@ void MinHashLshIndex::ComputeTags(const MinHashSignature& signature,
                                   uint32_t* tags) const {
   const int rows = options_.lsh.rows;
   for (int band = 0; band < options_.lsh.bands; ++band) {
-    tags[band] = TagOf(BandKey(signature.slots.data() + band * rows, rows));
+    tags[band] = BandTag(signature.slots.data() + band * rows, rows);
   }
 }
 

@@ -114,9 +114,10 @@ SimHashIndex::SimHashIndex(const SimHashIndexOptions& options,
 
 SimHashIndex::~SimHashIndex() = default;
 
-absl::StatusOr<std::unique_ptr<SimHashIndex>> SimHashIndex::Create(
-    const SimHashIndexOptions& requested) {
-  SimHashIndexOptions options = requested;
+namespace {
+
+// `options` with blocks chosen, or why they are out of range.
+absl::StatusOr<SimHashIndexOptions> Checked(SimHashIndexOptions options) {
   const int k = options.max_distance;
   if (k < 0 || k > 32) {
     return absl::InvalidArgumentError(
@@ -134,12 +135,28 @@ absl::StatusOr<std::unique_ptr<SimHashIndex>> SimHashIndex::Create(
                      Binomial(options.blocks, options.blocks - k),
                      " tables; the limit is ", kMaxTables));
   }
+  return options;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<uint64_t>> SimHashTableMasks(
+    const SimHashIndexOptions& requested) {
+  ASSIGN_OR_RETURN(const SimHashIndexOptions options, Checked(requested));
+  std::vector<uint64_t> masks;
+  Combine(BlockMasks(options.blocks), options.blocks - options.max_distance, 0,
+          0, masks);
+  return masks;
+}
+
+absl::StatusOr<std::unique_ptr<SimHashIndex>> SimHashIndex::Create(
+    const SimHashIndexOptions& requested) {
+  ASSIGN_OR_RETURN(const SimHashIndexOptions options, Checked(requested));
   if (options.shards < 1 || options.shards > 4096) {
     return absl::InvalidArgumentError(
         absl::StrCat("shards must be in [1, 4096], got ", options.shards));
   }
-  std::vector<uint64_t> masks;
-  Combine(BlockMasks(options.blocks), options.blocks - k, 0, 0, masks);
+  ASSIGN_OR_RETURN(std::vector<uint64_t> masks, SimHashTableMasks(options));
   return std::unique_ptr<SimHashIndex>(
       new SimHashIndex(options, std::move(masks)));
 }

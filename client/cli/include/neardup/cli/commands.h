@@ -76,11 +76,29 @@ absl::Status RunCompare(const CompareCommand& cmd, std::ostream& out);
 // The flags are bound straight into dedup::DedupOptions.
 struct DedupCommand {
   dedup::DedupOptions options;
+  // A staged run (--tasks > 0, see dedup/staged.h) and its runner.
+  int tasks = 0;
+  std::string work_dir;
+  std::string memory = "1G";  // per task
+  std::string runner = "local";
+  int parallel = 0;  // local: tasks at once (0: one per core)
+  // The command line after "dedup": a staged run's tasks parse it again.
+  std::vector<std::string> args;
 };
 CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd);
 // Prints a one-line summary to `out` (nothing with --stream or -o -, where
 // standard output carries the records).
 absl::Status RunDedupCommand(const DedupCommand& cmd, std::ostream& out);
+
+// `neardup dedup-task`: one task of a staged run, whose options come from
+// the plan in its work directory.
+struct DedupTaskCommand {
+  std::string work_dir;
+  std::string stage;
+  int task_index = -1;  // -1: $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX
+};
+CLI::App* AddDedupTaskCommand(CLI::App* app, DedupTaskCommand* cmd);
+absl::Status RunDedupTaskCommand(const DedupTaskCommand& cmd);
 
 }  // namespace neardup::cli
 

@@ -75,6 +75,10 @@ absl::Status ValidateLshParams(const LshParams& params, int num_perm);
 // Band key: XXH3_64bits (seed 0) of the band's `rows` slots as little-endian
 // bytes (txtfp-compatible).
 uint64_t BandKey(const uint64_t* band_slots, int rows);
+// The 32-bit tag an index files a band under (a mix of BandKey): documents
+// sharing a band's tag are each other's candidates, whether their keys are
+// equal or only their tags (the staged dedup pairs documents by it too).
+uint32_t BandTag(const uint64_t* band_slots, int rows);
 
 }  // namespace neardup
 

@@ -41,6 +41,12 @@ struct IdDistance {
   bool operator==(const IdDistance&) const = default;
 };
 
+// The tables' key masks for `options` (max_distance and blocks; blocks 0
+// picks k + 1): two hashes within k bits agree under at least one mask.
+// INVALID_ARGUMENT as Create.
+absl::StatusOr<std::vector<uint64_t>> SimHashTableMasks(
+    const SimHashIndexOptions& options);
+
 // Thread-safe. Ids follow the same rules as MinHashLshIndex.
 class SimHashIndex {
  public:

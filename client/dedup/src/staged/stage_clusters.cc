@@ -1,0 +1,226 @@
+// Stage "clusters", one task: the keep-first decisions, in input order, as
+// the one-process run makes them. A document is removed when a pair at the
+// threshold joins it to an earlier document that was kept (the most similar
+// one, ties to the earliest, is its representative); otherwise it is kept.
+// Then where each part's kept records go in the output, which this task
+// creates at its full size (under a temporary name) for the filter tasks.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cluster_log.h"
+#include "fingerprinter.h"
+#include "neardup/base/status_macros.h"
+#include "staged/stage_context.h"
+#include "staged/stage_tasks.h"
+#include "staged/staged_files.h"
+
+namespace neardup::dedup::staged {
+namespace {
+
+// The edges of every verify task, in order of their later document.
+class EdgeStream {
+ public:
+  explicit EdgeStream(const StageContext& context) : context_(context) {}
+
+  // The next edge whose later document is `doc`, if any.
+  absl::StatusOr<std::optional<Edge>> NextOf(uint64_t doc) {
+    while (true) {
+      if (!head_) {
+        if (!reader_) {
+          if (task_ >= context_.run().tasks) return std::nullopt;
+          ASSIGN_OR_RETURN(
+              reader_,
+              FileReader::Open(absl::StrCat(context_.Dir(Stage::kVerify),
+                                            "/task-", task_++, ".edges"),
+                               FileKind::kEdges));
+        }
+        Edge edge;
+        ASSIGN_OR_RETURN(const bool got, reader_->Get(&edge));
+        if (!got) {
+          reader_.reset();
+          continue;
+        }
+        head_ = edge;
+      }
+      if (head_->later < doc) {
+        return absl::DataLossError(
+            absl::StrCat("verify's edges name document ", head_->later,
+                         ", which signatures did not find comparable"));
+      }
+      if (head_->later > doc) return std::nullopt;
+      std::optional<Edge> out = head_;
+      head_.reset();
+      return out;
+    }
+  }
+
+ private:
+  const StageContext& context_;
+  int task_ = 0;
+  std::optional<FileReader> reader_;
+  std::optional<Edge> head_;
+};
+
+absl::Status ErrnoError(const char* what, const std::string& path) {
+  return absl::DataLossError(
+      absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(errno)));
+}
+
+// The output at its full size, under the name the filter tasks write to.
+absl::Status CreateOutput(const std::string& path, const std::string& header,
+                          uint64_t size) {
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError("create", path);
+  absl::Status status;
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    status = ErrnoError("size", path);
+  } else if (!header.empty() && ::pwrite(fd, header.data(), header.size(), 0) !=
+                                    static_cast<ssize_t>(header.size())) {
+    status = ErrnoError("write", path);
+  } else if (::fsync(fd) != 0) {
+    status = ErrnoError("sync", path);
+  }
+  ::close(fd);
+  return status;
+}
+
+}  // namespace
+
+std::string StagedOutputTemp(const StageContext& context) {
+  return absl::StrCat(context.options().output, ".staged-",
+                      context.run().plan_id);
+}
+
+absl::Status RunClustersTask(const StageContext& context) {
+  const DedupOptions& options = context.options();
+  ASSIGN_OR_RETURN(const std::vector<nlohmann::json> parts,
+                   context.ReadManifests(Stage::kSignatures));
+  RETURN_IF_ERROR(context.ReadManifests(Stage::kVerify).status());
+  ASSIGN_OR_RETURN(const std::vector<uint64_t> starts, context.PartStarts());
+  const uint64_t total = starts.back();
+  if (!options.clusters_path.empty() && total > 0xFFFFFFFFull) {
+    return absl::ResourceExhaustedError(
+        "--clusters numbers documents in 32 bits: more than 4294967295 "
+        "records; split the input");
+  }
+  // One output has one header: the first part's (parts without files have
+  // none).
+  std::string header;
+  std::string header_of;
+  for (const nlohmann::json& part : parts) {
+    if (part["files"].empty()) continue;
+    const std::string& files_header =
+        part["header"].get_ref<const std::string&>();
+    if (header_of.empty()) {
+      header = files_header;
+      header_of = part["files"][0].get<std::string>();
+    } else if (files_header != header) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(part["files"][0].get<std::string>(),
+                       " has another header than ", header_of));
+    }
+  }
+
+  const std::string dir = context.Dir(Stage::kClusters);
+  RETURN_IF_ERROR(MakeDirectories(dir));
+  std::vector<bool> kept(total, false);  // in the index: the keep-first set
+  std::optional<ClusterLog> clusters;
+  if (!options.clusters_path.empty()) clusters.emplace();
+  EdgeStream edges(context);
+  uint64_t unique = 0, duplicates = 0, empty = 0, invalid = 0;
+  uint64_t input_bytes = 0;
+  nlohmann::ordered_json offsets = nlohmann::ordered_json::array();
+  uint64_t offset = header.size();
+  for (size_t part = 0; part < parts.size(); ++part) {
+    const int p = static_cast<int>(part);
+    input_bytes += parts[part].value("input_bytes", uint64_t{0});
+    offsets.push_back(offset);
+    ASSIGN_OR_RETURN(
+        FileReader docs,
+        FileReader::Open(context.PartPath(p, ".docs"), FileKind::kDocs));
+    ASSIGN_OR_RETURN(
+        FileWriter keep,
+        FileWriter::Create(absl::StrCat(dir, "/keep-", p), FileKind::kKeep));
+    uint8_t bits = 0;
+    uint64_t local = 0;
+    DocEntry entry;
+    for (;; ++local) {
+      ASSIGN_OR_RETURN(const bool got, docs.Get(&entry));
+      if (!got) break;
+      const uint64_t doc = starts[part] + local;
+      bool write = false;
+      switch (static_cast<DocFingerprint::Kind>(entry.kind)) {
+        case DocFingerprint::Kind::kInvalid:
+          ++invalid;
+          break;
+        case DocFingerprint::Kind::kEmpty:
+          ++empty;
+          write = !options.drop_empty;
+          break;
+        case DocFingerprint::Kind::kOk: {
+          std::optional<Edge> best;
+          while (true) {
+            ASSIGN_OR_RETURN(const std::optional<Edge> edge, edges.NextOf(doc));
+            if (!edge) break;
+            if (!kept[edge->earlier]) continue;
+            if (!best || edge->similarity > best->similarity ||
+                (edge->similarity == best->similarity &&
+                 edge->earlier < best->earlier)) {
+              best = edge;
+            }
+          }
+          if (best) {
+            ++duplicates;
+            if (clusters) {
+              clusters->Add(static_cast<uint32_t>(best->earlier),
+                            static_cast<uint32_t>(doc), best->similarity);
+            }
+          } else {
+            kept[doc] = true;
+            write = true;
+          }
+          break;
+        }
+      }
+      if (write) {
+        ++unique;
+        offset += entry.out_bytes;
+        bits |= uint8_t{1} << (local % 8);
+      }
+      if (local % 8 == 7) {
+        RETURN_IF_ERROR(keep.Put(bits));
+        bits = 0;
+      }
+    }
+    if (local % 8 != 0) RETURN_IF_ERROR(keep.Put(bits));
+    if (local != parts[part].value("docs", uint64_t{0})) {
+      return absl::DataLossError(absl::StrCat(
+          context.PartPath(p, ".docs"), " holds ", local,
+          " records; its manifest says ", parts[part].value("docs", 0)));
+    }
+    RETURN_IF_ERROR(keep.Commit());
+  }
+  RETURN_IF_ERROR(CreateOutput(StagedOutputTemp(context), header, offset));
+  if (clusters) {
+    RETURN_IF_ERROR(WriteTextFile(absl::StrCat(dir, "/clusters.jsonl"),
+                                  clusters->ToJsonLines()));
+  }
+  return context.WriteManifest(Stage::kClusters, 0,
+                               {{"total", total},
+                                {"unique", unique},
+                                {"duplicates", duplicates},
+                                {"empty", empty},
+                                {"invalid", invalid},
+                                {"input_bytes", input_bytes},
+                                {"offsets", std::move(offsets)},
+                                {"output_bytes", offset}});
+}
+
+}  // namespace neardup::dedup::staged

@@ -1,0 +1,176 @@
+// Staged dedup's entry points: stage names, what it can run, one task, and
+// a finished run's stats.
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/dedup/staged.h"
+#include "staged/stage_context.h"
+#include "staged/stage_tasks.h"
+
+namespace neardup::dedup {
+
+using staged::StageContext;
+
+std::string_view StageName(Stage stage) {
+  switch (stage) {
+    case Stage::kSignatures:
+      return "signatures";
+    case Stage::kBuckets:
+      return "buckets";
+    case Stage::kVerify:
+      return "verify";
+    case Stage::kClusters:
+      return "clusters";
+    case Stage::kFilter:
+      return "filter";
+    case Stage::kCommit:
+      return "commit";
+  }
+  return "?";
+}
+
+absl::StatusOr<Stage> ParseStage(std::string_view name) {
+  for (Stage stage : kStages) {
+    if (StageName(stage) == name) return stage;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown stage \"", AbslView(name),
+      "\"; the stages are signatures, buckets, verify, clusters, filter and "
+      "commit"));
+}
+
+int StageTasks(const StagedRun& run, Stage stage) {
+  return stage == Stage::kClusters || stage == Stage::kCommit ? 1 : run.tasks;
+}
+
+absl::Status ValidateStagedOptions(const DedupOptions& options,
+                                   const StagedRun& run) {
+  RETURN_IF_ERROR(ValidateOptions(options));
+  if (run.tasks < 1 || run.tasks > 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tasks must be in [1, 4096], got ", run.tasks));
+  }
+  if (run.work_dir.empty()) {
+    return absl::InvalidArgumentError("a staged run needs --work-dir");
+  }
+  if (run.memory_bytes < (uint64_t{1} << 20)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--memory must be at least 1 MiB, got ", run.memory_bytes, " bytes"));
+  }
+  switch (options.algorithm) {
+    case Algorithm::kMinHashLsh:
+    case Algorithm::kSimHash:
+    case Algorithm::kPerceptual:
+      break;
+    case Algorithm::kLshBloom:
+    case Algorithm::kSuffixArray:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--method ", AbslView(AlgorithmName(options.algorithm)),
+          " runs in one process only; staged dedup runs minhash-lsh, "
+          "perceptual and simhash"));
+  }
+  if (options.stream || options.output.empty() || options.output == "-") {
+    return absl::InvalidArgumentError(
+        "a staged run writes its output to a file (-o): not --stream or "
+        "standard output");
+  }
+  if (options.input.doc_per_file) {
+    return absl::InvalidArgumentError(
+        "--doc-per-file runs in one process only");
+  }
+  if (options.explain) {
+    return absl::InvalidArgumentError("--explain runs in one process only");
+  }
+  for (const std::string& input : options.input.inputs) {
+    if (input == "-") {
+      return absl::InvalidArgumentError(
+          "a staged run reads files; standard input is read by one process");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunStageTask(const DedupOptions& options, const StagedRun& run,
+                          Stage stage, int index) {
+  ASSIGN_OR_RETURN(const StageContext context,
+                   StageContext::Create(options, run));
+  if (index < 0 || index >= StageTasks(run, stage)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stage ", AbslView(StageName(stage)), " has tasks 0 to ",
+                     StageTasks(run, stage) - 1, "; there is no task ", index));
+  }
+  switch (stage) {
+    case Stage::kSignatures:
+      return staged::RunSignaturesTask(context, index);
+    case Stage::kBuckets:
+      return staged::RunBucketsTask(context, index);
+    case Stage::kVerify:
+      return staged::RunVerifyTask(context, index);
+    case Stage::kClusters:
+      return staged::RunClustersTask(context);
+    case Stage::kFilter:
+      return staged::RunFilterTask(context, index);
+    case Stage::kCommit:
+      return staged::RunCommitTask(context);
+  }
+  return absl::InvalidArgumentError("unknown stage");
+}
+
+bool StageTaskDone(const DedupOptions& options, const StagedRun& run,
+                   Stage stage, int index) {
+  absl::StatusOr<StageContext> context = StageContext::Create(options, run);
+  return context.ok() && context->ReadManifest(stage, index).ok();
+}
+
+absl::StatusOr<RunStats> StagedRunStats(const DedupOptions& options,
+                                        const StagedRun& run) {
+  ASSIGN_OR_RETURN(const StageContext context,
+                   StageContext::Create(options, run));
+  ASSIGN_OR_RETURN(const nlohmann::json clusters,
+                   context.ReadManifest(Stage::kClusters, 0));
+  ASSIGN_OR_RETURN(const nlohmann::json commit,
+                   context.ReadManifest(Stage::kCommit, 0));
+  RunStats stats;
+  stats.algorithm = std::string(AlgorithmName(options.algorithm));
+  stats.verify = std::string(VerifyName(options.verify));
+  stats.total = clusters.value("total", uint64_t{0});
+  stats.unique = clusters.value("unique", uint64_t{0});
+  stats.duplicates = clusters.value("duplicates", uint64_t{0});
+  stats.empty = clusters.value("empty", uint64_t{0});
+  stats.invalid = clusters.value("invalid", uint64_t{0});
+  stats.input_bytes = clusters.value("input_bytes", uint64_t{0});
+  int64_t first_start = std::numeric_limits<int64_t>::max();
+  uint64_t spilled = 0, pairs = 0;
+  for (Stage stage : kStages) {
+    ASSIGN_OR_RETURN(const std::vector<nlohmann::json> tasks,
+                     context.ReadManifests(stage));
+    for (const nlohmann::json& task : tasks) {
+      first_start =
+          std::min(first_start, task.value("started_unix_micros", int64_t{0}));
+      stats.peak_rss_bytes = std::max(
+          stats.peak_rss_bytes, task.value("peak_rss_bytes", uint64_t{0}));
+      spilled += task.value("spilled_bytes", uint64_t{0});
+      pairs += task.value("pairs", uint64_t{0});
+    }
+  }
+  const int64_t end = commit.value("started_unix_micros", int64_t{0}) +
+                      static_cast<int64_t>(commit.value("seconds", 0.0) * 1e6);
+  stats.seconds = std::max<int64_t>(end - first_start, 0) / 1e6;
+  if (context.simhash()) {
+    stats.method_stats = {{"max_distance", options.max_distance},
+                          {"tables", context.masks().size()}};
+  } else {
+    stats.method_stats = {{"bands", context.lsh().bands},
+                          {"rows", context.lsh().rows}};
+  }
+  stats.method_stats["tasks"] = run.tasks;
+  stats.method_stats["candidate_pairs"] = pairs;
+  stats.method_stats["spilled_bytes"] = spilled;
+  return stats;
+}
+
+}  // namespace neardup::dedup
