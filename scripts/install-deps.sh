@@ -35,6 +35,8 @@ PACKAGES=(
   # the cluster's replicated log (server/cluster): NATS JetStream's C
   # client, and the server its tests start on loopback
   libnats-dev nats-server
+  # staged dedup on Slurm: a single-node Slurm (and munge) its tests start
+  slurmctld slurmd slurm-client munge
   # tests
   libgtest-dev libgmock-dev
   # deploy/ checks (tests/deploy): yamllint, promtool and a real Prometheus,

@@ -122,8 +122,15 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                   "--work-dir")
       ->capture_default_str();
   sub->add_option("--runner", cmd->runner,
-                  "Staged run: local (processes on this machine)")
+                  "Staged run: local (processes on this machine) or slurm "
+                  "(a job array per stage, submitted with sbatch)")
       ->capture_default_str();
+  sub->add_option("--slurm-option", cmd->slurm_options,
+                  "Staged run on Slurm: an sbatch option for every stage's "
+                  "job (repeatable), e.g. --slurm-option=--partition=cpu");
+  sub->add_flag("--no-wait", cmd->no_wait,
+                "Staged run on Slurm: submit the jobs and return (rerun the "
+                "command later to wait for them and get the stats)");
   sub->add_option("--parallel", cmd->parallel,
                   "Staged run, local runner: tasks at once (0: one per core)")
       ->capture_default_str();
@@ -132,10 +139,15 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
 
 absl::Status RunDedupCommand(const DedupCommand& cmd, std::ostream& out) {
   const dedup::DedupOptions& options = cmd.options;
-  ASSIGN_OR_RETURN(const dedup::RunStats stats,
-                   cmd.tasks > 0 || !cmd.work_dir.empty()
-                       ? RunStagedDedup(cmd)
-                       : dedup::RunDedup(options));
+  dedup::RunStats stats;
+  if (cmd.tasks > 0 || !cmd.work_dir.empty()) {
+    ASSIGN_OR_RETURN(const std::optional<dedup::RunStats> staged,
+                     RunStagedDedup(cmd, out));
+    if (!staged) return absl::OkStatus();  // submitted, not waited for
+    stats = *staged;
+  } else {
+    ASSIGN_OR_RETURN(stats, dedup::RunDedup(options));
+  }
   // Standard output may carry the records themselves.
   if (!options.stream && options.output != "-") {
     // suffix-array shortens records instead of removing them.

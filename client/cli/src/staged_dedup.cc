@@ -40,7 +40,7 @@ using dedup::StagedRun;
 // id, so that a rerun may change them.
 bool IsRunnerFlag(std::string_view arg, bool* takes_value) {
   for (std::string_view flag :
-       {"--work-dir", "--memory", "--runner", "--parallel"}) {
+       {"--work-dir", "--memory", "--runner", "--parallel", "--slurm-option"}) {
     if (arg == flag) {
       *takes_value = true;
       return true;
@@ -52,7 +52,7 @@ bool IsRunnerFlag(std::string_view arg, bool* takes_value) {
     }
   }
   *takes_value = false;
-  return arg == "--no-progress";
+  return arg == "--no-progress" || arg == "--no-wait";
 }
 
 std::string PlanId(const std::string& cwd,
@@ -119,13 +119,14 @@ absl::Status WritePlan(const DedupCommand& cmd, const StagedRun& run,
   return absl::OkStatus();
 }
 
-std::string LogPath(const StagedRun& run, Stage stage, int task) {
+}  // namespace
+
+std::string TaskLogPath(const StagedRun& run, Stage stage, int task) {
   return absl::StrCat(run.work_dir, "/logs/", AbslView(dedup::StageName(stage)),
                       "-", task, ".log");
 }
 
-// The last lines of a task's log, for the error that names it.
-std::string Tail(const std::string& path) {
+std::string LogTail(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
@@ -137,9 +138,22 @@ std::string Tail(const std::string& path) {
   return out;
 }
 
+void PrintStageProgress(std::ostream& out, int stage_number, Stage stage,
+                        size_t done, int tasks, double seconds,
+                        std::optional<double> left) {
+  out << absl::StrFormat(
+      "dedup: stage %d of 6 (%s): %d of %d tasks done, "
+      "%.1f s",
+      stage_number, AbslView(dedup::StageName(stage)), done, tasks, seconds);
+  if (left) out << absl::StrFormat(", about %.0f s left in this stage", *left);
+  out << "\n";
+}
+
+namespace {
+
 // Starts `neardup dedup-task` for one task, its output to its log.
 absl::StatusOr<pid_t> Spawn(const StagedRun& run, Stage stage, int task) {
-  const std::string log = LogPath(run, stage, task);
+  const std::string log = TaskLogPath(run, stage, task);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
@@ -204,8 +218,8 @@ absl::Status RunStageLocally(const dedup::DedupOptions& options,
           WIFEXITED(status)
               ? absl::StrCat(" failed (exit code ", WEXITSTATUS(status), ")")
               : absl::StrCat(" was killed (signal ", WTERMSIG(status), ")"),
-          "; its log ", LogPath(run, stage, task),
-          " ends:", Tail(LogPath(run, stage, task)),
+          "; its log ", TaskLogPath(run, stage, task),
+          " ends:", LogTail(TaskLogPath(run, stage, task)),
           "\n(a rerun of the same command redoes only the tasks not done)");
     }
     if (progress) {
@@ -214,17 +228,13 @@ absl::Status RunStageLocally(const dedup::DedupOptions& options,
                                  .count();
       const size_t ran = done - (tasks - pending.size());
       const size_t left = tasks - done;
-      std::cerr << absl::StrFormat(
-          "dedup: stage %d of 6 (%s): %d of %d tasks done, %.1f s",
-          stage_number, AbslView(dedup::StageName(stage)), done, tasks,
-          seconds);
+      std::optional<double> eta;
       if (ran > 0 && left > 0) {
-        std::cerr << absl::StrFormat(
-            ", about %.0f s left in this stage",
-            seconds / ran * std::ceil(static_cast<double>(left) / parallel) *
-                std::min<double>(parallel, ran));
+        eta = seconds / ran * std::ceil(static_cast<double>(left) / parallel) *
+              std::min<double>(parallel, ran);
       }
-      std::cerr << "\n";
+      PrintStageProgress(std::cerr, stage_number, stage, done, tasks, seconds,
+                         eta);
     }
   }
   if (!failure.empty()) return absl::InternalError(failure);
@@ -277,10 +287,11 @@ absl::StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   return value * unit;
 }
 
-absl::StatusOr<dedup::RunStats> RunStagedDedup(const DedupCommand& cmd) {
-  if (cmd.runner != "local") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--runner must be local, got \"", cmd.runner, "\""));
+absl::StatusOr<std::optional<dedup::RunStats>> RunStagedDedup(
+    const DedupCommand& cmd, std::ostream& out) {
+  if (cmd.runner != "local" && cmd.runner != "slurm") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--runner must be local or slurm, got \"", cmd.runner, "\""));
   }
   if (cmd.tasks < 1) {
     return absl::InvalidArgumentError("--work-dir goes with --tasks N");
@@ -302,10 +313,15 @@ absl::StatusOr<dedup::RunStats> RunStagedDedup(const DedupCommand& cmd) {
       cmd.parallel > 0
           ? cmd.parallel
           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  int number = 0;
-  for (Stage stage : dedup::kStages) {
-    RETURN_IF_ERROR(RunStageLocally(cmd.options, run, stage, parallel, ++number,
-                                    cmd.options.progress));
+  if (cmd.runner == "slurm") {
+    RETURN_IF_ERROR(RunOnSlurm(cmd, run, out));
+    if (cmd.no_wait) return std::nullopt;
+  } else {
+    int number = 0;
+    for (Stage stage : dedup::kStages) {
+      RETURN_IF_ERROR(RunStageLocally(cmd.options, run, stage, parallel,
+                                      ++number, cmd.options.progress));
+    }
   }
   return dedup::StagedRunStats(cmd.options, run);
 }
@@ -377,6 +393,12 @@ absl::Status RunDedupTaskCommand(const DedupTaskCommand& cmd) {
       run.plan_id) {
     return absl::DataLossError(absl::StrCat(
         PlanPath(work_dir), " was edited: its id does not match its options"));
+  }
+  // A job array submitted again runs its done tasks too.
+  if (dedup::StageTaskDone(dedup.options, run, stage, index)) {
+    std::cerr << "dedup-task: task " << index << " of stage "
+              << dedup::StageName(stage) << " is done already\n";
+    return absl::OkStatus();
   }
   return dedup::RunStageTask(dedup.options, run, stage, index);
 }

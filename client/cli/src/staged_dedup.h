@@ -6,12 +6,16 @@
 // of a plan.
 
 #include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "neardup/cli/commands.h"
 #include "neardup/dedup/run_stats.h"
+#include "neardup/dedup/staged.h"
 
 namespace neardup::cli {
 
@@ -19,8 +23,24 @@ namespace neardup::cli {
 absl::StatusOr<uint64_t> ParseByteSize(std::string_view text);
 
 // Runs every task not done yet, stage after stage; progress on stderr
-// (unless --no-progress). The run's stats once it is committed.
-absl::StatusOr<dedup::RunStats> RunStagedDedup(const DedupCommand& cmd);
+// (unless --no-progress). The run's stats once it is committed; none when
+// the jobs were submitted without waiting (their ids on `out`).
+absl::StatusOr<std::optional<dedup::RunStats>> RunStagedDedup(
+    const DedupCommand& cmd, std::ostream& out);
+
+// Shared by the runners: where task `task` of `stage` logs, the last lines
+// of a log (for the error that names a failed task), and a progress line.
+std::string TaskLogPath(const dedup::StagedRun& run, dedup::Stage stage,
+                        int task);
+std::string LogTail(const std::string& path);
+void PrintStageProgress(std::ostream& out, int stage_number, dedup::Stage stage,
+                        size_t done, int tasks, double seconds,
+                        std::optional<double> left);
+
+// --runner slurm (slurm_runner.cc): a job array per stage, each depending
+// on the one before; waits for the last unless --no-wait.
+absl::Status RunOnSlurm(const DedupCommand& cmd, const dedup::StagedRun& run,
+                        std::ostream& out);
 
 }  // namespace neardup::cli
 

@@ -82,6 +82,8 @@ struct DedupCommand {
   std::string memory = "1G";  // per task
   std::string runner = "local";
   int parallel = 0;  // local: tasks at once (0: one per core)
+  std::vector<std::string> slurm_options;  // slurm: #SBATCH lines
+  bool no_wait = false;                    // slurm: submit and return
   // The command line after "dedup": a staged run's tasks parse it again.
   std::vector<std::string> args;
 };
