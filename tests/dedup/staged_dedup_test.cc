@@ -3,8 +3,11 @@
 // and without spilling; tasks refuse files of another plan or inputs that
 // changed; a task run again redoes only itself.
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -265,6 +268,48 @@ TEST_F(StagedDedupRunTest, ATaskRunAgainRedoesOnlyItself) {
             untouched);
 }
 
+TEST_F(StagedDedupRunTest, ADoneTaskRunAgainChangesNothing) {
+  ASSERT_OK(RunAllTasks(options_, run_));
+  const std::string first = ReadFile(options_.output);
+  // A job array submitted again: its tasks find themselves done.
+  ASSERT_OK(RunStageTask(options_, run_, Stage::kClusters, 0));
+  ASSERT_OK(RunStageTask(options_, run_, Stage::kCommit, 0));
+  EXPECT_EQ(ReadFile(options_.output), first);
+}
+
+TEST_F(StagedDedupRunTest, AStageRunAgainMakesTheStagesAfterItOutOfDate) {
+  ASSERT_OK(RunAllTasks(options_, run_));
+  const std::string first = ReadFile(options_.output);
+  const std::string work = run_.work_dir;
+  const auto buckets_before =
+      std::filesystem::last_write_time(work + "/buckets/task-0.json");
+  // Signatures task 1 made again (a new generation): every task made from
+  // it is out of date, down to the commit, and is done again.
+  std::filesystem::remove(work + "/signatures/task-1.json");
+  ASSERT_OK(RunStageTask(options_, run_, Stage::kSignatures, 1));
+  EXPECT_FALSE(StageTaskDone(options_, run_, Stage::kBuckets, 0));
+  EXPECT_THAT(RunStageTask(options_, run_, Stage::kVerify, 0),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("out of date")));
+  ASSERT_OK(RunAllTasks(options_, run_));
+  EXPECT_NE(std::filesystem::last_write_time(work + "/buckets/task-0.json"),
+            buckets_before);
+  EXPECT_EQ(ReadFile(options_.output), first);
+}
+
+TEST_F(StagedDedupRunTest, ATaskRunningElsewhereIsNotRunTwice) {
+  const std::string lock = run_.work_dir + "/signatures/task-0.lock";
+  std::filesystem::create_directories(run_.work_dir + "/signatures");
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  EXPECT_THAT(
+      RunStageTask(options_, run_, Stage::kSignatures, 0),
+      StatusIs(absl::StatusCode::kAborted, HasSubstr("running elsewhere")));
+  ::close(fd);
+  EXPECT_OK(RunStageTask(options_, run_, Stage::kSignatures, 0));
+}
+
 TEST_F(StagedDedupRunTest, InputsThatChangedBetweenStagesAreRefused) {
   for (Stage stage : {Stage::kSignatures, Stage::kBuckets, Stage::kVerify,
                       Stage::kClusters}) {
@@ -307,6 +352,30 @@ TEST_F(StagedDedupRunTest, CsvKeepsTheHeaderOnce) {
   EXPECT_EQ(ReadFile(options_.output), ReadFile(one.output));
   EXPECT_EQ(ReadFile(options_.output),
             "id,text\n0,alpha beta gamma delta epsilon zeta eta theta\n");
+}
+
+TEST_F(StagedDedupRunTest, HeadersMayEndLinesDifferentlyAsInOneProcess) {
+  std::vector<std::string> inputs;
+  for (int f = 0; f < 3; ++f) {
+    inputs.push_back(absl::StrCat(dir_.path(), "/in-", f, ".csv"));
+    std::ofstream(inputs.back())
+        << (f == 1 ? "id,text\r\n" : "id,text\n") << f
+        << ",alpha beta gamma delta epsilon zeta eta theta " << f << "\n";
+  }
+  options_.input.inputs = inputs;
+  options_.output = dir_.path() + "/out.csv";
+  DedupOptions one = options_;
+  one.output = dir_.path() + "/one.csv";
+  ASSERT_OK(RunDedup(one).status());
+  ASSERT_OK(RunAllTasks(options_, run_));
+  EXPECT_EQ(ReadFile(options_.output), ReadFile(one.output));
+  // A header that differs is refused, as one process refuses it.
+  std::ofstream(inputs[2]) << "id,text,more\n2,x,y\n";
+  StagedRun again = run_;
+  again.work_dir += "-2";
+  EXPECT_THAT(RunAllTasks(options_, again),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("header differs from")));
 }
 
 TEST_F(StagedDedupRunTest, WhatRunsInOneProcessOnlyIsRefused) {

@@ -86,8 +86,8 @@ TEST_F(StagedRunnerTest, AFailedTaskIsNamedAndARerunRedoesOnlyWhatFailed) {
   const std::string good = ReadFile(bad);
   std::ofstream(bad, std::ios::app) << "{\"text\": oops}\n";
   const std::string run = "dedup " + Options() + " -o " + dir_.path() +
-                          "/out.jsonl --tasks 4 --work-dir " + dir_.path() +
-                          "/work --no-progress";
+                          "/out.jsonl --tasks 4 --parallel 1 --work-dir " +
+                          dir_.path() + "/work --no-progress";
   const Result failed = RunNeardup(run);
   EXPECT_EQ(failed.exit_code, 1);
   EXPECT_THAT(failed.out, HasSubstr("stage signatures task 2 failed"));

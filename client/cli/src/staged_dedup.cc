@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -20,6 +21,7 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -27,6 +29,7 @@
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/dedup/staged.h"
+#include "simdjson.h"
 
 extern char** environ;
 
@@ -39,8 +42,8 @@ using dedup::StagedRun;
 // Flags that choose how a plan runs, not what it computes: left out of its
 // id, so that a rerun may change them.
 bool IsRunnerFlag(std::string_view arg, bool* takes_value) {
-  for (std::string_view flag :
-       {"--work-dir", "--memory", "--runner", "--parallel", "--slurm-option"}) {
+  for (std::string_view flag : {"--work-dir", "--memory", "--runner",
+                                "--parallel", "--slurm-option", "--threads"}) {
     if (arg == flag) {
       *takes_value = true;
       return true;
@@ -69,6 +72,34 @@ std::string PlanId(const std::string& cwd,
   }
   return absl::StrCat(absl::Hex(XXH3_64bits(canonical.data(), canonical.size()),
                                 absl::kZeroPad16));
+}
+
+// What would fail only at the end of a long run, or not survive the plan
+// (JSON holds UTF-8 only): refused before any task starts.
+absl::Status CheckPlannable(const DedupCommand& cmd, const std::string& cwd) {
+  for (const std::string& word : cmd.args) {
+    if (!simdjson::validate_utf8(word.data(), word.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a staged run's options and paths must be UTF-8; \"",
+                       absl::CHexEscape(word), "\" is not"));
+    }
+  }
+  if (!simdjson::validate_utf8(cwd.data(), cwd.size())) {
+    return absl::InvalidArgumentError(
+        "a staged run starts in a directory whose path is UTF-8");
+  }
+  const dedup::DedupOptions& o = cmd.options;
+  for (const std::string* path : {&o.output, &o.clusters_path, &o.stats_path}) {
+    if (path->empty()) continue;
+    std::filesystem::path dir = std::filesystem::path(*path).parent_path();
+    if (dir.empty()) dir = ".";
+    if (::access(dir.c_str(), W_OK) != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot write into ", dir.string(), " (for ", *path,
+                       "): ", std::strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string PlanPath(const std::string& work_dir) {
@@ -193,7 +224,8 @@ absl::Status RunStageLocally(const dedup::DedupOptions& options,
   std::map<pid_t, int> running;
   size_t next = 0, done = tasks - pending.size();
   std::string failure;
-  while (next < pending.size() || !running.empty()) {
+  // After a failure nothing more starts; the running tasks are waited for.
+  while ((failure.empty() && next < pending.size()) || !running.empty()) {
     while (failure.empty() && next < pending.size() &&
            static_cast<int>(running.size()) < parallel) {
       ASSIGN_OR_RETURN(const pid_t pid, Spawn(run, stage, pending[next]));
@@ -306,9 +338,14 @@ absl::StatusOr<std::optional<dedup::RunStats>> RunStagedDedup(
   ASSIGN_OR_RETURN(const std::string cwd, Absolute("."));
   run.plan_id = PlanId(cwd, cmd.args);
   RETURN_IF_ERROR(dedup::ValidateStagedOptions(cmd.options, run));
+  RETURN_IF_ERROR(CheckPlannable(cmd, cwd));
   RETURN_IF_ERROR(WritePlan(cmd, run, cwd));
   std::error_code error;
   std::filesystem::create_directories(run.work_dir + "/logs", error);
+  if (error) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot create ", run.work_dir, "/logs: ", error.message()));
+  }
   const int parallel =
       cmd.parallel > 0
           ? cmd.parallel
@@ -344,6 +381,14 @@ CLI::App* AddDedupTaskCommand(CLI::App* app, DedupTaskCommand* cmd) {
 }
 
 absl::Status RunDedupTaskCommand(const DedupTaskCommand& cmd) {
+  // A task opens a few files per task of the run (a buckets task writes one
+  // per verify task): as many as this process may.
+  struct rlimit files;
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 &&
+      files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   ASSIGN_OR_RETURN(const Stage stage, dedup::ParseStage(cmd.stage));
   int index = cmd.task_index;
   if (index < 0) {

@@ -51,6 +51,7 @@ class SortedRuns {
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(Spill());
+    buffer_ = {};  // the runs' readers get the budget
     // Each run's reader buffers a share of the budget.
     const size_t share = std::clamp<size_t>(
         capacity_ * sizeof(T) / (runs_.size() + 1), 64 << 10, 4 << 20);

@@ -67,14 +67,23 @@ class EdgeStream {
   std::optional<Edge> head_;
 };
 
+std::string_view WithoutTerminator(std::string_view s) {
+  if (!s.empty() && s.back() == '\n') s.remove_suffix(1);
+  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  return s;
+}
+
 absl::Status ErrnoError(const char* what, const std::string& path) {
   return absl::DataLossError(
       absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(errno)));
 }
 
-// The output at its full size, under the name the filter tasks write to.
-absl::Status CreateOutput(const std::string& path, const std::string& header,
+// The output at its full size, under the name the filter tasks write to
+// (made under a name of its own and renamed: filter tasks of an earlier run
+// of this stage never write into it).
+absl::Status CreateOutput(const std::string& target, const std::string& header,
                           uint64_t size) {
+  const std::string path = absl::StrCat(target, ".new-", ::getpid());
   const int fd =
       ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoError("create", path);
@@ -88,6 +97,10 @@ absl::Status CreateOutput(const std::string& path, const std::string& header,
     status = ErrnoError("sync", path);
   }
   ::close(fd);
+  if (status.ok() && ::rename(path.c_str(), target.c_str()) != 0) {
+    status = ErrnoError("rename into place", target);
+  }
+  if (!status.ok()) ::unlink(path.c_str());
   return status;
 }
 
@@ -110,21 +123,26 @@ absl::Status RunClustersTask(const StageContext& context) {
         "--clusters numbers documents in 32 bits: more than 4294967295 "
         "records; split the input");
   }
-  // One output has one header: the first part's (parts without files have
-  // none).
+  // One output has one header: the first file's. Parts must agree on it
+  // as one process's reader makes files agree (terminators aside).
   std::string header;
   std::string header_of;
-  for (const nlohmann::json& part : parts) {
-    if (part["files"].empty()) continue;
-    const std::string& files_header =
-        part["header"].get_ref<const std::string&>();
+  for (size_t part = 0; part < parts.size(); ++part) {
+    if (parts[part]["files"].empty()) continue;
+    const std::string first = parts[part]["files"][0].get<std::string>();
+    ASSIGN_OR_RETURN(
+        FileReader reader,
+        FileReader::Open(context.PartPath(static_cast<int>(part), ".header"),
+                         FileKind::kHeader));
+    std::string bytes(reader.size(), '\0');
+    RETURN_IF_ERROR(reader.ReadAt(bytes.data(), bytes.size(), 0));
     if (header_of.empty()) {
-      header = files_header;
-      header_of = part["files"][0].get<std::string>();
-    } else if (files_header != header) {
+      header = std::move(bytes);
+      header_of = first;
+    } else if (WithoutTerminator(bytes) != WithoutTerminator(header)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(part["files"][0].get<std::string>(),
-                       " has another header than ", header_of));
+          absl::StrCat(first, ": header differs from ", header_of,
+                       "'s; the output can have only one"));
     }
   }
 

@@ -21,10 +21,9 @@ absl::Status RunCommitTask(const StageContext& context) {
   ASSIGN_OR_RETURN(const nlohmann::json clusters_done,
                    context.ReadManifest(Stage::kClusters, 0));
   if (!options.clusters_path.empty()) {
-    ASSIGN_OR_RETURN(const std::string clusters,
-                     ReadTextFile(absl::StrCat(context.Dir(Stage::kClusters),
-                                               "/clusters.jsonl")));
-    RETURN_IF_ERROR(WriteTextFile(options.clusters_path, clusters));
+    RETURN_IF_ERROR(
+        CopyFile(absl::StrCat(context.Dir(Stage::kClusters), "/clusters.jsonl"),
+                 options.clusters_path));
   }
   const std::string temp = StagedOutputTemp(context);
   std::error_code error;
@@ -42,12 +41,15 @@ absl::Status RunCommitTask(const StageContext& context) {
         absl::StrCat("neither ", temp, " nor a complete ", options.output,
                      " is there: rerun the clusters and filter stages"));
   }
-  RETURN_IF_ERROR(context.WriteManifest(Stage::kCommit, 0, {}));
+  // The stats before the manifest: a commit that stops between the two is
+  // done again, stats included.
+  const absl::Time end = absl::Now();
   if (!options.stats_path.empty()) {
-    ASSIGN_OR_RETURN(const RunStats stats,
-                     StagedRunStats(context.options(), context.run()));
+    ASSIGN_OR_RETURN(const RunStats stats, StatsOfRun(context, end));
     RETURN_IF_ERROR(WriteTextFile(options.stats_path, stats.ToJson()));
   }
+  RETURN_IF_ERROR(context.WriteManifest(
+      Stage::kCommit, 0, {{"ended_unix_micros", absl::ToUnixMicros(end)}}));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,7 @@
 #include "staged/stage_context.h"
 
 #include <algorithm>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "batch_reader.h"
@@ -82,6 +83,11 @@ absl::Status StageContext::WriteManifest(Stage stage, int index,
       {"peak_rss_bytes", PeakRssBytes()},
   };
   if (fields.is_object()) manifest.update(fields);
+  // What it was made from: a task whose inputs were made again since is
+  // not done (ReadManifest).
+  std::mt19937_64 random{std::random_device{}()};
+  manifest["generation"] = absl::StrCat(absl::Hex(random(), absl::kZeroPad16));
+  manifest["inputs"] = read_;
   manifest["started_unix_micros"] = absl::ToUnixMicros(started_);
   manifest["seconds"] =
       Rounded(absl::ToDoubleSeconds(absl::Now() - started_), 3);
@@ -117,6 +123,25 @@ absl::StatusOr<nlohmann::json> StageContext::ReadManifest(Stage stage,
         ", ", StageTasks(*run_, stage),
         " tasks): use a new work directory, or rerun the stage"));
   }
+  // Made from what is there now?
+  const nlohmann::json& inputs = manifest["inputs"];
+  if (inputs.is_object()) {
+    for (const auto& [key, generation] : inputs.items()) {
+      absl::StatusOr<std::string> input =
+          ReadTextFile(absl::StrCat(run_->work_dir, "/", key, ".json"));
+      const nlohmann::json parsed =
+          input.ok() ? nlohmann::json::parse(*input, nullptr, false)
+                     : nlohmann::json();
+      if (!parsed.is_object() || !generation.is_string() ||
+          parsed.value("generation", "") != generation.get<std::string>()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "task ", index, " of stage ", AbslView(StageName(stage)),
+            " is out of date: ", key, " was run again since; run it again"));
+      }
+    }
+  }
+  read_[absl::StrCat(AbslView(StageName(stage)), "/task-", index)] =
+      manifest.value("generation", "");
   return manifest;
 }
 

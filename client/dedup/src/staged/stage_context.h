@@ -80,7 +80,9 @@ class StageContext {
   absl::Status WriteManifest(Stage stage, int index,
                              nlohmann::ordered_json fields) const;
   // The manifest of a done task, FAILED_PRECONDITION (saying which task to
-  // run) when it is not done or was run with another plan.
+  // run) when it is not done, was run with another plan, or is out of date
+  // (a manifest it was made from was written again since). Recorded as an
+  // input of the manifest this task writes.
   absl::StatusOr<nlohmann::json> ReadManifest(Stage stage, int index) const;
   // Every task's manifest of `stage`.
   absl::StatusOr<std::vector<nlohmann::json>> ReadManifests(Stage stage) const;
@@ -103,6 +105,9 @@ class StageContext {
   LshParams lsh_;
   std::vector<uint64_t> masks_;
   absl::Time started_;  // when this task started
+  // The generation of every manifest read ("<stage>/task-<i>"), recorded
+  // as the inputs of the one this task writes.
+  mutable nlohmann::ordered_json read_ = nlohmann::ordered_json::object();
 };
 
 }  // namespace neardup::dedup::staged

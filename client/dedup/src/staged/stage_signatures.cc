@@ -165,6 +165,14 @@ absl::Status RunSignaturesTask(const StageContext& context, int part) {
     input_bytes = reader.bytes_consumed();
   }
   RETURN_IF_ERROR(writer.Commit());
+  {
+    // Bytes as they are (a manifest's JSON would mend invalid UTF-8).
+    ASSIGN_OR_RETURN(FileWriter out,
+                     FileWriter::Create(context.PartPath(part, ".header"),
+                                        FileKind::kHeader));
+    RETURN_IF_ERROR(out.Write(header.data(), header.size()));
+    RETURN_IF_ERROR(out.Commit());
+  }
   return context.WriteManifest(
       Stage::kSignatures, part,
       {{"files", std::move(names)},
@@ -172,7 +180,6 @@ absl::Status RunSignaturesTask(const StageContext& context, int part) {
        {"empty", empty},
        {"invalid", invalid},
        {"input_bytes", input_bytes},
-       {"header", header},
        {"checksum", absl::StrCat(absl::Hex(XXH3_64bits_digest(checksum.get()),
                                            absl::kZeroPad16))}});
 }

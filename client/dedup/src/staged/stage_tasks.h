@@ -3,10 +3,14 @@
 
 // One function per stage (stage_<name>.cc), called by RunStageTask.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "neardup/dedup/run_stats.h"
 #include "staged/stage_context.h"
 
 namespace neardup::dedup::staged {
@@ -17,6 +21,11 @@ absl::Status RunVerifyTask(const StageContext& context, int task);
 absl::Status RunClustersTask(const StageContext& context);
 absl::Status RunFilterTask(const StageContext& context, int part);
 absl::Status RunCommitTask(const StageContext& context);
+
+// The run's stats (StagedRunStats); `end`: the commit's end (read from
+// its manifest when not given).
+absl::StatusOr<RunStats> StatsOfRun(const StageContext& context,
+                                    std::optional<absl::Time> end);
 
 // Where the filter tasks write the output before commit renames it.
 std::string StagedOutputTemp(const StageContext& context);

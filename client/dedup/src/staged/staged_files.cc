@@ -1,9 +1,11 @@
 #include "staged/staged_files.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -46,14 +48,21 @@ std::string Header(FileKind kind) {
   return header;
 }
 
+// Unique: two runs of one task at once (a requeued job, a runner that died
+// while its tasks ran on) never write or remove each other's.
+std::string TempNameFor(const std::string& path) {
+  static std::atomic<uint64_t> next{0};
+  return absl::StrCat(path, ".tmp-", ::getpid(), "-", next++);
+}
+
 }  // namespace
 
 absl::StatusOr<FileWriter> FileWriter::Create(std::string path, FileKind kind) {
   FileWriter writer;
-  const std::string temp = path + ".tmp";
-  writer.fd_ =
-      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (writer.fd_ < 0) return ErrnoError("create", temp);
+  writer.temp_ = TempNameFor(path);
+  writer.fd_ = ::open(writer.temp_.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (writer.fd_ < 0) return ErrnoError("create", writer.temp_);
   writer.path_ = std::move(path);
   writer.buffer_ = Header(kind);
   writer.written_ = writer.buffer_.size();
@@ -63,6 +72,7 @@ absl::StatusOr<FileWriter> FileWriter::Create(std::string path, FileKind kind) {
 FileWriter::FileWriter(FileWriter&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       path_(std::move(other.path_)),
+      temp_(std::move(other.temp_)),
       buffer_(std::move(other.buffer_)),
       written_(other.written_) {}
 
@@ -77,7 +87,7 @@ FileWriter& FileWriter::operator=(FileWriter&& other) noexcept {
 FileWriter::~FileWriter() {
   if (fd_ >= 0) {
     ::close(fd_);
-    ::unlink((path_ + ".tmp").c_str());
+    ::unlink(temp_.c_str());
   }
 }
 
@@ -96,7 +106,7 @@ absl::Status FileWriter::Flush() {
 
 absl::Status FileWriter::Commit(bool sync) {
   RETURN_IF_ERROR(Flush());
-  const std::string temp = path_ + ".tmp";
+  const std::string& temp = temp_;
   if (sync && ::fsync(fd_) != 0) return ErrnoError("sync", temp);
   const int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0) {
@@ -214,9 +224,9 @@ absl::Status FileReader::ReadAt(void* data, size_t size,
 }
 
 absl::Status WriteTextFile(const std::string& path, std::string_view contents) {
-  const std::string temp = path + ".tmp";
+  const std::string temp = TempNameFor(path);
   const int fd =
-      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoError("create", temp);
   absl::Status written = WriteAll(fd, contents.data(), contents.size(), temp);
   if (written.ok() && ::fsync(fd) != 0) written = ErrnoError("sync", temp);
@@ -226,6 +236,19 @@ absl::Status WriteTextFile(const std::string& path, std::string_view contents) {
   }
   if (!written.ok()) ::unlink(temp.c_str());
   return written;
+}
+
+absl::Status CopyFile(const std::string& from, const std::string& to) {
+  const std::string temp = TempNameFor(to);
+  std::error_code error;
+  std::filesystem::copy_file(from, temp, error);
+  if (!error) std::filesystem::rename(temp, to, error);
+  if (error) {
+    std::filesystem::remove(temp);
+    return absl::DataLossError(
+        absl::StrCat("cannot copy ", from, " to ", to, ": ", error.message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
@@ -249,6 +272,28 @@ absl::Status MakeDirectories(const std::string& path) {
         absl::StrCat("cannot create ", path, ": ", error.message()));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<TaskLock> TaskLock::Acquire(const std::string& path) {
+  TaskLock lock;
+  lock.fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock.fd_ < 0) return ErrnoError("create", path);
+  if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return absl::AbortedError(
+          absl::StrCat("this task is running elsewhere (", path,
+                       " is locked): it was started twice"));
+    }
+    return ErrnoError("lock", path);
+  }
+  return lock;
+}
+
+TaskLock::TaskLock(TaskLock&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)) {}
+
+TaskLock::~TaskLock() {
+  if (fd_ >= 0) ::close(fd_);  // lets go of the lock
 }
 
 }  // namespace neardup::dedup::staged

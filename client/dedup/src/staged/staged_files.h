@@ -28,12 +28,14 @@ enum class FileKind : uint32_t {
   kEdges = 7,     // Edge, sorted by (later, earlier)
   kKeep = 8,      // a bit per record of a part: written to the output
   kRun = 9,       // a spilled sorted run
+  kHeader = 10,   // a part's CSV/TSV header, as read (empty otherwise)
 };
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr size_t kHeaderBytes = 16;
 
-// Writes `path` through "<path>.tmp"; Commit() renames it into place. A
-// writer destroyed uncommitted removes its temporary file.
+// Writes `path` through a temporary file of its own next to it; Commit()
+// renames it into place. A writer destroyed uncommitted removes its
+// temporary file.
 class FileWriter {
  public:
   static absl::StatusOr<FileWriter> Create(std::string path, FileKind kind);
@@ -58,8 +60,23 @@ class FileWriter {
 
   int fd_ = -1;
   std::string path_;
+  std::string temp_;  // "<path>.tmp-<pid>-<n>"
   std::string buffer_;
   uint64_t written_ = 0;
+};
+
+// An exclusive lock on a task (flock on a file next to its manifest), held
+// while it runs: a second run of the same task at once is refused.
+class TaskLock {
+ public:
+  static absl::StatusOr<TaskLock> Acquire(const std::string& path);
+  TaskLock(TaskLock&& other) noexcept;
+  TaskLock& operator=(TaskLock&&) = delete;
+  ~TaskLock();
+
+ private:
+  TaskLock() = default;
+  int fd_ = -1;
 };
 
 // Reads a file FileWriter wrote, checking its header's kind and version.
@@ -99,6 +116,8 @@ class FileReader {
 // `contents` into `path` through a temporary file and a rename.
 absl::Status WriteTextFile(const std::string& path, std::string_view contents);
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
+// `from` to `to` through a temporary file and a rename.
+absl::Status CopyFile(const std::string& from, const std::string& to);
 // Makes `path` and its parents.
 absl::Status MakeDirectories(const std::string& path);
 

@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/dedup/run_stats.h"
 #include "neardup/dedup/staged.h"
 #include "staged/stage_context.h"
 #include "staged/stage_tasks.h"
+#include "staged/staged_files.h"
 
 namespace neardup::dedup {
 
@@ -103,19 +106,32 @@ absl::Status RunStageTask(const DedupOptions& options, const StagedRun& run,
         absl::StrCat("stage ", AbslView(StageName(stage)), " has tasks 0 to ",
                      StageTasks(run, stage) - 1, "; there is no task ", index));
   }
-  switch (stage) {
-    case Stage::kSignatures:
-      return staged::RunSignaturesTask(context, index);
-    case Stage::kBuckets:
-      return staged::RunBucketsTask(context, index);
-    case Stage::kVerify:
-      return staged::RunVerifyTask(context, index);
-    case Stage::kClusters:
-      return staged::RunClustersTask(context);
-    case Stage::kFilter:
-      return staged::RunFilterTask(context, index);
-    case Stage::kCommit:
-      return staged::RunCommitTask(context);
+  RETURN_IF_ERROR(staged::MakeDirectories(context.Dir(stage)));
+  ASSIGN_OR_RETURN(const staged::TaskLock lock,
+                   staged::TaskLock::Acquire(absl::StrCat(
+                       context.Dir(stage), "/task-", index, ".lock")));
+  // Done already (a job array submitted again): nothing to redo.
+  if (StageTaskDone(options, run, stage, index)) return absl::OkStatus();
+  // The manifests are JSON files a person may have edited: a value of the
+  // wrong type is their damage, not a crash.
+  try {
+    switch (stage) {
+      case Stage::kSignatures:
+        return staged::RunSignaturesTask(context, index);
+      case Stage::kBuckets:
+        return staged::RunBucketsTask(context, index);
+      case Stage::kVerify:
+        return staged::RunVerifyTask(context, index);
+      case Stage::kClusters:
+        return staged::RunClustersTask(context);
+      case Stage::kFilter:
+        return staged::RunFilterTask(context, index);
+      case Stage::kCommit:
+        return staged::RunCommitTask(context);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return absl::DataLossError(absl::StrCat("a manifest under ", run.work_dir,
+                                            " is damaged: ", e.what()));
   }
   return absl::InvalidArgumentError("unknown stage");
 }
@@ -123,17 +139,25 @@ absl::Status RunStageTask(const DedupOptions& options, const StagedRun& run,
 bool StageTaskDone(const DedupOptions& options, const StagedRun& run,
                    Stage stage, int index) {
   absl::StatusOr<StageContext> context = StageContext::Create(options, run);
-  return context.ok() && context->ReadManifest(stage, index).ok();
+  try {
+    return context.ok() && context->ReadManifest(stage, index).ok();
+  } catch (const nlohmann::json::exception&) {
+    return false;  // damaged: done again
+  }
 }
 
-absl::StatusOr<RunStats> StagedRunStats(const DedupOptions& options,
-                                        const StagedRun& run) {
-  ASSIGN_OR_RETURN(const StageContext context,
-                   StageContext::Create(options, run));
+namespace staged {
+
+absl::StatusOr<RunStats> StatsOfRun(const StageContext& context,
+                                    std::optional<absl::Time> end) {
+  const DedupOptions& options = context.options();
   ASSIGN_OR_RETURN(const nlohmann::json clusters,
                    context.ReadManifest(Stage::kClusters, 0));
-  ASSIGN_OR_RETURN(const nlohmann::json commit,
-                   context.ReadManifest(Stage::kCommit, 0));
+  if (!end) {
+    ASSIGN_OR_RETURN(const nlohmann::json commit,
+                     context.ReadManifest(Stage::kCommit, 0));
+    end = absl::FromUnixMicros(commit.value("ended_unix_micros", int64_t{0}));
+  }
   RunStats stats;
   stats.algorithm = std::string(AlgorithmName(options.algorithm));
   stats.verify = std::string(VerifyName(options.verify));
@@ -146,6 +170,7 @@ absl::StatusOr<RunStats> StagedRunStats(const DedupOptions& options,
   int64_t first_start = std::numeric_limits<int64_t>::max();
   uint64_t spilled = 0, pairs = 0;
   for (Stage stage : kStages) {
+    if (stage == Stage::kCommit) break;  // (running it, or its end known)
     ASSIGN_OR_RETURN(const std::vector<nlohmann::json> tasks,
                      context.ReadManifests(stage));
     for (const nlohmann::json& task : tasks) {
@@ -157,9 +182,9 @@ absl::StatusOr<RunStats> StagedRunStats(const DedupOptions& options,
       pairs += task.value("pairs", uint64_t{0});
     }
   }
-  const int64_t end = commit.value("started_unix_micros", int64_t{0}) +
-                      static_cast<int64_t>(commit.value("seconds", 0.0) * 1e6);
-  stats.seconds = std::max<int64_t>(end - first_start, 0) / 1e6;
+  stats.peak_rss_bytes = std::max(stats.peak_rss_bytes, PeakRssBytes());
+  stats.seconds =
+      std::max<int64_t>(absl::ToUnixMicros(*end) - first_start, 0) / 1e6;
   if (context.simhash()) {
     stats.method_stats = {{"max_distance", options.max_distance},
                           {"tables", context.masks().size()}};
@@ -167,10 +192,24 @@ absl::StatusOr<RunStats> StagedRunStats(const DedupOptions& options,
     stats.method_stats = {{"bands", context.lsh().bands},
                           {"rows", context.lsh().rows}};
   }
-  stats.method_stats["tasks"] = run.tasks;
+  stats.method_stats["tasks"] = context.run().tasks;
   stats.method_stats["candidate_pairs"] = pairs;
   stats.method_stats["spilled_bytes"] = spilled;
   return stats;
+}
+
+}  // namespace staged
+
+absl::StatusOr<RunStats> StagedRunStats(const DedupOptions& options,
+                                        const StagedRun& run) {
+  ASSIGN_OR_RETURN(const StageContext context,
+                   StageContext::Create(options, run));
+  try {
+    return staged::StatsOfRun(context, std::nullopt);
+  } catch (const nlohmann::json::exception& e) {
+    return absl::DataLossError(absl::StrCat("a manifest under ", run.work_dir,
+                                            " is damaged: ", e.what()));
+  }
 }
 
 }  // namespace neardup::dedup
