@@ -9,6 +9,7 @@
 #include <compare>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "fingerprinter.h"
 #include "neardup/base/status_macros.h"
@@ -27,6 +28,7 @@ struct Filed {
   uint32_t reserved;
   uint64_t doc;
   uint64_t simhash;  // simhash: the document's
+  TwinKey twin;
   friend bool operator<(const Filed& a, const Filed& b) {
     return std::tie(a.table, a.bucket, a.doc) <
            std::tie(b.table, b.bucket, b.doc);
@@ -44,16 +46,19 @@ absl::Status FileBands(const StageContext& context, int task,
         FileReader::Open(context.PartPath(part, absl::StrCat(".tags-", task)),
                          FileKind::kBandTags));
     uint64_t local;
+    TwinKey twin;
     while (true) {
       ASSIGN_OR_RETURN(const bool got, reader.Get(&local));
       if (!got) break;
-      ASSIGN_OR_RETURN(const bool whole,
-                       reader.Read(tags.data(), tags.size() * 4));
+      ASSIGN_OR_RETURN(bool whole, reader.Get(&twin));
+      if (whole) {
+        ASSIGN_OR_RETURN(whole, reader.Read(tags.data(), tags.size() * 4));
+      }
       if (!whole) return absl::DataLossError(reader.path() + " is cut short");
       for (int band = begin; band < end; ++band) {
         RETURN_IF_ERROR(
             filed.Add({static_cast<uint64_t>(band) << 32 | tags[band - begin],
-                       0, 0, starts[part] + local, 0}));
+                       0, 0, starts[part] + local, 0, twin}));
       }
     }
   }
@@ -76,13 +81,47 @@ absl::Status FileSimHashes(const StageContext& context, int task,
         continue;
       }
       for (int table = begin; table < end; ++table) {
-        RETURN_IF_ERROR(
-            filed.Add({entry.simhash & context.masks()[table],
-                       static_cast<uint32_t>(table), 0, doc, entry.simhash}));
+        RETURN_IF_ERROR(filed.Add({entry.simhash & context.masks()[table],
+                                   static_cast<uint32_t>(table), 0, doc,
+                                   entry.simhash, entry.twin}));
       }
     }
   }
   return absl::OkStatus();
+}
+
+struct TwinKeyHash {
+  size_t operator()(const TwinKey& key) const { return key.low; }
+};
+
+// "<prefix>.twins": every twin and its leader, by twin; "<prefix>.leaders":
+// every leader of twins and its last twin, by leader.
+absl::Status WriteTwins(const std::string& prefix, const StagedRun& run,
+                        SortedRuns<Twin>& twins) {
+  ASSIGN_OR_RETURN(FileWriter out,
+                   FileWriter::Create(prefix + ".twins", FileKind::kTwins));
+  SortedRuns<TwinLeader> leaders(prefix + ".leader-run-", run.memory_bytes / 4);
+  std::optional<Twin> last;
+  RETURN_IF_ERROR(twins.Merge([&](const Twin& twin) -> absl::Status {
+    if (last == twin) return absl::OkStatus();  // found in every band
+    last = twin;
+    RETURN_IF_ERROR(leaders.Add({twin.leader, twin.member}));
+    return out.Put(twin);
+  }));
+  RETURN_IF_ERROR(out.Commit());
+  ASSIGN_OR_RETURN(
+      FileWriter leader_out,
+      FileWriter::Create(prefix + ".leaders", FileKind::kTwinLeaders));
+  std::optional<TwinLeader> current;
+  RETURN_IF_ERROR(leaders.Merge([&](const TwinLeader& one) -> absl::Status {
+    if (current && current->leader != one.leader) {
+      RETURN_IF_ERROR(leader_out.Put(*current));
+    }
+    current = one;  // ascending: the last one seen is the last twin
+    return absl::OkStatus();
+  }));
+  if (current) RETURN_IF_ERROR(leader_out.Put(*current));
+  return leader_out.Commit();
 }
 
 }  // namespace
@@ -101,19 +140,35 @@ absl::Status RunBucketsTask(const StageContext& context, int task) {
     RETURN_IF_ERROR(FileBands(context, task, starts, filed));
   }
 
-  // Every pair of a bucket (the documents come in ascending order).
-  SortedRuns<DocPair> pairs(prefix + ".pair-run-", run.memory_bytes / 2);
+  // Every pair of a bucket's documents (in ascending order), but twins:
+  // only the first of each class is paired, the others are listed as its
+  // twins (by one task: every class shares every bucket).
+  SortedRuns<DocPair> pairs(prefix + ".pair-run-", run.memory_bytes / 4);
+  const bool lists_twins = task == context.TwinsTask();
+  SortedRuns<Twin> twins(prefix + ".twin-run-", run.memory_bytes / 4);
   const int max_distance = context.options().max_distance;
   std::vector<Filed> bucket;
+  std::vector<const Filed*> firsts;  // of each class in the bucket
+  absl::flat_hash_map<TwinKey, uint64_t, TwinKeyHash> leader_of;
   const auto pair_up = [&]() -> absl::Status {
-    for (size_t later = 1; later < bucket.size(); ++later) {
+    firsts.clear();
+    leader_of.clear();
+    for (const Filed& one : bucket) {
+      const auto [it, first] = leader_of.try_emplace(one.twin, one.doc);
+      if (first) {
+        firsts.push_back(&one);
+      } else if (lists_twins) {
+        RETURN_IF_ERROR(twins.Add({one.doc, it->second}));
+      }
+    }
+    for (size_t later = 1; later < firsts.size(); ++later) {
       for (size_t earlier = 0; earlier < later; ++earlier) {
         if (context.simhash() &&
-            std::popcount(bucket[later].simhash ^ bucket[earlier].simhash) >
+            std::popcount(firsts[later]->simhash ^ firsts[earlier]->simhash) >
                 max_distance) {
           continue;
         }
-        RETURN_IF_ERROR(pairs.Add({bucket[later].doc, bucket[earlier].doc}));
+        RETURN_IF_ERROR(pairs.Add({firsts[later]->doc, firsts[earlier]->doc}));
       }
     }
     bucket.clear();
@@ -128,6 +183,7 @@ absl::Status RunBucketsTask(const StageContext& context, int task) {
     return absl::OkStatus();
   }));
   RETURN_IF_ERROR(pair_up());
+  if (lists_twins) RETURN_IF_ERROR(WriteTwins(prefix, run, twins));
 
   // Sorted by the later document: each verify task's share is a stretch.
   std::vector<FileWriter> out;
@@ -151,7 +207,8 @@ absl::Status RunBucketsTask(const StageContext& context, int task) {
   return context.WriteManifest(
       Stage::kBuckets, task,
       {{"pairs", distinct},
-       {"spilled_bytes", filed.spilled_bytes() + pairs.spilled_bytes()}});
+       {"spilled_bytes", filed.spilled_bytes() + pairs.spilled_bytes() +
+                             twins.spilled_bytes()}});
 }
 
 }  // namespace neardup::dedup::staged

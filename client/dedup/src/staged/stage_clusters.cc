@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "cluster_log.h"
 #include "fingerprinter.h"
@@ -65,6 +66,132 @@ class EdgeStream {
   int task_ = 0;
   std::optional<FileReader> reader_;
   std::optional<Edge> head_;
+};
+
+// A file of sorted records, read one at a time with a look at the next.
+template <typename T>
+class RecordStream {
+ public:
+  absl::Status Open(const std::string& path, FileKind kind) {
+    ASSIGN_OR_RETURN(reader_, FileReader::Open(path, kind));
+    return Advance();
+  }
+  const std::optional<T>& head() const { return head_; }
+  absl::Status Advance() {
+    T next;
+    ASSIGN_OR_RETURN(const bool got, reader_->Get(&next));
+    head_ = got ? std::optional<T>(next) : std::nullopt;
+    return absl::OkStatus();
+  }
+
+ private:
+  std::optional<FileReader> reader_;
+  std::optional<T> head_;
+};
+
+// The keep-first decision of each comparable document, in input order, as
+// the one-process finder makes it: removed when an edge joins it to an
+// earlier kept document (the most similar, ties to the earliest, is its
+// representative), else kept. A twin (listed by the buckets stage, paired
+// with no one) compares as its leader: removed as a duplicate of the leader
+// when the leader was kept, else of the best kept match its leader had so
+// far (the leader's own, or a document kept after it with an edge to it).
+class KeepFirst {
+ public:
+  KeepFirst(const StageContext& context, std::vector<bool>& kept,
+            std::optional<ClusterLog>& clusters)
+      : context_(context), kept_(kept), clusters_(clusters), edges_(context) {}
+
+  absl::Status Open() {
+    const std::string prefix = absl::StrCat(context_.Dir(Stage::kBuckets),
+                                            "/task-", context_.TwinsTask());
+    RETURN_IF_ERROR(twins_.Open(prefix + ".twins", FileKind::kTwins));
+    return leaders_.Open(prefix + ".leaders", FileKind::kTwinLeaders);
+  }
+
+  // Whether `doc` is kept.
+  absl::StatusOr<bool> Decide(uint64_t doc) {
+    std::optional<Edge> best;
+    if (twins_.head() && twins_.head()->member == doc) {
+      const uint64_t leader = twins_.head()->leader;
+      RETURN_IF_ERROR(twins_.Advance());
+      if (kept_[leader]) {
+        best = Edge{doc, leader, context_.TwinSimilarity()};
+      } else {
+        const auto it = pending_.find(leader);
+        if (it == pending_.end()) {
+          return absl::DataLossError(absl::StrCat(
+              "document ", doc, " is a twin of ", leader,
+              ", which the buckets stage did not list as a leader"));
+        }
+        best = it->second.best;
+        if (it->second.last == doc) pending_.erase(it);
+      }
+      Remove(doc, *best);
+      return false;
+    }
+    std::optional<uint64_t> last_twin;
+    if (leaders_.head() && leaders_.head()->leader == doc) {
+      last_twin = leaders_.head()->last;
+      RETURN_IF_ERROR(leaders_.Advance());
+    }
+    mine_.clear();
+    while (true) {
+      ASSIGN_OR_RETURN(const std::optional<Edge> edge, edges_.NextOf(doc));
+      if (!edge) break;
+      mine_.push_back(*edge);
+      if (!kept_[edge->earlier]) continue;
+      if (!best || edge->similarity > best->similarity ||
+          (edge->similarity == best->similarity &&
+           edge->earlier < best->earlier)) {
+        best = edge;
+      }
+    }
+    if (best) {
+      Remove(doc, *best);
+      if (last_twin) pending_[doc] = {*best, *last_twin};
+      return false;
+    }
+    kept_[doc] = true;
+    // A better match for the twins still to come of leaders removed before.
+    for (const Edge& edge : mine_) {
+      const auto it = pending_.find(edge.earlier);
+      if (it == pending_.end()) continue;
+      // (An equal one keeps the earlier document.)
+      if (edge.similarity > it->second.best.similarity) {
+        it->second.best = Edge{0, doc, edge.similarity};
+      }
+    }
+    return true;
+  }
+
+  uint64_t duplicates() const { return duplicates_; }
+
+ private:
+  // A removed leader's best kept match so far, until its last twin.
+  struct Pending {
+    Edge best;  // .earlier: the match
+    uint64_t last;
+  };
+
+  // `doc` removed as a duplicate of `best.earlier`.
+  void Remove(uint64_t doc, const Edge& best) {
+    ++duplicates_;
+    if (clusters_) {
+      clusters_->Add(static_cast<uint32_t>(best.earlier),
+                     static_cast<uint32_t>(doc), best.similarity);
+    }
+  }
+
+  const StageContext& context_;
+  std::vector<bool>& kept_;
+  std::optional<ClusterLog>& clusters_;
+  EdgeStream edges_;
+  RecordStream<Twin> twins_;
+  RecordStream<TwinLeader> leaders_;
+  absl::flat_hash_map<uint64_t, Pending> pending_;
+  std::vector<Edge> mine_;  // the edges of the document being decided
+  uint64_t duplicates_ = 0;
 };
 
 std::string_view WithoutTerminator(std::string_view s) {
@@ -151,8 +278,9 @@ absl::Status RunClustersTask(const StageContext& context) {
   std::vector<bool> kept(total, false);  // in the index: the keep-first set
   std::optional<ClusterLog> clusters;
   if (!options.clusters_path.empty()) clusters.emplace();
-  EdgeStream edges(context);
-  uint64_t unique = 0, duplicates = 0, empty = 0, invalid = 0;
+  KeepFirst decider(context, kept, clusters);
+  RETURN_IF_ERROR(decider.Open());
+  uint64_t unique = 0, empty = 0, invalid = 0;
   uint64_t input_bytes = 0;
   nlohmann::ordered_json offsets = nlohmann::ordered_json::array();
   uint64_t offset = header.size();
@@ -183,27 +311,7 @@ absl::Status RunClustersTask(const StageContext& context) {
           write = !options.drop_empty;
           break;
         case DocFingerprint::Kind::kOk: {
-          std::optional<Edge> best;
-          while (true) {
-            ASSIGN_OR_RETURN(const std::optional<Edge> edge, edges.NextOf(doc));
-            if (!edge) break;
-            if (!kept[edge->earlier]) continue;
-            if (!best || edge->similarity > best->similarity ||
-                (edge->similarity == best->similarity &&
-                 edge->earlier < best->earlier)) {
-              best = edge;
-            }
-          }
-          if (best) {
-            ++duplicates;
-            if (clusters) {
-              clusters->Add(static_cast<uint32_t>(best->earlier),
-                            static_cast<uint32_t>(doc), best->similarity);
-            }
-          } else {
-            kept[doc] = true;
-            write = true;
-          }
+          ASSIGN_OR_RETURN(write, decider.Decide(doc));
           break;
         }
       }
@@ -233,7 +341,7 @@ absl::Status RunClustersTask(const StageContext& context) {
   return context.WriteManifest(Stage::kClusters, 0,
                                {{"total", total},
                                 {"unique", unique},
-                                {"duplicates", duplicates},
+                                {"duplicates", decider.duplicates()},
                                 {"empty", empty},
                                 {"invalid", invalid},
                                 {"input_bytes", input_bytes},

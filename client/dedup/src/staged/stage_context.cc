@@ -11,6 +11,7 @@
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/index/simhash_index.h"
+#include "neardup/core/simhash.h"
 #include "neardup/dedup/run_stats.h"
 #include "staged/staged_files.h"
 
@@ -54,6 +55,23 @@ std::pair<int, int> StageContext::KeyRange(int task) const {
   const int tasks = run_->tasks;
   return {static_cast<int>(Cut(keys, task, tasks)),
           static_cast<int>(Cut(keys, task + 1, tasks))};
+}
+
+int StageContext::TwinsTask() const {
+  int task = 0;
+  while (task + 1 < run_->tasks &&
+         KeyRange(task).first == KeyRange(task).second) {
+    ++task;
+  }
+  return task;
+}
+
+double StageContext::TwinSimilarity() const {
+  if (exact()) return 1.0;  // ExactJaccard64 of equal sets
+  if (simhash()) return SimHashSimilarity(0);
+  // As the index scores a candidate whose slots are all equal.
+  const int num_perm = options_->fingerprint.num_perm;
+  return num_perm * (1.0 / num_perm);
 }
 
 std::vector<dataset::InputFile> StageContext::PartFiles(int part) const {

@@ -23,14 +23,41 @@
 
 namespace neardup::dedup::staged {
 
+// What a document is compared by (its shingle set, MinHash slots or
+// SimHash, as the options use them), hashed: documents with equal keys
+// score alike against every document.
+struct TwinKey {
+  uint64_t low = 0;
+  uint64_t high = 0;
+  auto operator<=>(const TwinKey&) const = default;
+};
+
 // A record of a signatures part, in input order (FileKind::kDocs).
 struct DocEntry {
   uint64_t out_bytes = 0;  // what the output gets when it is kept
   uint64_t simhash = 0;    // simhash
   uint32_t kind = 0;       // DocFingerprint::Kind
   uint32_t reserved = 0;
+  TwinKey twin;
 };
-static_assert(sizeof(DocEntry) == 24);
+static_assert(sizeof(DocEntry) == 40);
+
+// A document that compares exactly as an earlier one (its twin leader, the
+// first of its class) does with every document: one the buckets stage
+// pairs with no one (exact copies would make quadratic pairs), the clusters
+// stage decides as its leader's twin.
+struct Twin {
+  uint64_t member = 0;
+  uint64_t leader = 0;
+  auto operator<=>(const Twin&) const = default;
+};
+
+// A leader of twins and its last twin (after which it needs no tracking).
+struct TwinLeader {
+  uint64_t leader = 0;
+  uint64_t last = 0;
+  auto operator<=>(const TwinLeader&) const = default;
+};
 
 // Two documents that may be near-duplicates, by global number.
 struct DocPair {
@@ -66,6 +93,11 @@ class StageContext {
   const std::vector<uint64_t>& masks() const { return masks_; }
   // Bands (minhash) or tables (simhash) bucket task `task` owns.
   std::pair<int, int> KeyRange(int task) const;
+  // The buckets task that lists the twins (the first that owns keys:
+  // every class of twins shares every bucket).
+  int TwinsTask() const;
+  // The similarity of twins, as the one-process run scores them.
+  double TwinSimilarity() const;
 
   // The input files of signatures/filter part `part` (whole files: a part
   // may have none).

@@ -59,10 +59,18 @@ class PartWriter {
 
   absl::Status Add(uint64_t local, uint64_t out_bytes, DocFingerprint& print) {
     const bool ok = print.kind == DocFingerprint::Kind::kOk;
+    std::span<uint64_t> set;
+    if (ok && sets_) {
+      set = print.token_set;
+      set = set.first(SortUniqueHashes(set));
+    }
     DocEntry entry;
     entry.out_bytes = out_bytes;
     entry.kind = static_cast<uint32_t>(print.kind);
-    if (context_.simhash() && ok) entry.simhash = print.simhash;
+    if (ok) {
+      if (context_.simhash()) entry.simhash = print.simhash;
+      entry.twin = TwinKeyOf(print, set);
+    }
     RETURN_IF_ERROR(docs_->Put(entry));
     if (!context_.simhash()) {
       const int rows = context_.lsh().rows;
@@ -71,6 +79,7 @@ class PartWriter {
         const auto [begin, end] = context_.KeyRange(task);
         if (begin == end) continue;
         RETURN_IF_ERROR(tags_[task].Put(local));
+        RETURN_IF_ERROR(tags_[task].Put(entry.twin));
         for (int band = begin; band < end; ++band) {
           RETURN_IF_ERROR(tags_[task].Put(BandTag(slots + band * rows, rows)));
         }
@@ -85,11 +94,7 @@ class PartWriter {
     }
     if (sets_) {
       RETURN_IF_ERROR(set_index_->Put(sets_->size() / sizeof(uint64_t)));
-      if (ok) {
-        std::span<uint64_t> set = print.token_set;
-        set = set.first(SortUniqueHashes(set));
-        RETURN_IF_ERROR(sets_->Write(set.data(), set.size_bytes()));
-      }
+      RETURN_IF_ERROR(sets_->Write(set.data(), set.size_bytes()));
     }
     return absl::OkStatus();
   }
@@ -108,6 +113,23 @@ class PartWriter {
  private:
   explicit PartWriter(const StageContext& context) : context_(context) {}
 
+  // Everything the later stages compare the document by: its set (exact
+  // verification), all 64 bits of its MinHash slots (its band tags and
+  // estimates follow from them), its SimHash.
+  TwinKey TwinKeyOf(const DocFingerprint& print,
+                    std::span<const uint64_t> set) {
+    XXH3_128bits_reset(twin_.get());
+    XXH3_128bits_update(twin_.get(), set.data(), set.size_bytes());
+    if (context_.simhash()) {
+      XXH3_128bits_update(twin_.get(), &print.simhash, sizeof(print.simhash));
+    } else {
+      XXH3_128bits_update(twin_.get(), print.minhash.slots.data(),
+                          print.minhash.slots.size() * sizeof(uint64_t));
+    }
+    const XXH128_hash_t hash = XXH3_128bits_digest(twin_.get());
+    return {hash.low64, hash.high64};
+  }
+
   const StageContext& context_;
   std::optional<FileWriter> docs_;
   std::vector<FileWriter> tags_;  // per bucket task
@@ -115,6 +137,8 @@ class PartWriter {
   std::optional<FileWriter> sets_;
   std::optional<FileWriter> set_index_;
   std::vector<uint16_t> low_;
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> twin_{
+      XXH3_createState(), &XXH3_freeState};
 };
 
 }  // namespace

@@ -19,16 +19,18 @@ namespace neardup::dedup::staged {
 
 // What a file holds; stored in its header and checked when it is opened.
 enum class FileKind : uint32_t {
-  kDocs = 1,      // DocEntry per record of a signatures part
-  kBandTags = 2,  // per document: its number in the part, then its tags
-  kSlots = 3,     // per record: the low 16 bits of each MinHash slot
-  kSets = 4,      // shingle-hash sets, back to back (sorted, distinct)
-  kSetIndex = 5,  // per record: where its set starts, then the end
-  kPairs = 6,     // DocPair, sorted and distinct
-  kEdges = 7,     // Edge, sorted by (later, earlier)
-  kKeep = 8,      // a bit per record of a part: written to the output
-  kRun = 9,       // a spilled sorted run
-  kHeader = 10,   // a part's CSV/TSV header, as read (empty otherwise)
+  kDocs = 1,          // DocEntry per record of a signatures part
+  kBandTags = 2,      // per document: its number in the part, then its tags
+  kSlots = 3,         // per record: the low 16 bits of each MinHash slot
+  kSets = 4,          // shingle-hash sets, back to back (sorted, distinct)
+  kSetIndex = 5,      // per record: where its set starts, then the end
+  kPairs = 6,         // DocPair, sorted and distinct
+  kEdges = 7,         // Edge, sorted by (later, earlier)
+  kKeep = 8,          // a bit per record of a part: written to the output
+  kRun = 9,           // a spilled sorted run
+  kHeader = 10,       // a part's CSV/TSV header, as read (empty otherwise)
+  kTwins = 11,        // Twin, by member
+  kTwinLeaders = 12,  // TwinLeader, by leader
 };
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr size_t kHeaderBytes = 16;
