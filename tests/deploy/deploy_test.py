@@ -838,7 +838,101 @@ scrape_configs:
             prom.wait()
 
 
+def check_k8s_dedup(args):
+    """deploy/k8s/dedup: the plan Job and one indexed Job per stage, in the
+    order run.sh applies them; each stage's completions and parallelism are
+    the plan's --tasks (1 for clusters and commit); every flag is one the
+    binary knows. Then the Jobs' own commands run here, as their pods would
+    (the volumes as temp dirs, each index in JOB_COMPLETION_INDEX), and
+    write what one `neardup dedup` process writes."""
+    import yaml  # python3-yaml, which yamllint brings
+    if not args.neardup:
+        raise Skip("needs --neardup")
+    here = os.path.join(args.repo, "deploy/k8s/dedup")
+    run_sh = read(f"{here}/run.sh")
+    order = re.search(r"for stage in ([a-z ]+); do", run_sh)[1].split()
+    help_text = subprocess.run([args.neardup, "dedup-task", "--help"],
+                               capture_output=True, text=True,
+                               check=True).stdout
+    stages = re.findall(r"[a-z]+", re.search(
+        r"--stage[^\n]*\n?[^\n]*?(signatures[a-z ,]+)", help_text)[1])
+    stages = [w for w in stages if w not in ("or", "and")]
+    assert order == ["plan"] + stages, f"run.sh runs {order}, stages {stages}"
+    claims = {d["metadata"]["name"] for d in
+              yaml.safe_load_all(read(f"{here}/volumes.yaml"))}
+    jobs = {}
+    for stage in order:
+        job = yaml.safe_load(read(f"{here}/jobs/{stage}.yaml"))
+        assert job["kind"] == "Job", stage
+        assert job["metadata"]["name"] == f"neardup-dedup-{stage}", stage
+        pod = job["spec"]["template"]["spec"]
+        used = {v["persistentVolumeClaim"]["claimName"]
+                for v in pod["volumes"]}
+        assert used == claims, f"{stage} mounts {used}, volumes.yaml {claims}"
+        jobs[stage] = job
+    plan = " ".join(jobs["plan"]["spec"]["template"]["spec"]["containers"][0]
+                    ["command"][2].split())
+    tasks = int(re.search(r"--tasks (\d+)", plan)[1])
+    dedup_flags = long_flags(args.neardup, "dedup")
+    for flag in re.findall(r" --([a-z-]+)", plan):
+        assert flag in dedup_flags, f"plan.yaml: neardup dedup has no --{flag}"
+    task_flags = long_flags(args.neardup, "dedup-task")
+    for stage in stages:
+        spec = jobs[stage]["spec"]
+        want = 1 if stage in ("clusters", "commit") else tasks
+        assert spec["completionMode"] == "Indexed", stage
+        assert spec["completions"] == spec["parallelism"] == want, \
+            f"{stage}: completions {spec['completions']}, parallelism " \
+            f"{spec['parallelism']}; the plan has --tasks {tasks}"
+        command = spec["template"]["spec"]["containers"][0]["command"]
+        assert command[:2] == ["neardup", "dedup-task"], command
+        assert command[command.index("--stage") + 1] == stage, command
+        assert command[command.index("--work-dir") + 1] == "/work", command
+        for flag in re.findall(r"^--([a-z-]+)", " ".join(command), re.M):
+            assert flag in task_flags, f"{stage}: no --{flag}"
+
+    # The commands, run as the pods would.
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(f"{tmp}/data/in")
+        for f in range(3):
+            with open(f"{tmp}/data/in/part-{f}.jsonl", "w") as out:
+                for i in range(30):
+                    words = " ".join(f"w{f}x{i // 2}y{w}" for w in range(30))
+                    extra = " extra" if i % 2 else ""
+                    out.write(json.dumps({"text": words + extra}) + "\n")
+        local = plan.replace("/data", f"{tmp}/data").replace(
+            "/work", f"{tmp}/work").replace("neardup dedup",
+                                            f"{args.neardup} dedup")
+        env = dict(os.environ)
+        result = subprocess.run(["sh", "-c", local], capture_output=True,
+                                text=True, env=env, cwd=tmp)
+        assert result.returncode == 0, f"plan: {result.stdout}{result.stderr}"
+        for stage in stages:
+            spec = jobs[stage]["spec"]
+            command = spec["template"]["spec"]["containers"][0]["command"]
+            command = [args.neardup] + [
+                c.replace("/work", f"{tmp}/work") for c in command[1:]]
+            for index in range(spec["completions"]):
+                env["JOB_COMPLETION_INDEX"] = str(index)
+                result = subprocess.run(command, capture_output=True,
+                                        text=True, env=env, cwd=tmp)
+                assert result.returncode == 0, \
+                    f"{stage} {index}: {result.stdout}{result.stderr}"
+        one = re.sub(r" --(tasks|memory|work-dir) \S+| --plan-only", "",
+                     local).replace("/out/", "/one-")
+        result = subprocess.run(["sh", "-c", one], capture_output=True,
+                                text=True, cwd=tmp)
+        assert result.returncode == 0, f"one process: {result.stderr}"
+        for name in ("deduped.jsonl", "clusters.jsonl"):
+            staged = read(f"{tmp}/data/out/{name}")
+            assert staged == read(f"{tmp}/data/one-{name}"), name
+            assert staged, name
+    print(f"ok: deploy/k8s/dedup, {len(stages)} stages of {tasks} tasks, "
+          "run as their pods would: the output of one process")
+
+
 CHECKS = {
+    "k8s_dedup": check_k8s_dedup,
     "yamllint": check_yamllint,
     "promtool": check_promtool,
     "compose": check_compose,

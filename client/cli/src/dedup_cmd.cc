@@ -128,6 +128,10 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
   sub->add_option("--slurm-option", cmd->slurm_options,
                   "Staged run on Slurm: an sbatch option for every stage's "
                   "job (repeatable), e.g. --slurm-option=--partition=cpu");
+  sub->add_flag("--plan-only", cmd->plan_only,
+                "Staged run: write the plan into --work-dir and return; the "
+                "tasks are then run with `neardup dedup-task` (Kubernetes "
+                "indexed jobs, deploy/k8s/dedup, or any scheduler)");
   sub->add_flag("--no-wait", cmd->no_wait,
                 "Staged run on Slurm: submit the jobs and return (rerun the "
                 "command later to wait for them and get the stats)");

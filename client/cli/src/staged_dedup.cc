@@ -55,7 +55,7 @@ bool IsRunnerFlag(std::string_view arg, bool* takes_value) {
     }
   }
   *takes_value = false;
-  return arg == "--no-progress" || arg == "--no-wait";
+  return arg == "--no-progress" || arg == "--no-wait" || arg == "--plan-only";
 }
 
 std::string PlanId(const std::string& cwd,
@@ -350,6 +350,15 @@ absl::StatusOr<std::optional<dedup::RunStats>> RunStagedDedup(
       cmd.parallel > 0
           ? cmd.parallel
           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (cmd.plan_only) {
+    out << "dedup: planned " << run.tasks << " tasks per stage in "
+        << run.work_dir << " (plan " << run.plan_id
+        << "); run each stage's tasks in order with `neardup dedup-task "
+           "--work-dir "
+        << run.work_dir << " --stage <stage> --task-index <i>`: signatures, "
+        << "buckets, verify, clusters (1 task), filter, commit (1 task)\n";
+    return std::nullopt;
+  }
   if (cmd.runner == "slurm") {
     RETURN_IF_ERROR(RunOnSlurm(cmd, run, out));
     if (cmd.no_wait) return std::nullopt;

@@ -84,6 +84,7 @@ struct DedupCommand {
   int parallel = 0;  // local: tasks at once (0: one per core)
   std::vector<std::string> slurm_options;  // slurm: #SBATCH lines
   bool no_wait = false;                    // slurm: submit and return
+  bool plan_only = false;  // write the plan; other runners run the tasks
   // The command line after "dedup": a staged run's tasks parse it again.
   std::vector<std::string> args;
 };
