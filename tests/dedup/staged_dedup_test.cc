@@ -401,6 +401,40 @@ TEST_F(StagedDedupRunTest, WhatRunsInOneProcessOnlyIsRefused) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no task 1")));
 }
 
+// One process: L is removed as a duplicate of A (0.81); X, close to L
+// (0.90) but not to A (0.73), is kept; L's exact copy comes after X and
+// goes to X, the better kept match. Staged, L's copy is a twin paired with
+// no one, decided from L: it must find X too.
+TEST_F(StagedDedupRunTest, ATwinOfARemovedLeaderFollowsTheBestMatchKeptSince) {
+  WordSource source(3);
+  const std::vector<std::string> a = source.Words(200);
+  std::vector<std::string> l = a;
+  for (size_t at : {20, 60, 100, 140}) l[at] = "edit" + std::to_string(at);
+  std::vector<std::string> x = l;
+  for (size_t at : {40, 120}) x[at] = "more" + std::to_string(at);
+  const std::string path = dir_.path() + "/twins.jsonl";
+  std::ofstream(path) << "{\"text\":\"" << Join(a) << "\"}\n"
+                      << "{\"text\":\"" << Join(l) << "\"}\n"
+                      << "{\"text\":\"" << Join(x) << "\"}\n"
+                      << "{\"text\":\"" << Join(l) << "\"}\n";
+  options_.input.inputs = {path};
+  options_.threshold = 0.75;
+  options_.clusters_path = dir_.path() + "/staged.clusters";
+  DedupOptions one = options_;
+  one.output = dir_.path() + "/one.jsonl";
+  one.clusters_path = dir_.path() + "/one.clusters";
+  ASSERT_OK(RunDedup(one).status());
+  // The case at hand: the copy (3) goes to X (2), not to A (0).
+  ASSERT_THAT(ReadFile(one.clusters_path),
+              HasSubstr("\"representative\":2,\"members\":[2,3]"));
+  ASSERT_OK(RunAllTasks(options_, run_));
+  EXPECT_EQ(ReadFile(options_.output), ReadFile(one.output));
+  EXPECT_EQ(ReadFile(options_.clusters_path), ReadFile(one.clusters_path));
+  // And the copy was a twin.
+  EXPECT_GT(std::filesystem::file_size(run_.work_dir + "/buckets/task-0.twins"),
+            16u);
+}
+
 TEST(StageNames, RoundTrip) {
   for (Stage stage : kStages) {
     ASSERT_OK_AND_ASSIGN(const Stage parsed, ParseStage(StageName(stage)));

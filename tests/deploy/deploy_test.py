@@ -888,7 +888,7 @@ def check_k8s_dedup(args):
         assert command[:2] == ["neardup", "dedup-task"], command
         assert command[command.index("--stage") + 1] == stage, command
         assert command[command.index("--work-dir") + 1] == "/work", command
-        for flag in re.findall(r"^--([a-z-]+)", " ".join(command), re.M):
+        for flag in re.findall(r"--([a-z-]+)", " ".join(command)):
             assert flag in task_flags, f"{stage}: no --{flag}"
 
     # The commands, run as the pods would.
@@ -900,12 +900,16 @@ def check_k8s_dedup(args):
                     words = " ".join(f"w{f}x{i // 2}y{w}" for w in range(30))
                     extra = " extra" if i % 2 else ""
                     out.write(json.dumps({"text": words + extra}) + "\n")
+        # The pods start in the image's read-only WORKDIR.
+        workdir = f"{tmp}/workdir"
+        os.makedirs(workdir)
+        os.chmod(workdir, 0o555)
         local = plan.replace("/data", f"{tmp}/data").replace(
             "/work", f"{tmp}/work").replace("neardup dedup",
                                             f"{args.neardup} dedup")
         env = dict(os.environ)
         result = subprocess.run(["sh", "-c", local], capture_output=True,
-                                text=True, env=env, cwd=tmp)
+                                text=True, env=env, cwd=workdir)
         assert result.returncode == 0, f"plan: {result.stdout}{result.stderr}"
         for stage in stages:
             spec = jobs[stage]["spec"]
@@ -915,7 +919,7 @@ def check_k8s_dedup(args):
             for index in range(spec["completions"]):
                 env["JOB_COMPLETION_INDEX"] = str(index)
                 result = subprocess.run(command, capture_output=True,
-                                        text=True, env=env, cwd=tmp)
+                                        text=True, env=env, cwd=workdir)
                 assert result.returncode == 0, \
                     f"{stage} {index}: {result.stdout}{result.stderr}"
         one = re.sub(r" --(tasks|memory|work-dir) \S+| --plan-only", "",

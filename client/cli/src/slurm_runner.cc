@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 #include <vector>
@@ -76,19 +78,6 @@ absl::StatusOr<std::string> SelfPath() {
   return self.string();
 }
 
-std::string TaskManifest(const StagedRun& run, Stage stage, int task) {
-  return absl::StrCat(run.work_dir, "/", AbslView(dedup::StageName(stage)),
-                      "/task-", task, ".json");
-}
-
-int TasksDone(const StagedRun& run, Stage stage) {
-  int done = 0;
-  for (int task = 0; task < dedup::StageTasks(run, stage); ++task) {
-    done += std::filesystem::exists(TaskManifest(run, stage, task));
-  }
-  return done;
-}
-
 // The stage's job script: an array of its tasks.
 absl::StatusOr<std::string> WriteScript(const DedupCommand& cmd,
                                         const StagedRun& run, Stage stage,
@@ -142,42 +131,85 @@ void Cancel(const std::vector<std::string>& jobs) {
 absl::Status RunOnSlurm(const DedupCommand& cmd, const StagedRun& run,
                         std::ostream& out) {
   ASSIGN_OR_RETURN(const std::string self, SelfPath());
-  // The stages not done yet, each depending on the one before.
+  const dedup::DedupOptions& options = cmd.options;
+  // Jobs an earlier call submitted (--no-wait) that are still queued are
+  // waited for, not submitted again.
+  const std::string jobs_path = run.work_dir + "/slurm/jobs.json";
   std::vector<std::pair<Stage, std::string>> jobs;  // stage, job id
-  int first = 0;
-  for (Stage stage : dedup::kStages) {
-    if (TasksDone(run, stage) == dedup::StageTasks(run, stage)) {
-      ++first;
-      continue;
+  int first = 0;  // stages done before the first job
+  {
+    std::ifstream in(jobs_path);
+    const nlohmann::json stored = nlohmann::json::parse(in, nullptr, false);
+    ASSIGN_OR_RETURN(const std::set<std::string> queued, QueuedJobs());
+    if (stored.is_object() && stored.value("plan", "") == run.plan_id &&
+        stored["jobs"].is_array()) {
+      bool any_queued = false;
+      for (const auto& job : stored["jobs"]) {
+        if (!job.is_array() || job.size() != 2 || !job[0].is_string() ||
+            !job[1].is_string()) {
+          continue;
+        }
+        absl::StatusOr<Stage> stage =
+            dedup::ParseStage(job[0].get<std::string>());
+        if (!stage.ok()) continue;
+        jobs.emplace_back(*stage, job[1].get<std::string>());
+        any_queued |= queued.contains(jobs.back().second);
+      }
+      if (any_queued) {
+        first = stored.value("first", 0);
+        out << "dedup: waiting for the Slurm jobs submitted before\n";
+      } else {
+        jobs.clear();
+      }
     }
-    ASSIGN_OR_RETURN(const std::string script,
-                     WriteScript(cmd, run, stage, self));
-    std::string submit = "sbatch --parsable";
-    if (!jobs.empty()) {
-      absl::StrAppend(&submit, " --dependency=afterok:", jobs.back().second);
+  }
+  if (jobs.empty()) {
+    // The stages not done yet, each depending on the one before.
+    for (Stage stage : dedup::kStages) {
+      if (jobs.empty() && dedup::StageTasksDone(options, run, stage) ==
+                              dedup::StageTasks(run, stage)) {
+        ++first;
+        continue;
+      }
+      ASSIGN_OR_RETURN(const std::string script,
+                       WriteScript(cmd, run, stage, self));
+      std::string submit = "sbatch --parsable";
+      if (!jobs.empty()) {
+        absl::StrAppend(&submit, " --dependency=afterok:", jobs.back().second);
+      }
+      const CommandOutput submitted =
+          Run(absl::StrCat(submit, " ", ShellQuoted(script)));
+      // "<id>" or "<id>;<cluster>".
+      const std::string id(absl::StripAsciiWhitespace(AbslView(
+          std::string_view(submitted.out).substr(0, submitted.out.find(';')))));
+      uint64_t number;
+      if (submitted.exit_code != 0 || !absl::SimpleAtoi(id, &number)) {
+        std::vector<std::string> ids;
+        for (const auto& [_, job] : jobs) ids.push_back(job);
+        Cancel(ids);
+        return absl::UnavailableError(absl::StrCat(
+            "sbatch refused the ", AbslView(dedup::StageName(stage)),
+            " job: ", submitted.out));
+      }
+      jobs.emplace_back(stage, id);
+      out << "dedup: submitted stage " << dedup::StageName(stage)
+          << " as Slurm job " << id << "\n";
     }
-    const CommandOutput submitted =
-        Run(absl::StrCat(submit, " ", ShellQuoted(script)));
-    // "<id>" or "<id>;<cluster>".
-    const std::string id(absl::StripAsciiWhitespace(AbslView(
-        std::string_view(submitted.out).substr(0, submitted.out.find(';')))));
-    uint64_t number;
-    if (submitted.exit_code != 0 || !absl::SimpleAtoi(id, &number)) {
-      std::vector<std::string> ids;
-      for (const auto& [_, job] : jobs) ids.push_back(job);
-      Cancel(ids);
-      return absl::UnavailableError(
-          absl::StrCat("sbatch refused the ", AbslView(dedup::StageName(stage)),
-                       " job: ", submitted.out));
+    nlohmann::json stored = {{"plan", run.plan_id}, {"first", first}};
+    stored["jobs"] = nlohmann::json::array();
+    for (const auto& [stage, id] : jobs) {
+      stored["jobs"].push_back({std::string(dedup::StageName(stage)), id});
     }
-    jobs.emplace_back(stage, id);
-    out << "dedup: submitted stage " << dedup::StageName(stage)
-        << " as Slurm job " << id << "\n";
+    std::ofstream(jobs_path, std::ios::trunc) << stored.dump() << "\n";
   }
   if (cmd.no_wait || jobs.empty()) return absl::OkStatus();
 
+  // A job that left the queue with tasks not done failed, once that lasts
+  // a while (a shared filesystem may show a new manifest late).
+  constexpr auto kGrace = std::chrono::seconds(10);
   const auto start = std::chrono::steady_clock::now();
   std::vector<int> reported(std::size(dedup::kStages), -1);
+  std::map<std::string, std::chrono::steady_clock::time_point> gone;
   while (true) {
     ASSIGN_OR_RETURN(const std::set<std::string> queued, QueuedJobs());
     bool all_done = true;
@@ -185,9 +217,8 @@ absl::Status RunOnSlurm(const DedupCommand& cmd, const StagedRun& run,
       const auto& [stage, id] = jobs[j];
       const int stage_number = first + static_cast<int>(j) + 1;
       const int tasks = dedup::StageTasks(run, stage);
-      const int done = TasksDone(run, stage);
-      if (cmd.options.progress && done > 0 &&
-          done != reported[stage_number - 1]) {
+      const int done = dedup::StageTasksDone(options, run, stage);
+      if (options.progress && done > 0 && done != reported[stage_number - 1]) {
         reported[stage_number - 1] = done;
         PrintStageProgress(std::cerr, stage_number, stage, done, tasks,
                            std::chrono::duration<double>(
@@ -195,14 +226,19 @@ absl::Status RunOnSlurm(const DedupCommand& cmd, const StagedRun& run,
                                .count(),
                            std::nullopt);
       }
-      if (done == tasks) continue;
+      if (done == tasks) {
+        gone.erase(id);
+        continue;
+      }
       all_done = false;
       if (queued.contains(id)) continue;
-      // Left the queue with tasks not done (squeue lists an array until
-      // its last task ends): it failed; those after it never start.
+      const auto now = std::chrono::steady_clock::now();
+      const auto since = gone.try_emplace(id, now).first->second;
+      if (now - since < kGrace) continue;
+      // Failed: those after it never start (afterok).
       int failed = 0;
       while (failed < tasks &&
-             std::filesystem::exists(TaskManifest(run, stage, failed))) {
+             dedup::StageTaskDone(options, run, stage, failed)) {
         ++failed;
       }
       std::vector<std::string> later;

@@ -9,15 +9,28 @@ namespace=${1:-neardup}
 k() { kubectl -n "$namespace" "$@"; }
 
 k apply -k "$here"
+# ReadWriteMany volumes a class cannot provide stay Pending: say so.
+for claim in neardup-dedup-data neardup-dedup-work; do
+  if ! k wait --for=jsonpath='{.status.phase}'=Bound "pvc/$claim" --timeout=600s; then
+    echo "run.sh: volume $claim is not bound (does its storage class offer ReadWriteMany?)" >&2
+    exit 1
+  fi
+done
 for stage in plan signatures buckets verify clusters filter commit; do
   job=neardup-dedup-$stage
   k delete job "$job" --ignore-not-found
   k apply -f "$here/jobs/$stage.yaml"
-  until k wait --for=condition=complete "job/$job" --timeout=10s >/dev/null 2>&1; do
-    if k wait --for=condition=failed "job/$job" --timeout=1s >/dev/null 2>&1; then
-      echo "run.sh: stage $stage failed; see kubectl -n $namespace logs -l job-name=$job" >&2
-      exit 1
-    fi
+  while true; do
+    # "<succeeded> <conditions>"; kubectl's errors are shown and stop the run.
+    state=$(k get job "$job" -o jsonpath='{.status.succeeded} {.status.conditions[?(@.status=="True")].type}')
+    case "$state" in
+      *Complete*) break ;;
+      *Failed*)
+        echo "run.sh: stage $stage failed; see kubectl -n $namespace logs -l job-name=$job" >&2
+        exit 1 ;;
+    esac
+    echo "run.sh: stage $stage: ${state%% *} tasks done"
+    sleep 10
   done
   echo "run.sh: stage $stage done"
 done

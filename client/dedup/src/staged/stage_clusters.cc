@@ -111,6 +111,14 @@ class KeepFirst {
 
   // Whether `doc` is kept.
   absl::StatusOr<bool> Decide(uint64_t doc) {
+    // The lists name comparable documents only, in order: one behind was
+    // made from other signatures.
+    if ((twins_.head() && twins_.head()->member < doc) ||
+        (leaders_.head() && leaders_.head()->leader < doc)) {
+      return absl::DataLossError(
+          absl::StrCat("the buckets stage's twins name a document before ", doc,
+                       " that the signatures do not find comparable"));
+    }
     std::optional<Edge> best;
     if (twins_.head() && twins_.head()->member == doc) {
       const uint64_t leader = twins_.head()->leader;

@@ -52,7 +52,12 @@ std::string Header(FileKind kind) {
 // while its tasks ran on) never write or remove each other's.
 std::string TempNameFor(const std::string& path) {
   static std::atomic<uint64_t> next{0};
-  return absl::StrCat(path, ".tmp-", ::getpid(), "-", next++);
+  static const std::string host = [] {
+    char name[256] = {};
+    ::gethostname(name, sizeof(name) - 1);
+    return std::string(name);
+  }();
+  return absl::StrCat(path, ".tmp-", host, "-", ::getpid(), "-", next++);
 }
 
 }  // namespace
@@ -284,7 +289,12 @@ absl::StatusOr<TaskLock> TaskLock::Acquire(const std::string& path) {
           absl::StrCat("this task is running elsewhere (", path,
                        " is locked): it was started twice"));
     }
-    return ErrnoError("lock", path);
+    // A filesystem without locks (Lustre mounted noflock, NFS without
+    // lockd): the task runs unguarded, as temporary names still keep two
+    // runs apart.
+    if (errno != ENOSYS && errno != ENOLCK && errno != EOPNOTSUPP) {
+      return ErrnoError("lock", path);
+    }
   }
   return lock;
 }

@@ -2,6 +2,7 @@
 // a finished run's stats.
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <optional>
 
@@ -97,6 +98,27 @@ absl::Status ValidateStagedOptions(const DedupOptions& options,
   return absl::OkStatus();
 }
 
+namespace {
+
+// Its manifest is there, of this plan and made from what is there now. The
+// clusters stage also needs the output it made for the filter tasks, unless
+// the commit renamed it (a filter task redone after a commit needs it
+// made again).
+bool TaskDone(const StageContext& context, Stage stage, int index) {
+  try {
+    StageContext probe = context;  // what it reads is not this task's input
+    if (!probe.ReadManifest(stage, index).ok()) return false;
+    if (stage != Stage::kClusters) return true;
+    std::error_code error;
+    return std::filesystem::exists(staged::StagedOutputTemp(context), error) ||
+           probe.ReadManifest(Stage::kCommit, 0).ok();
+  } catch (const nlohmann::json::exception&) {
+    return false;  // damaged: done again
+  }
+}
+
+}  // namespace
+
 absl::Status RunStageTask(const DedupOptions& options, const StagedRun& run,
                           Stage stage, int index) {
   ASSIGN_OR_RETURN(const StageContext context,
@@ -111,7 +133,12 @@ absl::Status RunStageTask(const DedupOptions& options, const StagedRun& run,
                    staged::TaskLock::Acquire(absl::StrCat(
                        context.Dir(stage), "/task-", index, ".lock")));
   // Done already (a job array submitted again): nothing to redo.
-  if (StageTaskDone(options, run, stage, index)) return absl::OkStatus();
+  if (TaskDone(context, stage, index)) return absl::OkStatus();
+  // Redone: its old manifest goes first, so that a manifest there always
+  // says the task is done (runners only look for the file).
+  std::error_code error;
+  std::filesystem::remove(
+      absl::StrCat(context.Dir(stage), "/task-", index, ".json"), error);
   // The manifests are JSON files a person may have edited: a value of the
   // wrong type is their damage, not a crash.
   try {
@@ -139,11 +166,18 @@ absl::Status RunStageTask(const DedupOptions& options, const StagedRun& run,
 bool StageTaskDone(const DedupOptions& options, const StagedRun& run,
                    Stage stage, int index) {
   absl::StatusOr<StageContext> context = StageContext::Create(options, run);
-  try {
-    return context.ok() && context->ReadManifest(stage, index).ok();
-  } catch (const nlohmann::json::exception&) {
-    return false;  // damaged: done again
+  return context.ok() && TaskDone(*context, stage, index);
+}
+
+int StageTasksDone(const DedupOptions& options, const StagedRun& run,
+                   Stage stage) {
+  absl::StatusOr<StageContext> context = StageContext::Create(options, run);
+  if (!context.ok()) return 0;
+  int done = 0;
+  for (int task = 0; task < StageTasks(run, stage); ++task) {
+    done += TaskDone(*context, stage, task);
   }
+  return done;
 }
 
 namespace staged {

@@ -72,6 +72,11 @@ absl::Status RunStageTask(const DedupOptions& options, const StagedRun& run,
 bool StageTaskDone(const DedupOptions& options, const StagedRun& run,
                    Stage stage, int index);
 
+// How many tasks of `stage` are done (StageTaskDone), for runners that
+// follow a run.
+int StageTasksDone(const DedupOptions& options, const StagedRun& run,
+                   Stage stage);
+
 // The stats of a committed run: the counts as RunDedup's; seconds from the
 // first task's start to the commit, peak_rss_bytes the largest of any
 // task's; the method's figures (bands and rows, or max_distance and tables)
