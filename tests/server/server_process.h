@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +48,7 @@ class ServerProcess {
   // log; a restart reuses them.
   void Start() {
     const size_t log_offset = LogSize();
+    start_log_offset_ = log_offset;
     std::vector<std::string> args = {
         NEARDUPD_BINARY,
         "--listen=" + Address(),
@@ -82,8 +84,13 @@ class ServerProcess {
     const auto give_up = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < give_up) {
       auto status = probe.Health();
+      // And this start's log says so: until neardupd turns its health off,
+      // right after it starts listening, gRPC's health service answers
+      // SERVING.
       if (status.ok() &&
-          *status == grpc::health::v1::HealthCheckResponse::SERVING) {
+          *status == grpc::health::v1::HealthCheckResponse::SERVING &&
+          LogSince(start_log_offset_).find("] serving: ") !=
+              std::string::npos) {
         return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -103,6 +110,12 @@ class ServerProcess {
   size_t LogSize() const {
     std::ifstream in(log_path_, std::ios::ate | std::ios::binary);
     return in ? static_cast<size_t>(in.tellg()) : 0;
+  }
+  // The log past `offset`.
+  std::string LogSince(size_t offset) const {
+    std::ifstream in(log_path_, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(offset));
+    return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
   // Waits (up to 30 s) for "listening for gRPC on port N, metrics on port M"
@@ -138,6 +151,7 @@ class ServerProcess {
   const bool plaintext_;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
+  size_t start_log_offset_ = 0;  // where the last start's log begins
   pid_t pid_ = -1;
 };
 
