@@ -680,7 +680,11 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
     written.emplace();
     written->sequence = one.sequence;
     if (!one.outcome.ok()) {
-      written->failure = one.outcome.status();
+      // A status of its own (no payloads are used): the writer's thread
+      // copies it while this one drops the entry's, and the two must not
+      // share a reference count (TSan saw them race).
+      written->failure = absl::Status(one.outcome.status().code(),
+                                      one.outcome.status().message());
     } else {
       written->outcome = *one.outcome;
       written->blocking_count = written->outcome.blocking.size();
