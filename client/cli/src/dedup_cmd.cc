@@ -108,6 +108,11 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
       "--no-progress", [&o] { o.progress = false; },
       "No progress line on stderr (shown only on a terminal)");
   AddFingerprintFlags(sub, &o.fingerprint);
+  sub->add_option("--reference", o.references,
+                  "Staged run: a corpus to dedup against, read-only (an "
+                  "earlier staged run's --work-dir, or a `neardup export "
+                  "--with-signatures` dump); repeatable, taken in order "
+                  "before the inputs; its documents are never written");
   sub->add_option("--tasks", cmd->tasks,
                   "Run in stages of this many tasks each, sharing files under "
                   "--work-dir (same output as one process; docs/dedup.md)")

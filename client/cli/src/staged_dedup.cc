@@ -338,6 +338,7 @@ absl::StatusOr<std::optional<dedup::RunStats>> RunStagedDedup(
   ASSIGN_OR_RETURN(const std::string cwd, Absolute("."));
   run.plan_id = PlanId(cwd, cmd.args);
   RETURN_IF_ERROR(dedup::ValidateStagedOptions(cmd.options, run));
+  ASSIGN_OR_RETURN(run.reference_parts, dedup::ReferenceParts(cmd.options));
   RETURN_IF_ERROR(CheckPlannable(cmd, cwd));
   RETURN_IF_ERROR(WritePlan(cmd, run, cwd));
   std::error_code error;
@@ -355,8 +356,13 @@ absl::StatusOr<std::optional<dedup::RunStats>> RunStagedDedup(
         << run.work_dir << " (plan " << run.plan_id
         << "); run each stage's tasks in order with `neardup dedup-task "
            "--work-dir "
-        << run.work_dir << " --stage <stage> --task-index <i>`: signatures, "
-        << "buckets, verify, clusters (1 task), filter, commit (1 task)\n";
+        << run.work_dir << " --stage <stage> --task-index <i>`: signatures"
+        << (run.reference_parts > 0
+                ? absl::StrCat(" (", dedup::StageTasks(run, Stage::kSignatures),
+                               " tasks: ", run.reference_parts,
+                               " for the references)")
+                : "")
+        << ", buckets, verify, clusters (1 task), filter, commit (1 task)\n";
     return std::nullopt;
   }
   if (cmd.runner == "slurm") {
@@ -443,6 +449,7 @@ absl::Status RunDedupTaskCommand(const DedupTaskCommand& cmd) {
   run.tasks = plan.value("tasks", 0);
   run.memory_bytes = plan.value("memory_bytes", uint64_t{1} << 30);
   run.plan_id = plan.value("plan_id", "");
+  ASSIGN_OR_RETURN(run.reference_parts, dedup::ReferenceParts(dedup.options));
   if (PlanId(cwd, plan["args"].get<std::vector<std::string>>()) !=
       run.plan_id) {
     return absl::DataLossError(absl::StrCat(

@@ -31,8 +31,8 @@ nlohmann::ordered_json ExplainJson(const std::vector<uint32_t>& members,
 
 }  // namespace
 
-std::string ClusterLog::ToJsonLines(
-    const ClusterExplanations* explained) const {
+std::string ClusterLog::ToJsonLines(const ClusterExplanations* explained,
+                                    uint64_t references) const {
   uint32_t max_id = 0;
   for (const Edge& e : edges_) {
     max_id = std::max({max_id, e.representative, e.duplicate});
@@ -51,9 +51,27 @@ std::string ClusterLog::ToJsonLines(
     const auto it = similarity.find(representative);
     const double mean =
         it == similarity.end() ? 1.0 : it->second.first / it->second.second;
-    nlohmann::ordered_json cluster = {
-        {"representative", representative},
-        {"members", members},
+    nlohmann::ordered_json cluster;
+    if (representative < references) {
+      // (Reference documents are kept: never another's member.)
+      std::vector<uint64_t> records;
+      for (size_t i = 1; i < members.size(); ++i) {
+        records.push_back(members[i] - references);
+      }
+      cluster = {{"reference", representative},
+                 {"members", records},
+                 {"size", records.size()},
+                 {"mean_similarity", Rounded(mean, 6)}};
+      out += ToJsonText(cluster);
+      out += '\n';
+      continue;
+    }
+    std::vector<uint64_t> records;
+    for (const uint32_t member : members)
+      records.push_back(member - references);
+    cluster = {
+        {"representative", representative - references},
+        {"members", std::move(records)},
         {"size", members.size()},
         {"mean_similarity", Rounded(mean, 6)},
     };

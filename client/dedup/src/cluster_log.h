@@ -38,7 +38,12 @@ class ClusterLog {
   // `explained`, also "explain":[{"member":d,"passages":[{"representative":
   // [begin,end],"member":[begin,end],"words":n},...],"truncated":b},...]:
   // byte ranges of each record's text as extracted.
-  std::string ToJsonLines(const ClusterExplanations* explained = nullptr) const;
+  // Numbers below `references` are reference documents (staged runs), the
+  // others records numbered from 0 after them: a cluster around reference
+  // document k is {"reference":k,"members":[d,...],"size":n,
+  // "mean_similarity":s}, its members the removed records only.
+  std::string ToJsonLines(const ClusterExplanations* explained = nullptr,
+                          uint64_t references = 0) const;
 
  private:
   std::vector<Edge> edges_;

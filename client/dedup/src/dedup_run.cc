@@ -154,6 +154,11 @@ absl::StatusOr<std::unique_ptr<OutputSink>> OpenOutput(
 
 absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
   RETURN_IF_ERROR(ValidateOptions(options));
+  if (!options.references.empty()) {
+    return absl::InvalidArgumentError(
+        "--reference needs a staged run: add --tasks N --work-dir DIR "
+        "(--tasks 1 runs on this machine)");
+  }
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::vector<dataset::InputFile> files,
                    ListDedupInputs(options));

@@ -173,6 +173,23 @@ class KeepFirst {
     return true;
   }
 
+  // A reference document: kept whatever its edges (its twins and pairs
+  // are passed over; those of later documents still name it).
+  absl::Status Keep(uint64_t doc) {
+    if (twins_.head() && twins_.head()->member == doc) {
+      RETURN_IF_ERROR(twins_.Advance());
+    }
+    if (leaders_.head() && leaders_.head()->leader == doc) {
+      RETURN_IF_ERROR(leaders_.Advance());
+    }
+    while (true) {
+      ASSIGN_OR_RETURN(const std::optional<Edge> edge, edges_.NextOf(doc));
+      if (!edge) break;
+    }
+    kept_[doc] = true;
+    return absl::OkStatus();
+  }
+
   uint64_t duplicates() const { return duplicates_; }
 
  private:
@@ -252,8 +269,9 @@ absl::Status RunClustersTask(const StageContext& context) {
                    context.ReadManifests(Stage::kSignatures));
   RETURN_IF_ERROR(context.ReadManifests(Stage::kVerify).status());
   ASSIGN_OR_RETURN(const std::vector<uint64_t> starts, context.PartStarts());
-  const uint64_t total = starts.back();
-  if (!options.clusters_path.empty() && total > 0xFFFFFFFFull) {
+  const int references = context.reference_parts();
+  const uint64_t reference_docs = starts[references];
+  if (!options.clusters_path.empty() && starts.back() > 0xFFFFFFFFull) {
     return absl::ResourceExhaustedError(
         "--clusters numbers documents in 32 bits: more than 4294967295 "
         "records; split the input");
@@ -283,19 +301,21 @@ absl::Status RunClustersTask(const StageContext& context) {
 
   const std::string dir = context.Dir(Stage::kClusters);
   RETURN_IF_ERROR(MakeDirectories(dir));
-  std::vector<bool> kept(total, false);  // in the index: the keep-first set
+  // In the index: the keep-first set.
+  std::vector<bool> kept(starts.back(), false);
   std::optional<ClusterLog> clusters;
   if (!options.clusters_path.empty()) clusters.emplace();
   KeepFirst decider(context, kept, clusters);
   RETURN_IF_ERROR(decider.Open());
-  uint64_t unique = 0, empty = 0, invalid = 0;
+  uint64_t unique = 0, empty = 0, invalid = 0, counted = 0;
   uint64_t input_bytes = 0;
   nlohmann::ordered_json offsets = nlohmann::ordered_json::array();
   uint64_t offset = header.size();
   for (size_t part = 0; part < parts.size(); ++part) {
     const int p = static_cast<int>(part);
+    const bool reference = p < references;
     input_bytes += parts[part].value("input_bytes", uint64_t{0});
-    offsets.push_back(offset);
+    if (!reference) offsets.push_back(offset);
     ASSIGN_OR_RETURN(
         FileReader docs,
         FileReader::Open(context.PartPath(p, ".docs"), FileKind::kDocs));
@@ -310,17 +330,27 @@ absl::Status RunClustersTask(const StageContext& context) {
       if (!got) break;
       const uint64_t doc = starts[part] + local;
       bool write = false;
-      switch (static_cast<DocFingerprint::Kind>(entry.kind)) {
-        case DocFingerprint::Kind::kInvalid:
-          ++invalid;
-          break;
-        case DocFingerprint::Kind::kEmpty:
-          ++empty;
-          write = !options.drop_empty;
-          break;
-        case DocFingerprint::Kind::kOk: {
-          ASSIGN_OR_RETURN(write, decider.Decide(doc));
-          break;
+      if (reference) {
+        // Kept, never written; its bit says "in the corpus" to a run that
+        // takes this one as a reference in turn.
+        if (entry.kind == static_cast<uint32_t>(DocFingerprint::Kind::kOk)) {
+          RETURN_IF_ERROR(decider.Keep(doc));
+          ++counted;
+          bits |= uint8_t{1} << (local % 8);
+        }
+      } else {
+        switch (static_cast<DocFingerprint::Kind>(entry.kind)) {
+          case DocFingerprint::Kind::kInvalid:
+            ++invalid;
+            break;
+          case DocFingerprint::Kind::kEmpty:
+            ++empty;
+            write = !options.drop_empty;
+            break;
+          case DocFingerprint::Kind::kOk: {
+            ASSIGN_OR_RETURN(write, decider.Decide(doc));
+            break;
+          }
         }
       }
       if (write) {
@@ -343,11 +373,13 @@ absl::Status RunClustersTask(const StageContext& context) {
   }
   RETURN_IF_ERROR(CreateOutput(StagedOutputTemp(context), header, offset));
   if (clusters) {
-    RETURN_IF_ERROR(WriteTextFile(absl::StrCat(dir, "/clusters.jsonl"),
-                                  clusters->ToJsonLines()));
+    RETURN_IF_ERROR(
+        WriteTextFile(absl::StrCat(dir, "/clusters.jsonl"),
+                      clusters->ToJsonLines(nullptr, reference_docs)));
   }
   return context.WriteManifest(Stage::kClusters, 0,
-                               {{"total", total},
+                               {{"total", starts.back() - reference_docs},
+                                {"reference_docs", counted},
                                 {"unique", unique},
                                 {"duplicates", decider.duplicates()},
                                 {"empty", empty},

@@ -37,6 +37,14 @@ absl::StatusOr<StageContext> StageContext::Create(const DedupOptions& options,
   ASSIGN_OR_RETURN(const Fingerprinter fingerprinter,
                    Fingerprinter::Create(options));
   context.config_hash_ = fingerprinter.config_hash();
+  context.minhash_config_hash_ = fingerprinter.minhasher().config_hash();
+  ASSIGN_OR_RETURN(context.references_, ListReferenceParts(options));
+  if (context.reference_parts() != run.reference_parts) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the references make ", context.reference_parts(),
+                     " parts; the run was planned with ", run.reference_parts,
+                     ": a reference run was run again since"));
+  }
   if (options.algorithm == Algorithm::kSimHash) {
     SimHashIndexOptions index;
     index.max_distance = options.max_distance;
@@ -75,6 +83,8 @@ double StageContext::TwinSimilarity() const {
 }
 
 std::vector<dataset::InputFile> StageContext::PartFiles(int part) const {
+  if (part < reference_parts()) return {};
+  part -= reference_parts();
   const int tasks = run_->tasks;
   const size_t begin = Cut(files_.size(), part, tasks);
   const size_t end = Cut(files_.size(), part + 1, tasks);

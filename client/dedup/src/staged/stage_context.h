@@ -20,6 +20,7 @@
 #include "neardup/dataset/input_files.h"
 #include "neardup/dedup/dedup_options.h"
 #include "neardup/dedup/staged.h"
+#include "staged/references.h"
 
 namespace neardup::dedup::staged {
 
@@ -86,6 +87,14 @@ class StageContext {
   bool exact() const { return options_->verify == Verify::kExact; }
   bool simhash() const { return options_->algorithm == Algorithm::kSimHash; }
   uint64_t config_hash() const { return config_hash_; }
+  // The MinHash config's (it also makes the shingle sets).
+  uint64_t minhash_config_hash() const { return minhash_config_hash_; }
+
+  // Signatures parts 0 .. reference_parts() - 1 are the references', the
+  // inputs' parts follow; filter task i writes part InputPart(i).
+  int reference_parts() const { return static_cast<int>(references_.size()); }
+  const ReferencePart& reference(int part) const { return references_[part]; }
+  int InputPart(int task) const { return reference_parts() + task; }
 
   // minhash-lsh, perceptual: the banding (as the one-process index's).
   const LshParams& lsh() const { return lsh_; }
@@ -99,8 +108,8 @@ class StageContext {
   // The similarity of twins, as the one-process run scores them.
   double TwinSimilarity() const;
 
-  // The input files of signatures/filter part `part` (whole files: a part
-  // may have none).
+  // The input files of signatures part `part` (whole files: a part may
+  // have none; a reference part has none).
   std::vector<dataset::InputFile> PartFiles(int part) const;
 
   // "<work>/<stage>".
@@ -134,6 +143,8 @@ class StageContext {
   const StagedRun* run_ = nullptr;
   std::vector<dataset::InputFile> files_;
   uint64_t config_hash_ = 0;
+  uint64_t minhash_config_hash_ = 0;
+  std::vector<ReferencePart> references_;
   LshParams lsh_;
   std::vector<uint64_t> masks_;
   absl::Time started_;  // when this task started

@@ -69,15 +69,16 @@ class PlacedWriter {
 
 }  // namespace
 
-absl::Status RunFilterTask(const StageContext& context, int part) {
+absl::Status RunFilterTask(const StageContext& context, int task) {
   const DedupOptions& options = context.options();
+  const int part = context.InputPart(task);
   ASSIGN_OR_RETURN(const nlohmann::json signatures,
                    context.ReadManifest(Stage::kSignatures, part));
   ASSIGN_OR_RETURN(const nlohmann::json clusters,
                    context.ReadManifest(Stage::kClusters, 0));
-  const uint64_t begin = clusters["offsets"][part].get<uint64_t>();
-  const uint64_t end = part + 1 < static_cast<int>(clusters["offsets"].size())
-                           ? clusters["offsets"][part + 1].get<uint64_t>()
+  const uint64_t begin = clusters["offsets"][task].get<uint64_t>();
+  const uint64_t end = task + 1 < static_cast<int>(clusters["offsets"].size())
+                           ? clusters["offsets"][task + 1].get<uint64_t>()
                            : clusters["output_bytes"].get<uint64_t>();
   ASSIGN_OR_RETURN(FileReader keep,
                    FileReader::Open(absl::StrCat(context.Dir(Stage::kClusters),
@@ -147,7 +148,7 @@ absl::Status RunFilterTask(const StageContext& context, int part) {
                      " of the output; the clusters stage expected ", end));
   }
   RETURN_IF_ERROR(writer.Sync());
-  return context.WriteManifest(Stage::kFilter, part,
+  return context.WriteManifest(Stage::kFilter, task,
                                {{"docs", docs}, {"bytes", end - begin}});
 }
 

@@ -19,7 +19,7 @@ absl::Status RunSignaturesTask(const StageContext& context, int part);
 absl::Status RunBucketsTask(const StageContext& context, int task);
 absl::Status RunVerifyTask(const StageContext& context, int task);
 absl::Status RunClustersTask(const StageContext& context);
-absl::Status RunFilterTask(const StageContext& context, int part);
+absl::Status RunFilterTask(const StageContext& context, int task);
 absl::Status RunCommitTask(const StageContext& context);
 
 // The run's stats (StagedRunStats); `end`: the commit's end (read from

@@ -256,6 +256,15 @@ absl::Status CopyFile(const std::string& from, const std::string& to) {
   return absl::OkStatus();
 }
 
+absl::Status LinkOrCopyFile(const std::string& from, const std::string& to) {
+  const std::string temp = TempNameFor(to);
+  if (::link(from.c_str(), temp.c_str()) == 0) {
+    if (::rename(temp.c_str(), to.c_str()) == 0) return absl::OkStatus();
+    ::unlink(temp.c_str());
+  }
+  return CopyFile(from, to);
+}
+
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -120,6 +120,9 @@ absl::Status WriteTextFile(const std::string& path, std::string_view contents);
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 // `from` to `to` through a temporary file and a rename.
 absl::Status CopyFile(const std::string& from, const std::string& to);
+// `from` as `to`: a hard link where the filesystem allows (a file never
+// written again: files are replaced by renames), else a copy.
+absl::Status LinkOrCopyFile(const std::string& from, const std::string& to);
 // Makes `path` and its parents.
 absl::Status MakeDirectories(const std::string& path);
 

@@ -11,6 +11,7 @@
 #include "neardup/base/status_macros.h"
 #include "neardup/dedup/run_stats.h"
 #include "neardup/dedup/staged.h"
+#include "staged/references.h"
 #include "staged/stage_context.h"
 #include "staged/stage_tasks.h"
 #include "staged/staged_files.h"
@@ -48,7 +49,15 @@ absl::StatusOr<Stage> ParseStage(std::string_view name) {
 }
 
 int StageTasks(const StagedRun& run, Stage stage) {
-  return stage == Stage::kClusters || stage == Stage::kCommit ? 1 : run.tasks;
+  if (stage == Stage::kClusters || stage == Stage::kCommit) return 1;
+  return stage == Stage::kSignatures ? run.tasks + run.reference_parts
+                                     : run.tasks;
+}
+
+absl::StatusOr<int> ReferenceParts(const DedupOptions& options) {
+  ASSIGN_OR_RETURN(const std::vector<staged::ReferencePart> parts,
+                   staged::ListReferenceParts(options));
+  return static_cast<int>(parts.size());
 }
 
 absl::Status ValidateStagedOptions(const DedupOptions& options,
@@ -88,6 +97,13 @@ absl::Status ValidateStagedOptions(const DedupOptions& options,
   }
   if (options.explain) {
     return absl::InvalidArgumentError("--explain runs in one process only");
+  }
+  for (const std::string& reference : options.references) {
+    std::error_code error;
+    if (std::filesystem::equivalent(reference, run.work_dir, error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--reference ", reference, " is this run's --work-dir"));
+    }
   }
   for (const std::string& input : options.input.inputs) {
     if (input == "-") {
@@ -229,6 +245,10 @@ absl::StatusOr<RunStats> StatsOfRun(const StageContext& context,
   stats.method_stats["tasks"] = context.run().tasks;
   stats.method_stats["candidate_pairs"] = pairs;
   stats.method_stats["spilled_bytes"] = spilled;
+  if (context.reference_parts() > 0) {
+    stats.method_stats["reference_docs"] =
+        clusters.value("reference_docs", uint64_t{0});
+  }
   return stats;
 }
 

@@ -73,6 +73,12 @@ struct DedupOptions {
   // file's extension (.html/.htm, .md/.markdown, .pdf).
   std::string content_type;
   std::string stats_path;  // JSON object
+  // Staged runs: corpora the inputs are deduplicated against, read-only,
+  // in this order before the inputs: the work directory of an earlier
+  // staged run (its kept documents) or a `neardup export --with-signatures`
+  // dump (all its documents). Documents near one of theirs are removed;
+  // theirs are never written.
+  std::vector<std::string> references;
   std::string spans_path;  // suffix-array: removed spans
   bool progress = true;    // shown only when stderr is a terminal
 };

@@ -46,6 +46,9 @@ absl::StatusOr<Stage> ParseStage(std::string_view name);
 struct StagedRun {
   std::string work_dir;
   int tasks = 1;  // per stage; clusters and commit run as one
+  // The signatures stage's tasks for options.references
+  // (ReferenceParts), numbered before the inputs' parts.
+  int reference_parts = 0;
   // What one task may hold in memory for its sorts and buffers (spilling
   // sorted runs to the work directory past it).
   uint64_t memory_bytes = uint64_t{1} << 30;
@@ -56,6 +59,11 @@ struct StagedRun {
 
 // How many tasks `stage` runs as.
 int StageTasks(const StagedRun& run, Stage stage);
+
+// How many signatures tasks options.references take: one per signatures
+// part of a reference run, one per dump. NOT_FOUND or INVALID_ARGUMENT
+// naming a reference that is neither.
+absl::StatusOr<int> ReferenceParts(const DedupOptions& options);
 
 // What staged dedup cannot run (before anything is read): --stream,
 // --doc-per-file, --explain, lshbloom and suffix-array, writing to
