@@ -301,6 +301,9 @@ def run_dedup(bin_dir, work, docs, threshold, extra):
                                ensure_ascii=False) + "\n")
     clusters = os.path.join(work, "clusters.jsonl")
     stats = os.path.join(work, "stats.json")
+    # A staged run gets a work directory of its own each time.
+    extra = [tempfile.mkdtemp(dir=work) if arg == "@WORK_DIR" else arg
+             for arg in extra]
     subprocess.run(
         [os.path.join(bin_dir, "client", "neardup"), "dedup", path, "-o",
          os.path.join(work, "out.jsonl"), "--no-progress", "--threshold",
@@ -420,6 +423,11 @@ def main():
                 ("--verification estimate", ["--verification", "estimate"]),
                 ("--verification none", ["--verification", "none"]),
                 ("--profile robust", ["--profile", "robust"]),
+                ("staged, 4 tasks (--verification exact)",
+                 ["--tasks", "4", "--work-dir", "@WORK_DIR"]),
+                ("staged, 4 tasks, --verification estimate",
+                 ["--tasks", "4", "--work-dir", "@WORK_DIR", "--verification",
+                  "estimate"]),
             ))
 
 
