@@ -8,7 +8,8 @@ Usage: staged_dedup_bench.py --neardup BIN [--docs 400000] [--files 16]
                              [--reuse-corpus] [--use-files K]
 
 Makes a corpus of `--docs` documents of `--words` words (a third of them
-edited copies of earlier ones, 5% exact copies) in `--files` JSONL files,
+edited copies of earlier ones of the same file, 5% exact copies) in
+`--files` JSONL files,
 then runs `neardup dedup` on it in one process and as a staged run of
 `--tasks` tasks with `--memory` each (local runner, --parallel 2),
 alternately, `--rounds` times each. Words come from a made-up vocabulary,

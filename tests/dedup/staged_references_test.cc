@@ -208,14 +208,19 @@ class StagedReferenceErrorsTest : public ::testing::Test {
     options_.progress = false;
   }
 
-  // Every task of `options`, planned with its references.
+  // Every task of `stages`; the references' parts counted now unless
+  // given (as a plan keeps them).
   absl::Status Run(const DedupOptions& options, const std::string& work,
                    const std::vector<Stage>& stages = {std::begin(kStages),
-                                                       std::end(kStages)}) {
+                                                       std::end(kStages)},
+                   int reference_parts = -1) {
     StagedRun run{.work_dir = work,
                   .tasks = 2,
                   .plan_id = std::filesystem::path(work).filename()};
-    ASSIGN_OR_RETURN(run.reference_parts, ReferenceParts(options));
+    if (reference_parts < 0) {
+      ASSIGN_OR_RETURN(reference_parts, ReferenceParts(options));
+    }
+    run.reference_parts = reference_parts;
     RETURN_IF_ERROR(ValidateStagedOptions(options, run));
     for (Stage stage : stages) {
       for (int task = 0; task < StageTasks(run, stage); ++task) {
@@ -289,6 +294,46 @@ TEST_F(StagedReferenceErrorsTest, AReferenceRunMustHaveDecidedAndMatch) {
   EXPECT_THAT(Run(estimate, dir_.path() + "/w3"),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("ran with another --verification")));
+}
+
+TEST_F(StagedReferenceErrorsTest,
+       AReferenceDecidedBeforeItsSignaturesIsRefused) {
+  const std::string wa = dir_.path() + "/wa";
+  ASSERT_OK(Run(options_, wa));
+  // Its signatures part 0 made again after its clusters stage decided.
+  std::filesystem::remove(wa + "/signatures/task-0.json");
+  ASSERT_OK(Run(options_, wa, {Stage::kSignatures}));
+  EXPECT_THAT(Run(Against(wa), dir_.path() + "/wb"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("was made again after its clusters stage")));
+}
+
+TEST_F(StagedReferenceErrorsTest, AReferenceMayGoOnceTheSignaturesAreDone) {
+  const std::string wa = dir_.path() + "/wa";
+  ASSERT_OK(Run(options_, wa));
+  DedupOptions b = Against(wa);
+  ASSERT_OK(Run(b, dir_.path() + "/wb1"));
+  const std::string kept = ReadFile(b.output);
+  ASSERT_OK_AND_ASSIGN(const int parts, ReferenceParts(b));
+  ASSERT_EQ(parts, 2);
+
+  b.output = dir_.path() + "/b2.jsonl";
+  const std::string wb2 = dir_.path() + "/wb2";
+  ASSERT_OK(Run(b, wb2, {Stage::kSignatures}));
+  // A reference task redone leaves no temporary name behind.
+  std::filesystem::remove(wb2 + "/signatures/task-0.json");
+  ASSERT_OK(Run(b, wb2, {Stage::kSignatures}));
+  for (const auto& entry :
+       std::filesystem::directory_iterator(wb2 + "/signatures")) {
+    EXPECT_THAT(entry.path().filename().string(),
+                ::testing::Not(HasSubstr(".tmp-")));
+  }
+  std::filesystem::remove_all(wa);
+  ASSERT_OK(Run(b, wb2,
+                {Stage::kBuckets, Stage::kVerify, Stage::kClusters,
+                 Stage::kFilter, Stage::kCommit},
+                parts));
+  EXPECT_EQ(ReadFile(b.output), kept);
 }
 
 TEST_F(StagedReferenceErrorsTest, ADumpNeedsSignaturesOfTheRunsSettings) {

@@ -112,7 +112,8 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
                   "Staged run: a corpus to dedup against, read-only (an "
                   "earlier staged run's --work-dir, or a `neardup export "
                   "--with-signatures` dump); repeatable, taken in order "
-                  "before the inputs; its documents are never written");
+                  "before the inputs; its documents are never written")
+      ->allow_extra_args(false);
   sub->add_option("--tasks", cmd->tasks,
                   "Run in stages of this many tasks each, sharing files under "
                   "--work-dir (same output as one process; docs/dedup.md)")

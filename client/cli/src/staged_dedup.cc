@@ -116,8 +116,25 @@ absl::StatusOr<std::string> Absolute(const std::string& path) {
   return absolute.lexically_normal().string();
 }
 
-// Writes the plan, or checks that the one there is this run's.
-absl::Status WritePlan(const DedupCommand& cmd, const StagedRun& run,
+// The plan's count of signatures tasks for the references (none in a plan
+// made before references were).
+absl::StatusOr<int> PlannedReferenceParts(const nlohmann::json& plan,
+                                          const std::string& path) {
+  const nlohmann::json parts = plan.value("reference_parts", nlohmann::json());
+  if (parts.is_null()) return 0;
+  if (!parts.is_number_integer() || parts.get<int64_t>() < 0 ||
+      parts.get<int64_t>() > 1 << 20) {
+    return absl::DataLossError(
+        absl::StrCat(path, "'s reference_parts is damaged"));
+  }
+  return parts.get<int>();
+}
+
+// Writes the plan, or checks that the one there is this run's. How many
+// signatures tasks the references take is counted once, here (the plan
+// keeps it: tasks after the signatures stage no longer need the
+// references).
+absl::Status WritePlan(const DedupCommand& cmd, StagedRun& run,
                        const std::string& cwd) {
   std::error_code error;
   std::filesystem::create_directories(run.work_dir, error);
@@ -135,11 +152,15 @@ absl::Status WritePlan(const DedupCommand& cmd, const StagedRun& run,
           " holds a staged run with other inputs or options (its plan.json); "
           "use another --work-dir, or remove it to start over"));
     }
+    ASSIGN_OR_RETURN(run.reference_parts, PlannedReferenceParts(plan, path));
+  } else {
+    ASSIGN_OR_RETURN(run.reference_parts, dedup::ReferenceParts(cmd.options));
   }
   nlohmann::ordered_json plan = {{"plan_id", run.plan_id},
                                  {"cwd", cwd},
                                  {"args", cmd.args},
                                  {"tasks", run.tasks},
+                                 {"reference_parts", run.reference_parts},
                                  {"memory_bytes", run.memory_bytes}};
   std::ofstream out(path + ".tmp", std::ios::trunc);
   out << ToJsonText(plan) << "\n";
@@ -338,7 +359,6 @@ absl::StatusOr<std::optional<dedup::RunStats>> RunStagedDedup(
   ASSIGN_OR_RETURN(const std::string cwd, Absolute("."));
   run.plan_id = PlanId(cwd, cmd.args);
   RETURN_IF_ERROR(dedup::ValidateStagedOptions(cmd.options, run));
-  ASSIGN_OR_RETURN(run.reference_parts, dedup::ReferenceParts(cmd.options));
   RETURN_IF_ERROR(CheckPlannable(cmd, cwd));
   RETURN_IF_ERROR(WritePlan(cmd, run, cwd));
   std::error_code error;
@@ -449,7 +469,8 @@ absl::Status RunDedupTaskCommand(const DedupTaskCommand& cmd) {
   run.tasks = plan.value("tasks", 0);
   run.memory_bytes = plan.value("memory_bytes", uint64_t{1} << 30);
   run.plan_id = plan.value("plan_id", "");
-  ASSIGN_OR_RETURN(run.reference_parts, dedup::ReferenceParts(dedup.options));
+  ASSIGN_OR_RETURN(run.reference_parts,
+                   PlannedReferenceParts(plan, PlanPath(work_dir)));
   if (PlanId(cwd, plan["args"].get<std::vector<std::string>>()) !=
       run.plan_id) {
     return absl::DataLossError(absl::StrCat(

@@ -33,20 +33,31 @@ nlohmann::ordered_json ExplainJson(const std::vector<uint32_t>& members,
 
 std::string ClusterLog::ToJsonLines(const ClusterExplanations* explained,
                                     uint64_t references) const {
-  uint32_t max_id = 0;
+  // Over the documents the edges name only (ids may span far more, e.g. a
+  // staged run's references), numbered densely in ascending order.
+  std::vector<uint32_t> ids;
+  ids.reserve(edges_.size() * 2);
   for (const Edge& e : edges_) {
-    max_id = std::max({max_id, e.representative, e.duplicate});
+    ids.push_back(e.representative);
+    ids.push_back(e.duplicate);
   }
-  UnionFind sets(edges_.empty() ? 0 : max_id + 1);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  const auto dense = [&ids](uint32_t id) {
+    return static_cast<uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) -
+                                 ids.begin());
+  };
+  UnionFind sets(static_cast<uint32_t>(ids.size()));
   absl::flat_hash_map<uint32_t, std::pair<double, uint32_t>> similarity;
   for (const Edge& e : edges_) {
-    sets.Union(e.representative, e.duplicate);
+    sets.Union(dense(e.representative), dense(e.duplicate));
     auto& [sum, count] = similarity[e.representative];
     sum += e.similarity;
     ++count;
   }
   std::string out;
-  for (const std::vector<uint32_t>& members : sets.Clusters()) {
+  for (std::vector<uint32_t>& members : sets.Clusters()) {
+    for (uint32_t& member : members) member = ids[member];
     const uint32_t representative = members.front();
     const auto it = similarity.find(representative);
     const double mean =

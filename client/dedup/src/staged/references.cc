@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/json.h"
@@ -49,12 +50,16 @@ absl::Status WriteEmptyHeader(const StageContext& context, int part) {
   return out.Commit();
 }
 
+// `generation`: of the reference run's clusters stage the part's kept
+// documents come from (empty for a dump).
 nlohmann::ordered_json ReferenceManifest(const StageContext& context,
                                          const ReferencePart& ref,
-                                         uint64_t docs, uint64_t counted) {
+                                         uint64_t docs, uint64_t counted,
+                                         const std::string& generation) {
   return {{"files", nlohmann::ordered_json::array()},
           {"reference", ref.source},
           {"reference_part", ref.part},
+          {"reference_generation", generation},
           {"layout", PartLayout(context)},
           {"docs", docs},
           {"reference_docs", counted},
@@ -240,8 +245,16 @@ absl::Status TakeRunPart(const StageContext& context, int part,
   }
   RETURN_IF_ERROR(docs_out.Commit());
   RETURN_IF_ERROR(WriteEmptyHeader(context, part));
-  return context.WriteManifest(Stage::kSignatures, part,
-                               ReferenceManifest(context, ref, docs, kept));
+  // Decided again while read: what was read may mix two decisions.
+  const std::string generation = clusters->value("generation", "");
+  absl::StatusOr<nlohmann::json> after = ReadJson(clusters_manifest);
+  if (!after.ok() || after->value("generation", "") != generation) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        named, " was decided again while this task read it; run it again"));
+  }
+  return context.WriteManifest(
+      Stage::kSignatures, part,
+      ReferenceManifest(context, ref, docs, kept, generation));
 }
 
 // What one line of a dump says, or why it cannot be used.
@@ -336,7 +349,7 @@ absl::Status TakeDump(const StageContext& context, int part,
   RETURN_IF_ERROR(writer.Commit());
   RETURN_IF_ERROR(WriteEmptyHeader(context, part));
   return context.WriteManifest(Stage::kSignatures, part,
-                               ReferenceManifest(context, ref, docs, docs));
+                               ReferenceManifest(context, ref, docs, docs, ""));
 }
 
 }  // namespace
@@ -349,6 +362,15 @@ absl::StatusOr<std::vector<ReferencePart>> ListReferenceParts(
     const std::filesystem::file_status status =
         std::filesystem::status(source, error);
     if (std::filesystem::is_regular_file(status)) {
+      if (options.algorithm == Algorithm::kPerceptual ||
+          (options.algorithm == Algorithm::kSimHash &&
+           options.simhash_variant != SimHashVariant::kTxtfp)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--reference ", source,
+            ": a dump holds a collection's MinHash and txtfp SimHash; this "
+            "method (perceptual, or newsbot's SimHash) cannot use them: give "
+            "a staged run of the collection's texts as the reference"));
+      }
       parts.push_back({source, true, 0});
       continue;
     }
@@ -366,9 +388,12 @@ absl::StatusOr<std::vector<ReferencePart>> ListReferenceParts(
           "stage is done (",
           manifest.status().message(), ")"));
     }
-    const int tasks = manifest->value("tasks", 0);
-    if (tasks < 1) return absl::DataLossError(path + " names no tasks");
-    for (int part = 0; part < tasks; ++part) {
+    const nlohmann::json tasks = manifest->value("tasks", nlohmann::json());
+    if (!tasks.is_number_integer() || tasks.get<int64_t>() < 1 ||
+        tasks.get<int64_t>() > 1 << 20) {
+      return absl::DataLossError(path + " names no tasks");
+    }
+    for (int part = 0; part < tasks.get<int>(); ++part) {
       parts.push_back({source, false, part});
     }
   }
@@ -376,10 +401,30 @@ absl::StatusOr<std::vector<ReferencePart>> ListReferenceParts(
 }
 
 absl::Status RunReferenceTask(const StageContext& context, int part) {
-  const ReferencePart& ref = context.reference(part);
+  ASSIGN_OR_RETURN(const std::vector<ReferencePart> parts,
+                   ListReferenceParts(context.options()));
+  if (static_cast<int>(parts.size()) != context.reference_parts()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the references make ", parts.size(),
+        " signatures parts now; the run was planned with ",
+        context.reference_parts(),
+        ": a reference run was planned again since (use a new --work-dir)"));
+  }
+  const ReferencePart& ref = parts[part];
   RETURN_IF_ERROR(MakeDirectories(context.Dir(Stage::kSignatures)));
-  return ref.dump ? TakeDump(context, part, ref)
-                  : TakeRunPart(context, part, ref);
+  absl::Status status;
+  try {
+    status = ref.dump ? TakeDump(context, part, ref)
+                      : TakeRunPart(context, part, ref);
+  } catch (const nlohmann::json::exception& e) {
+    status = absl::DataLossError(absl::StrCat(
+        "a manifest of --reference ", ref.source, " is damaged: ", e.what()));
+  }
+  if (!status.ok() && !absl::StartsWith(status.message(), "--reference ")) {
+    return absl::Status(status.code(), absl::StrCat("--reference ", ref.source,
+                                                    ": ", status.message()));
+  }
+  return status;
 }
 
 }  // namespace neardup::dedup::staged

@@ -130,6 +130,9 @@ absl::Status RunBucketsTask(const StageContext& context, int task) {
   const StagedRun& run = context.run();
   ASSIGN_OR_RETURN(const std::vector<uint64_t> starts, context.PartStarts());
   const uint64_t total = starts.back();
+  // Reference documents are kept whatever they pair with: only pairs whose
+  // later document is an input's are made.
+  const uint64_t first_input = starts[context.reference_parts()];
   const std::string dir = context.Dir(Stage::kBuckets);
   RETURN_IF_ERROR(MakeDirectories(dir));
   const std::string prefix = absl::StrCat(dir, "/task-", task);
@@ -162,6 +165,7 @@ absl::Status RunBucketsTask(const StageContext& context, int task) {
       }
     }
     for (size_t later = 1; later < firsts.size(); ++later) {
+      if (firsts[later]->doc < first_input) continue;
       for (size_t earlier = 0; earlier < later; ++earlier) {
         if (context.simhash() &&
             std::popcount(firsts[later]->simhash ^ firsts[earlier]->simhash) >
@@ -200,7 +204,7 @@ absl::Status RunBucketsTask(const StageContext& context, int task) {
     if (last == pair) return absl::OkStatus();
     last = pair;
     ++distinct;
-    while (pair.later >= context.DocRange(k, total).second) ++k;
+    while (pair.later >= context.DocRange(k, first_input, total).second) ++k;
     return out[k].Put(pair);
   }));
   for (FileWriter& writer : out) RETURN_IF_ERROR(writer.Commit());

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -274,7 +275,24 @@ absl::Status RunClustersTask(const StageContext& context) {
   if (!options.clusters_path.empty() && starts.back() > 0xFFFFFFFFull) {
     return absl::ResourceExhaustedError(
         "--clusters numbers documents in 32 bits: more than 4294967295 "
-        "records; split the input");
+        "records and reference documents; split the input, or leave out "
+        "--clusters");
+  }
+  // The parts of one reference run must come from one of its decisions.
+  std::map<std::string, std::string> decided;
+  for (int part = 0; part < references; ++part) {
+    const std::string source = parts[part].value("reference", "");
+    const std::string generation =
+        parts[part].value("reference_generation", "");
+    if (generation.empty()) continue;  // a dump
+    const auto [it, first] = decided.try_emplace(source, generation);
+    if (!first && it->second != generation) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--reference ", source,
+          " was decided again while this run took its parts over: run "
+          "signatures tasks 0 to ",
+          references - 1, " again"));
+    }
   }
   // One output has one header: the first file's. Parts must agree on it
   // as one process's reader makes files agree (terminators aside).

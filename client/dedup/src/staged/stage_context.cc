@@ -38,12 +38,11 @@ absl::StatusOr<StageContext> StageContext::Create(const DedupOptions& options,
                    Fingerprinter::Create(options));
   context.config_hash_ = fingerprinter.config_hash();
   context.minhash_config_hash_ = fingerprinter.minhasher().config_hash();
-  ASSIGN_OR_RETURN(context.references_, ListReferenceParts(options));
-  if (context.reference_parts() != run.reference_parts) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the references make ", context.reference_parts(),
-                     " parts; the run was planned with ", run.reference_parts,
-                     ": a reference run was run again since"));
+  if (run.reference_parts < 0 ||
+      (options.references.empty() && run.reference_parts > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a run without --reference has no reference parts, got ",
+                     run.reference_parts));
   }
   if (options.algorithm == Algorithm::kSimHash) {
     SimHashIndexOptions index;
@@ -193,18 +192,10 @@ absl::StatusOr<std::vector<uint64_t>> StageContext::PartStarts() const {
   return starts;
 }
 
-std::pair<uint64_t, uint64_t> StageContext::DocRange(int task,
+std::pair<uint64_t, uint64_t> StageContext::DocRange(int task, uint64_t first,
                                                      uint64_t total) const {
-  return {Cut(total, task, run_->tasks), Cut(total, task + 1, run_->tasks)};
-}
-
-int StageContext::DocTask(uint64_t doc, uint64_t total) const {
-  int task = static_cast<int>(static_cast<unsigned __int128>(doc) *
-                              run_->tasks / std::max<uint64_t>(total, 1));
-  task = std::clamp(task, 0, run_->tasks - 1);
-  while (task > 0 && doc < DocRange(task, total).first) --task;
-  while (task + 1 < run_->tasks && doc >= DocRange(task, total).second) ++task;
-  return task;
+  return {first + Cut(total - first, task, run_->tasks),
+          first + Cut(total - first, task + 1, run_->tasks)};
 }
 
 }  // namespace neardup::dedup::staged

@@ -20,7 +20,6 @@
 #include "neardup/dataset/input_files.h"
 #include "neardup/dedup/dedup_options.h"
 #include "neardup/dedup/staged.h"
-#include "staged/references.h"
 
 namespace neardup::dedup::staged {
 
@@ -92,8 +91,7 @@ class StageContext {
 
   // Signatures parts 0 .. reference_parts() - 1 are the references', the
   // inputs' parts follow; filter task i writes part InputPart(i).
-  int reference_parts() const { return static_cast<int>(references_.size()); }
-  const ReferencePart& reference(int part) const { return references_[part]; }
+  int reference_parts() const { return run_->reference_parts; }
   int InputPart(int task) const { return reference_parts() + task; }
 
   // minhash-lsh, perceptual: the banding (as the one-process index's).
@@ -131,10 +129,11 @@ class StageContext {
   // After the signatures: the first global number of each part (and the
   // total after the last).
   absl::StatusOr<std::vector<uint64_t>> PartStarts() const;
-  // Documents [begin, end) of verify task `task` out of `total`.
-  std::pair<uint64_t, uint64_t> DocRange(int task, uint64_t total) const;
-  // The verify task of document `doc`.
-  int DocTask(uint64_t doc, uint64_t total) const;
+  // Documents [begin, end) of verify task `task`: its share of the inputs'
+  // documents [first, total) (pairs of two reference documents are made by
+  // no one).
+  std::pair<uint64_t, uint64_t> DocRange(int task, uint64_t first,
+                                         uint64_t total) const;
 
  private:
   StageContext() = default;
@@ -144,7 +143,6 @@ class StageContext {
   std::vector<dataset::InputFile> files_;
   uint64_t config_hash_ = 0;
   uint64_t minhash_config_hash_ = 0;
-  std::vector<ReferencePart> references_;
   LshParams lsh_;
   std::vector<uint64_t> masks_;
   absl::Time started_;  // when this task started

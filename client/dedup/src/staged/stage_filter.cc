@@ -117,7 +117,8 @@ absl::Status RunFilterTask(const StageContext& context, int task) {
           ASSIGN_OR_RETURN(const bool more, keep.Get(&bits));
           if (!more) {
             return absl::FailedPreconditionError(absl::StrCat(
-                "the inputs of part ", part,
+                "the inputs of filter task ", task, " (signatures part ", part,
+                ")",
                 " have more records than when their signatures were made; "
                 "they changed: start again in a new work directory"));
           }
@@ -136,16 +137,16 @@ absl::Status RunFilterTask(const StageContext& context, int task) {
       absl::Hex(XXH3_64bits_digest(checksum.get()), absl::kZeroPad16));
   if (docs != signatures.value("docs", uint64_t{0}) ||
       sum != signatures.value("checksum", "")) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the inputs of part ", part,
-                     " changed since their signatures were made (checksum ",
-                     sum, ", was ", signatures.value("checksum", "?"),
-                     "): start again in a new work directory"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the inputs of filter task ", task, " (signatures part ", part, ")",
+        " changed since their signatures were made (checksum ", sum, ", was ",
+        signatures.value("checksum", "?"),
+        "): start again in a new work directory"));
   }
   if (writer.offset() != end) {
-    return absl::DataLossError(
-        absl::StrCat("part ", part, " wrote up to byte ", writer.offset(),
-                     " of the output; the clusters stage expected ", end));
+    return absl::DataLossError(absl::StrCat(
+        "filter task ", task, " wrote up to byte ", writer.offset(),
+        " of the output; the clusters stage expected ", end));
   }
   RETURN_IF_ERROR(writer.Sync());
   return context.WriteManifest(Stage::kFilter, task,

@@ -259,8 +259,10 @@ absl::Status CopyFile(const std::string& from, const std::string& to) {
 absl::Status LinkOrCopyFile(const std::string& from, const std::string& to) {
   const std::string temp = TempNameFor(to);
   if (::link(from.c_str(), temp.c_str()) == 0) {
-    if (::rename(temp.c_str(), to.c_str()) == 0) return absl::OkStatus();
+    const bool renamed = ::rename(temp.c_str(), to.c_str()) == 0;
+    // (Renaming a link onto a link to the same file leaves both names.)
     ::unlink(temp.c_str());
+    if (renamed) return absl::OkStatus();
   }
   return CopyFile(from, to);
 }
