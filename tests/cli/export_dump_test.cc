@@ -8,6 +8,9 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "support/status_matchers.h"
 
+// Checks the deprecated TLSH spellings on purpose.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace neardup::cli {
 namespace {
 

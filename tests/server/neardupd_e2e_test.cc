@@ -28,6 +28,9 @@
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
 
+// Checks the deprecated TLSH spellings on purpose.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace neardup {
 namespace {
 

@@ -82,6 +82,7 @@ TEST(EnumTables, NumbersAreThoseOfTheProtos) {
   ExpectApi(kSimHashVariants, v1::SimHashVariant_descriptor());
   ExpectDisk(kSimHashVariants, pb::SimHashVariant_descriptor(), true);
   ExpectApi(kChunkModes, v1::EmbeddingSpace::ChunkMode_descriptor());
+  ExpectApi(kQueryAlgorithms, v1::Algorithm_descriptor());
 }
 
 // Each row's numbers are the values of the same name: the tables cannot
@@ -143,6 +144,7 @@ TEST(EnumTables, NamesAndAliasesParse) {
   ExpectNamesRoundTrip(kSimHashWeightings);
   ExpectNamesRoundTrip(kBandingRules);
   ExpectNamesRoundTrip(kVerifications);
+  ExpectNamesRoundTrip(kQueryAlgorithms);
   ExpectNamesRoundTrip(kMinHashAlgorithms);
   ExpectNamesRoundTrip(kSimHashVariants);
   ExpectNamesRoundTrip(kChunkModes);

@@ -13,6 +13,7 @@
 #include "input.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/cli_options.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/extract/extract.h"
 #include "neardup/proto/kept_proto.h"
 #include "nlohmann/json.hpp"
@@ -117,19 +118,14 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
     ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
     request.set_text(std::move(text));
   }
-  static const std::map<std::string, v1::Algorithm, std::less<>> kAlgorithms = {
-      {"minhash", v1::ALGORITHM_MINHASH},
-      {"simhash", v1::ALGORITHM_SIMHASH},
-      {"semantic", v1::ALGORITHM_SEMANTIC},
-      {"hybrid-all", v1::ALGORITHM_HYBRID_ALL},
-      {"hybrid-any", v1::ALGORITHM_HYBRID_ANY}};
-  const auto algorithm = kAlgorithms.find(cmd.algorithm);
-  if (algorithm == kAlgorithms.end()) {
+  absl::StatusOr<QueryAlgorithm> algorithm =
+      kQueryAlgorithms.Parse(cmd.algorithm);
+  if (!algorithm.ok()) {
     return absl::InvalidArgumentError(
-        "--algorithm must be minhash, simhash, semantic, hybrid-all or "
-        "hybrid-any");
+        absl::StrCat("--algorithm: ", algorithm.status().message()));
   }
-  request.set_algorithm(algorithm->second);
+  request.set_algorithm(
+      static_cast<v1::Algorithm>(kQueryAlgorithms.Api(*algorithm)));
   if (!cmd.embedding.empty()) {
     ASSIGN_OR_RETURN(*request.mutable_embedding(),
                      ParseEmbeddingFlag(cmd.embedding, cmd.embedding_model));

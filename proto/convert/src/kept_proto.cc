@@ -5,6 +5,10 @@
 
 #include "neardup/core/tlsh.h"
 
+// The deprecated TLSH spellings are read and written here on purpose, for
+// older clients, dumps and builds.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace neardup::proto {
 
 KeptValue KeptValueFromProto(const v1::KeptValue& proto) {

@@ -4,9 +4,11 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/kept_family.h"
 #include "neardup/core/simhash.h"
 
@@ -20,21 +22,13 @@ std::string ExplainBudgetSpent() {
 }
 namespace {
 
-// The algorithm as the API names it, for messages.
-std::string_view ApiName(QueryAlgorithm algorithm) {
-  switch (algorithm) {
-    case QueryAlgorithm::kMinHash:
-      return "ALGORITHM_MINHASH";
-    case QueryAlgorithm::kSimHash:
-      return "ALGORITHM_SIMHASH";
-    case QueryAlgorithm::kSemantic:
-      return "ALGORITHM_SEMANTIC";
-    case QueryAlgorithm::kHybridAll:
-      return "ALGORITHM_HYBRID_ALL";
-    case QueryAlgorithm::kHybridAny:
-      return "ALGORITHM_HYBRID_ANY";
-  }
-  return "ALGORITHM_UNKNOWN";
+// The algorithm as the API names it, for messages ("hybrid-all" is
+// ALGORITHM_HYBRID_ALL).
+std::string ApiName(QueryAlgorithm algorithm) {
+  std::string name =
+      absl::StrCat("ALGORITHM_", AbslView(kQueryAlgorithms.Name(algorithm)));
+  for (char& c : name) c = c == '-' ? '_' : absl::ascii_toupper(c);
+  return name;
 }
 
 bool IsHybrid(QueryAlgorithm algorithm) {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/proto/kept_proto.h"
 #include "neardup/server/internal/handlers.h"
 #include "neardup/server/internal/proto_convert.h"
@@ -24,21 +25,10 @@ namespace {
 
 absl::StatusOr<engine::QueryAlgorithm> AlgorithmFromProto(
     v1::Algorithm algorithm) {
-  switch (algorithm) {
-    case v1::ALGORITHM_UNSPECIFIED:
-    case v1::ALGORITHM_MINHASH:
-      return engine::QueryAlgorithm::kMinHash;
-    case v1::ALGORITHM_SIMHASH:
-      return engine::QueryAlgorithm::kSimHash;
-    case v1::ALGORITHM_SEMANTIC:
-      return engine::QueryAlgorithm::kSemantic;
-    case v1::ALGORITHM_HYBRID_ALL:
-      return engine::QueryAlgorithm::kHybridAll;
-    case v1::ALGORITHM_HYBRID_ANY:
-      return engine::QueryAlgorithm::kHybridAny;
-    default:
-      return absl::InvalidArgumentError("algorithm: unknown value");
-  }
+  const std::optional<QueryAlgorithm> value =
+      kQueryAlgorithms.FromApi(algorithm);
+  if (!value) return absl::InvalidArgumentError("algorithm: unknown value");
+  return *value;
 }
 
 // A resolved match as the API shows it.

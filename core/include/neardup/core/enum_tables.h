@@ -23,6 +23,7 @@
 #include "neardup/core/collection_config.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/index/lsh_params.h"
+#include "neardup/core/query_algorithm.h"
 #include "neardup/core/simhash.h"
 
 namespace neardup {
@@ -137,6 +138,15 @@ inline constexpr EnumTable<SimHashVariant, 2> kSimHashVariants{
       {SimHashVariant::kNewsbot, "newsbot", "", 2, 1}}}};
 
 // The API's default (0) is sentence; on disk 0 is fixed (an int32 field).
+// Not stored: a query's, not a collection's.
+inline constexpr EnumTable<QueryAlgorithm, 5> kQueryAlgorithms{
+    "query algorithm",
+    {{{QueryAlgorithm::kMinHash, "minhash", "", 1, 0},
+      {QueryAlgorithm::kSimHash, "simhash", "", 2, 0},
+      {QueryAlgorithm::kSemantic, "semantic", "", 3, 0},
+      {QueryAlgorithm::kHybridAll, "hybrid-all", "", 4, 0},
+      {QueryAlgorithm::kHybridAny, "hybrid-any", "", 5, 0}}}};
+
 inline constexpr EnumTable<ChunkMode, 3> kChunkModes{
     "chunk mode",
     {{{ChunkMode::kSentenceBounded, "sentence", "", 2, 1},

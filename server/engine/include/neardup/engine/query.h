@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "neardup/core/explain.h"
 #include "neardup/core/index/query_stats.h"
+#include "neardup/core/query_algorithm.h"
 #include "neardup/engine/collection.h"
 #include "neardup/engine/embedders.h"
 #include "neardup/storage/document.h"
@@ -42,13 +43,7 @@ struct CallBudget {
   absl::Status Check(std::string_view doing) const;
 };
 
-enum class QueryAlgorithm {
-  kMinHash,
-  kSimHash,
-  kSemantic,
-  kHybridAll,
-  kHybridAny
-};
+using QueryAlgorithm = ::neardup::QueryAlgorithm;
 
 // Explain reads both texts of every match it explains: a query explains at
 // most this many matches and this much text; matches past that say why.
