@@ -19,14 +19,6 @@ char Lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-absl::Status CheckBits(int bits) {
-  if (bits == 16 || bits == 32 || bits == 64 || bits == 128) {
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "newsbot SimHash bits must be 16, 32, 64 or 128, got ", bits));
-}
-
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -35,6 +27,14 @@ int HexValue(char c) {
 }
 
 }  // namespace
+
+absl::Status CheckNewsbotBits(int bits) {
+  for (const int width : kNewsbotBitWidths) {
+    if (bits == width) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "newsbot SimHash bits must be 16, 32, 64 or 128, got ", bits));
+}
 
 std::vector<std::string> NewsbotTokenize(std::string_view text) {
   std::vector<std::string> tokens;
@@ -74,7 +74,7 @@ std::vector<std::string> NewsbotTokenize(std::string_view text) {
 
 absl::StatusOr<NewsbotFingerprint> NewsbotSimHash(std::string_view text,
                                                   int bits) {
-  RETURN_IF_ERROR(CheckBits(bits));
+  RETURN_IF_ERROR(CheckNewsbotBits(bits));
   // Each occurrence votes; a token's votes are counted once, so repeated
   // words cost one MD5.
   absl::flat_hash_map<std::string, int64_t> occurrences;
@@ -116,7 +116,7 @@ std::string FormatNewsbot(const NewsbotFingerprint& fingerprint) {
 
 absl::StatusOr<NewsbotFingerprint> ParseNewsbot(std::string_view hex) {
   const int bits = static_cast<int>(hex.size()) * 4;
-  if (!CheckBits(bits).ok()) {
+  if (!CheckNewsbotBits(bits).ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a newsbot SimHash is 4, 8, 16 or 32 hex digits, got ", hex.size()));
   }

@@ -141,7 +141,8 @@ void AddKindFlags(CLI::App* app, int* winnow_window, int* bits, bool* raw) {
                   "perceptual: winnowing window in shingles")
       ->capture_default_str();
   app->add_option("--bits", *bits, "newsbot: 16, 32, 64 or 128")
-      ->check(CLI::IsMember({16, 32, 64, 128}))
+      ->check(CLI::IsMember(
+          std::vector<int>(kNewsbotBitWidths.begin(), kNewsbotBitWidths.end())))
       ->capture_default_str();
   app->add_flag("--raw", *raw,
                 "tlsh: hash the input bytes as they are (any bytes, no "

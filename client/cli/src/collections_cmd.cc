@@ -100,15 +100,19 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
       ->capture_default_str();
   create->add_flag("--store-text", c.store_text,
                    "keep texts (to return them, and for query --explain)");
-  AddParsedOption(create, "--minhash-algorithm", &c.minhash_algorithm,
-                  ParseMinHashAlgorithm,
-                  "MinHash family: shingled (default; also \"minhash\") or "
-                  "perceptual (UCFP: rolling shingles of --ngram words, 0 "
-                  "meaning 9, winnowed, then MinHash)");
+  AddParsedOption(
+      create, "--minhash-algorithm", &c.minhash_algorithm,
+      ParseMinHashAlgorithm,
+      absl::StrCat("MinHash family: shingled (default; also \"minhash\") or "
+                   "perceptual (UCFP: rolling shingles of --ngram words, 0 "
+                   "meaning ",
+                   kDefaultPerceptualK, ", winnowed, then MinHash)"));
   AddDeprecatedParsedOption(create, "--algorithm", "--minhash-algorithm",
                             &c.minhash_algorithm, ParseMinHashAlgorithm);
-  create->add_option("--winnow-window", c.winnow_window,
-                     "perceptual: winnowing window in shingles (0: 4)");
+  create->add_option(
+      "--winnow-window", c.winnow_window,
+      absl::StrCat("perceptual: winnowing window in shingles (0: ",
+                   kDefaultWinnowWindow, ")"));
   AddParsedOption(create, "--simhash-variant", &c.simhash_variant,
                   ParseSimHashVariant,
                   "with --simhash: txtfp (default) or newsbot (MD5 per "
@@ -136,13 +140,18 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
   create->add_option("--embedding-dim", c.embedding_dim,
                      "embedding space: vector dimension, 1..4096");
   create->add_option("--hnsw-m", c.hnsw_m,
-                     "with --hnsw: links per node (0: 16)");
+                     absl::StrCat("with --hnsw: links per node (0: ",
+                                  EmbeddingSpace{}.hnsw_m, ")"));
   create->add_option("--ef-construction", c.ef_construction,
-                     "HNSW candidates while building (0: 200)");
+                     absl::StrCat("HNSW candidates while building (0: ",
+                                  EmbeddingSpace{}.ef_construction, ")"));
   create->add_option("--ef-search", c.ef_search,
-                     "HNSW candidates while searching (0: 128)");
-  create->add_option("--min-cosine", c.min_cosine,
-                     "default least cosine of semantic queries (0: 0.9)");
+                     absl::StrCat("HNSW candidates while searching (0: ",
+                                  EmbeddingSpace{}.ef_search, ")"));
+  create->add_option(
+      "--min-cosine", c.min_cosine,
+      absl::StrCat("default least cosine of semantic queries (0: ",
+                   EmbeddingSpace{}.min_cosine, ")"));
   create->add_option("--fasttext-model", c.fasttext_model,
                      "embed texts on the server with this fastText model "
                      "(a path inside the server's --models-dir); model id "
@@ -151,7 +160,8 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
                   "with --fasttext-model: fixed, sentence (default) or "
                   "recursive");
   create->add_option("--chunk-max-tokens", c.chunk_max_tokens,
-                     "with --fasttext-model: words per chunk (0: 256)");
+                     absl::StrCat("with --fasttext-model: words per chunk (0: ",
+                                  ChunkingOptions{}.max_tokens, ")"));
   create->add_option("--chunk-overlap", c.chunk_overlap,
                      "with --fasttext-model: words fixed windows share "
                      "(default 32)");

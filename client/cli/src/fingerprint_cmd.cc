@@ -163,9 +163,11 @@ CLI::App* AddFingerprintCommand(CLI::App* app, FingerprintCommand* cmd) {
   AddDeprecatedOption(sub, "--format", "--output-format", &cmd->format);
   AddDeprecatedOption(sub, "--algo", "--kind", &cmd->algorithm);
   sub->add_option("--kind", cmd->algorithm,
-                  "minhash, simhash, tlsh, newsbot (newsbot's MD5 SimHash) "
-                  "or perceptual (UCFP: rolling shingles, winnowing, "
-                  "MinHash; k is --ngram, 0 meaning 9)")
+                  absl::StrCat("minhash, simhash, tlsh, newsbot (newsbot's MD5 "
+                               "SimHash) or perceptual (UCFP: rolling "
+                               "shingles, winnowing, MinHash; k is --ngram, 0 "
+                               "meaning ",
+                               kDefaultPerceptualK, ")"))
       ->check(CLI::IsMember(
           {"minhash", "simhash", "tlsh", "newsbot", "perceptual"}))
       ->capture_default_str();

@@ -38,8 +38,9 @@ absl::StatusOr<StatelessOptions> StatelessOptionsOf(
       break;
     case v1::FINGERPRINT_KIND_NEWSBOT:
       options.kind = FingerprintKind::kNewsbot;
-      if (newsbot_bits != 0 && newsbot_bits != 16 && newsbot_bits != 32 &&
-          newsbot_bits != 64 && newsbot_bits != 128) {
+      if (newsbot_bits != 0 &&
+          (newsbot_bits > 128 ||
+           !CheckNewsbotBits(static_cast<int>(newsbot_bits)).ok())) {
         return absl::InvalidArgumentError(
             absl::StrCat("newsbot_bits must be 16, 32, 64 or 128 (or 0 for ",
                          kDefaultNewsbotBits, "), got ", newsbot_bits));

@@ -29,7 +29,7 @@ uint32_t SlotBitsOf(const v1::FingerprintConfig& proto) {
 // multiplied: core checks the converted config again.
 absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
   auto out_of_range = [](std::string_view field, auto value,
-                         std::string_view range) {
+                         const std::string& range) {
     return absl::InvalidArgumentError(absl::StrCat("config.", AbslView(field),
                                                    " must be ", AbslView(range),
                                                    ", got ", value));
@@ -39,11 +39,15 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
   }
   const uint32_t num_perm = proto.num_perm();
   if (num_perm != 0 && num_perm != 64 && num_perm != 128 && num_perm != 256) {
-    return out_of_range("num_perm", num_perm, "0 (128), 64, 128 or 256");
+    return out_of_range(
+        "num_perm", num_perm,
+        absl::StrCat("0 (", CollectionConfig{}.num_perm, "), 64, 128 or 256"));
   }
   const double t = proto.threshold();
   if (!(t == 0 || (t > 0 && t < 1))) {
-    return out_of_range("threshold", t, "0 (0.8) or in (0, 1)");
+    return out_of_range(
+        "threshold", t,
+        absl::StrCat("0 (", kDefaultThreshold, ") or in (0, 1)"));
   }
   const double floor = proto.min_threshold();
   if (!(floor == 0 || (floor > 0 && floor < 1))) {
@@ -87,7 +91,9 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
   }
   const uint32_t bits = SlotBitsOf(proto);
   if (bits != 0 && bits != 16 && bits != 32 && bits != 64) {
-    return out_of_range("slot_bits", bits, "0 (16), 16, 32 or 64");
+    return out_of_range(
+        "slot_bits", bits,
+        absl::StrCat("0 (", CollectionConfig{}.slot_bits, "), 16, 32 or 64"));
   }
   // Only a collection with SimHash uses it (older records may hold more).
   if (proto.has_embedding()) {

@@ -12,17 +12,25 @@
 // significant) is the majority vote, over token occurrences, of that
 // integer's bit i; a tie gives 0. Frozen by golden vectors.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace neardup {
 
 // newsbot's width unless one is asked for.
 inline constexpr int kDefaultNewsbotBits = 64;
+// The widths newsbot's SimHash comes in.
+inline constexpr std::array<int, 4> kNewsbotBitWidths = {16, 32, 64, 128};
+
+// INVALID_ARGUMENT "newsbot SimHash bits must be 16, 32, 64 or 128, got N"
+// unless `bits` is one of kNewsbotBitWidths.
+absl::Status CheckNewsbotBits(int bits);
 
 struct NewsbotFingerprint {
   int bits = kDefaultNewsbotBits;  // 16, 32, 64 or 128

@@ -26,6 +26,7 @@
 #include "neardup/engine/query.h"
 #include "neardup/extract/extract.h"
 #include "neardup/extract/extract_pool.h"
+#include "neardup/storage/validation.h"
 #include "neardup/v1/neardup.pb.h"
 
 namespace neardup::server {
@@ -62,7 +63,7 @@ inline constexpr size_t kMaxBlockingListed = 100;
 inline constexpr uint32_t kDefaultTopK = 10;
 inline constexpr uint32_t kMaxTopK = 10000;
 // Longest document id (as the store allows), also for exclude_id.
-inline constexpr size_t kMaxIdBytes = 1024;
+inline constexpr size_t kMaxIdBytes = storage::kMaxExternalIdBytes;
 
 class Handlers {
  public:
