@@ -2,8 +2,9 @@
 """Stores written by old neardupd builds, opened by this one.
 
 Usage:
-  old_stores.py make  --format N --neardupd BIN --neardup BIN --out DIR
-  old_stores.py check --fixtures DIR --neardupd BIN --neardup BIN
+  old_stores.py make   --format N --neardupd BIN --neardup BIN --out DIR
+  old_stores.py answer --format N --neardupd BIN --neardup BIN --out DIR
+  old_stores.py check  --fixtures DIR --neardupd BIN --neardup BIN
 
 `make` is run once per earlier store format, with the binaries of the last
 commit that wrote it (README.md here says which): it starts that neardupd on
@@ -11,6 +12,9 @@ an empty data folder, creates the collections that build knows, ingests
 docs.jsonl into each, records what the old build answers (collections get,
 get, query: answers.json) and keeps the store its files (without RocksDB's
 info logs and options files, which opening does not need) in DIR/store.
+`answer` asks the questions again of the store already in DIR (a copy of
+it), with the binaries of that format, and writes answers.json anew: for
+when the questions grow, without writing the store again.
 
 `check` requires one fixture per earlier format (1 .. the kFormatVersion of
 storage/include/neardup/storage/store.h, minus one), copies each
@@ -58,8 +62,6 @@ COLLECTIONS[3] = dict(COLLECTIONS[2], **{
 })
 # Query algorithms asked of each collection besides the default.
 EXTRA_ALGORITHMS = {"estimate": ["simhash"], "newsbot": ["simhash"]}
-# Documents queried and fetched.
-QUERIED = ["a0", "a1", "b2", "c0", "d1", "solo"]
 
 
 def free_port():
@@ -123,12 +125,14 @@ def documents():
 def questions(collections):
     """Every question asked of a fixture: (key, neardup arguments)."""
     asked = {}
+    # Every document is fetched and queried by.
+    queried = [d["id"] for d in documents()]
     for name in collections:
         asked[f"collections get {name}"] = ["collections", "get", name]
-        for doc_id in QUERIED:
+        for doc_id in queried:
             asked[f"get {name} {doc_id}"] = ["get", "-c", name, doc_id]
         for algorithm in ["default"] + EXTRA_ALGORITHMS.get(name, []):
-            for doc_id in QUERIED:
+            for doc_id in queried:
                 query = ["query", "-c", name, "--top-k", "20"]
                 if algorithm != "default":
                     query += ["--algorithm", algorithm]
@@ -190,16 +194,39 @@ def make(args):
         os.makedirs(out)
         shutil.copytree(data, os.path.join(out, "store"),
                         ignore=shutil.ignore_patterns("LOG*", "LOCK", "OPTIONS-*"))
-        with open(os.path.join(out, "answers.json"), "w",
-                  encoding="utf-8") as f:
-            # One answer per line: small, and diffs read well.
-            f.write('{"format": %d,\n "collections": %s,\n "answers": {\n' %
-                    (args.format, json.dumps(list(collections))))
-            f.write(",\n".join(
-                f"  {json.dumps(q, ensure_ascii=False)}: "
-                f"{json.dumps(a, sort_keys=True, ensure_ascii=False)}"
-                for q, a in sorted(answers.items())))
-            f.write("\n }\n}\n")
+        write_answers(out, args.format, collections, answers)
+    return 0
+
+
+def write_answers(out, fmt, collections, answers):
+    with open(os.path.join(out, "answers.json"), "w",
+              encoding="utf-8") as f:
+        # One answer per line: small, and diffs read well.
+        f.write('{"format": %d,\n "collections": %s,\n "answers": {\n' %
+                (fmt, json.dumps(list(collections))))
+        f.write(",\n".join(
+            f"  {json.dumps(q, ensure_ascii=False)}: "
+            f"{json.dumps(a, sort_keys=True, ensure_ascii=False)}"
+            for q, a in sorted(answers.items())))
+        f.write("\n }\n}\n")
+
+
+def answer(args):
+    out = os.path.abspath(args.out)
+    collections = COLLECTIONS[args.format]
+    with tempfile.TemporaryDirectory() as work:
+        data = os.path.join(work, "data")
+        shutil.copytree(os.path.join(out, "store"), data)
+        server = Server(args.neardupd, args.neardup, data,
+                        os.path.join(work, "server.log"))
+        try:
+            if not server.wait_serving():
+                print(server.log_text())
+                return 1
+            answers = ask(server, collections, documents())
+        finally:
+            server.stop()
+        write_answers(out, args.format, collections, answers)
     return 0
 
 
@@ -349,18 +376,19 @@ def check(args):
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="mode", required=True)
-    m = sub.add_parser("make")
-    m.add_argument("--format", type=int, required=True,
-                   choices=sorted(COLLECTIONS))
-    m.add_argument("--neardupd", required=True)
-    m.add_argument("--neardup", required=True)
-    m.add_argument("--out", required=True)
+    for mode in ("make", "answer"):
+        m = sub.add_parser(mode)
+        m.add_argument("--format", type=int, required=True,
+                       choices=sorted(COLLECTIONS))
+        m.add_argument("--neardupd", required=True)
+        m.add_argument("--neardup", required=True)
+        m.add_argument("--out", required=True)
     c = sub.add_parser("check")
     c.add_argument("--fixtures", default=HERE)
     c.add_argument("--neardupd", required=True)
     c.add_argument("--neardup", required=True)
     args = parser.parse_args()
-    return make(args) if args.mode == "make" else check(args)
+    return {"make": make, "answer": answer, "check": check}[args.mode](args)
 
 
 if __name__ == "__main__":
