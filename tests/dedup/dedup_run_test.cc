@@ -472,10 +472,13 @@ TEST_F(DedupRunTest, StatsFileHasTheCounters) {
   ASSERT_OK(RunDedup(o));
   const std::string stats = ReadFile(o.stats_path);
   for (const char* key :
-       {"\"total\":16", "\"unique\":10", "\"duplicates\":6",
-        "\"duplicate_ratio\":0.375,", "\"empty\":0", "\"invalid\":0",
-        "\"seconds\":", "\"docs_per_second\":", "\"mb_per_second\":",
-        "\"peak_rss_bytes\":", "\"bands\":14", "\"rows\":7"}) {
+       {"\"method\":\"minhash-lsh\"", "\"verification\":\"exact\"",
+        // The old names, for one more release.
+        "\"algorithm\":\"minhash-lsh\"", "\"verify\":\"exact\"", "\"total\":16",
+        "\"unique\":10", "\"duplicates\":6", "\"duplicate_ratio\":0.375,",
+        "\"empty\":0", "\"invalid\":0", "\"seconds\":", "\"docs_per_second\":",
+        "\"mb_per_second\":", "\"peak_rss_bytes\":", "\"bands\":14",
+        "\"rows\":7"}) {
     EXPECT_THAT(stats, HasSubstr(key));
   }
 }

@@ -14,6 +14,10 @@ namespace neardup::dedup {
 std::string RunStats::ToJson() const {
   const double s = seconds > 0 ? seconds : 1e-9;
   nlohmann::ordered_json json = {
+      {"method", algorithm},
+      {"verification", verify},
+      // The names before --method and --verification: they go in the
+      // release after next.
       {"algorithm", algorithm},
       {"verify", verify},
       {"total", total},
