@@ -1,0 +1,114 @@
+# The arrows of the target graph (docs/architecture.md), checked at
+# configure time: a target under a folder on the left may not link, even
+# through others, a target defined under a folder on the right.
+#
+#   core/           -> storage/, proto/, server/, client/
+#   storage/        -> server/, client/
+#   server/engine/  -> server/rpc/, server/cluster/, client/ (and gRPC)
+#   server/, proto/ -> client/
+
+# Every target `target` links, transitively (targets only).
+function(neardup_linked_targets target out)
+  set(seen "")
+  set(queue "${target}")
+  while(queue)
+    list(POP_FRONT queue current)
+    get_target_property(aliased ${current} ALIASED_TARGET)
+    if(aliased)
+      set(current ${aliased})
+    endif()
+    foreach(property LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+      get_target_property(links ${current} ${property})
+      if(NOT links)
+        continue()
+      endif()
+      foreach(link IN LISTS links)
+        # $<LINK_ONLY:x> is still an arrow; other generator expressions are
+        # not targets.
+        string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" link "${link}")
+        if(NOT TARGET "${link}" OR "${link}" IN_LIST seen)
+          continue()
+        endif()
+        list(APPEND seen "${link}")
+        list(APPEND queue "${link}")
+      endforeach()
+    endforeach()
+  endwhile()
+  set(${out} "${seen}" PARENT_SCOPE)
+endfunction()
+
+# The folder (relative to the source root) a target is defined in.
+function(neardup_target_folder target out)
+  get_target_property(aliased ${target} ALIASED_TARGET)
+  if(aliased)
+    set(target ${aliased})
+  endif()
+  get_target_property(imported ${target} IMPORTED)
+  if(imported)
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  get_target_property(dir ${target} SOURCE_DIR)
+  file(RELATIVE_PATH relative "${CMAKE_SOURCE_DIR}" "${dir}")
+  set(${out} "${relative}/" PARENT_SCOPE)
+endfunction()
+
+# Every target defined under `dir` and its subdirectories.
+function(neardup_targets_under dir out)
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    neardup_targets_under("${sub}" more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} "${targets}" PARENT_SCOPE)
+endfunction()
+
+function(neardup_check_link_rules)
+  set(rules
+      "core/=storage/ proto/ server/ client/"
+      "storage/=server/ client/"
+      "server/engine/=server/rpc/ server/cluster/ client/ gRPC"
+      "server/=client/"
+      "proto/=client/")
+  foreach(rule IN LISTS rules)
+    string(REPLACE "=" ";" parts "${rule}")
+    list(GET parts 0 from)
+    list(GET parts 1 forbidden)
+    string(REPLACE " " ";" forbidden "${forbidden}")
+    if(NOT IS_DIRECTORY "${CMAKE_SOURCE_DIR}/${from}")
+      continue()
+    endif()
+    neardup_targets_under("${CMAKE_SOURCE_DIR}/${from}" targets)
+    foreach(target IN LISTS targets)
+      get_target_property(type ${target} TYPE)
+      if(type STREQUAL "UTILITY")
+        continue()
+      endif()
+      neardup_linked_targets(${target} linked)
+      foreach(link IN LISTS linked)
+        neardup_target_folder(${link} folder)
+        foreach(no IN LISTS forbidden)
+          if(no STREQUAL "gRPC")
+            set(hit FALSE)
+            if(link MATCHES "^gRPC::")
+              set(hit TRUE)
+            endif()
+          else()
+            string(FIND "${folder}" "${no}" at)
+            set(hit FALSE)
+            if(at EQUAL 0)
+              set(hit TRUE)
+            endif()
+          endif()
+          if(hit)
+            message(FATAL_ERROR
+                    "${target} (${from}) links ${link} (${no}): the target "
+                    "graph forbids it (cmake/NeardupLinkRules.cmake, "
+                    "docs/architecture.md)")
+          endif()
+        endforeach()
+      endforeach()
+    endforeach()
+  endforeach()
+endfunction()
