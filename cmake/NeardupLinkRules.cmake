@@ -2,10 +2,13 @@
 # configure time: a target under a folder on the left may not link, even
 # through others, a target defined under a folder on the right.
 #
-#   core/           -> storage/, proto/, server/, client/
-#   storage/        -> server/, client/
-#   server/engine/  -> server/rpc/, server/cluster/, client/ (and gRPC)
-#   server/, proto/ -> client/
+#   core/             -> storage/, proto/, server/, client/ (gRPC, RocksDB)
+#   storage/          -> proto/, server/, client/ (gRPC)
+#   server/engine/    -> server/rpc/, server/cluster/, client/ (gRPC)
+#   server/cluster/   -> server/rpc/, client/ (gRPC)
+#   server/extract/, server/embed/ -> the engine, rpc, cluster, storage/
+#   server/, proto/   -> client/
+#   client/           -> the engine, rpc, cluster, storage/
 
 # Every target `target` links, transitively (targets only).
 function(neardup_linked_targets target out)
@@ -23,9 +26,16 @@ function(neardup_linked_targets target out)
         continue()
       endif()
       foreach(link IN LISTS links)
-        # $<LINK_ONLY:x> is still an arrow; other generator expressions are
-        # not targets.
-        string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" link "${link}")
+        # $<LINK_ONLY:x>, $<BUILD_INTERFACE:x> and $<TARGET_NAME:x> are
+        # still arrows (nested too); other generator expressions are not
+        # followed.
+        set(unwrapped "")
+        while(NOT unwrapped STREQUAL link)
+          set(unwrapped "${link}")
+          string(REGEX REPLACE
+                 "^\\$<(LINK_ONLY|BUILD_INTERFACE|TARGET_NAME):(.*)>$" "\\2"
+                 link "${link}")
+        endwhile()
         if(NOT TARGET "${link}" OR "${link}" IN_LIST seen)
           continue()
         endif()
@@ -49,7 +59,7 @@ function(neardup_target_folder target out)
     return()
   endif()
   get_target_property(dir ${target} SOURCE_DIR)
-  file(RELATIVE_PATH relative "${CMAKE_SOURCE_DIR}" "${dir}")
+  file(RELATIVE_PATH relative "${PROJECT_SOURCE_DIR}" "${dir}")
   set(${out} "${relative}/" PARENT_SCOPE)
 endfunction()
 
@@ -65,15 +75,20 @@ function(neardup_targets_under dir out)
 endfunction()
 
 function(neardup_check_link_rules)
+  # A word ending in "::" is a namespace of imported targets.
   set(rules
-      "core/=storage/ proto/ server/ client/"
-      "storage/=server/ client/"
-      "server/engine/=server/rpc/ server/cluster/ client/ gRPC"
+      "core/=storage/ proto/ server/ client/ gRPC:: RocksDB::"
+      "storage/=proto/ server/ client/ gRPC::"
+      "server/engine/=server/rpc/ server/cluster/ client/ gRPC::"
+      "server/cluster/=server/rpc/ client/ gRPC::"
+      "server/extract/=server/engine/ server/rpc/ server/cluster/ storage/"
+      "server/embed/=server/engine/ server/rpc/ server/cluster/ storage/"
       "server/=client/"
-      "proto/=client/")
+      "proto/=client/"
+      "client/=server/engine/ server/rpc/ server/cluster/ storage/")
   # Every target of the folders CMake processed (a configuration may leave
   # some out).
-  neardup_targets_under("${CMAKE_SOURCE_DIR}" targets)
+  neardup_targets_under("${PROJECT_SOURCE_DIR}" targets)
   foreach(target IN LISTS targets)
     get_target_property(type ${target} TYPE)
     if(type STREQUAL "UTILITY")
@@ -97,8 +112,9 @@ function(neardup_check_link_rules)
         neardup_target_folder(${link} folder)
         foreach(no IN LISTS forbidden)
           set(hit FALSE)
-          if(no STREQUAL "gRPC")
-            if(link MATCHES "^gRPC::")
+          if(no MATCHES "::$")
+            string(FIND "${link}" "${no}" where)
+            if(where EQUAL 0)
               set(hit TRUE)
             endif()
           else()

@@ -1,6 +1,6 @@
 // The export line format and how a dumped document goes back in.
 
-#include "export_dump.h"
+#include "neardup/cli/internal/export_dump.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

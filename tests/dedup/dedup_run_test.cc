@@ -473,7 +473,7 @@ TEST_F(DedupRunTest, StatsFileHasTheCounters) {
   const std::string stats = ReadFile(o.stats_path);
   for (const char* key :
        {"\"method\":\"minhash-lsh\"", "\"verification\":\"exact\"",
-        // The old names, for one more release.
+        // The old names, until the release after next.
         "\"algorithm\":\"minhash-lsh\"", "\"verify\":\"exact\"", "\"total\":16",
         "\"unique\":10", "\"duplicates\":6", "\"duplicate_ratio\":0.375,",
         "\"empty\":0", "\"invalid\":0", "\"seconds\":", "\"docs_per_second\":",

@@ -7,7 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/storage/records.pb.h"
 #include "neardup/v1/neardup.pb.h"
 #include "support/status_matchers.h"
@@ -83,6 +88,18 @@ TEST(EnumTables, NumbersAreThoseOfTheProtos) {
   ExpectDisk(kSimHashVariants, pb::SimHashVariant_descriptor(), true);
   ExpectApi(kChunkModes, v1::EmbeddingSpace::ChunkMode_descriptor());
   ExpectApi(kQueryAlgorithms, v1::Algorithm_descriptor());
+}
+
+// The query algorithms' API values are the ones of their names
+// ("hybrid-all" is ALGORITHM_HYBRID_ALL): swapping two numbers fails.
+TEST(EnumTables, QueryAlgorithmsAreTheProtoValuesOfTheirNames) {
+  for (const auto& row : kQueryAlgorithms.rows) {
+    std::string name = absl::StrCat("ALGORITHM_", AbslView(row.name));
+    for (char& c : name) c = c == '-' ? '_' : absl::ascii_toupper(c);
+    const auto* value = v1::Algorithm_descriptor()->FindValueByNumber(row.api);
+    ASSERT_NE(value, nullptr) << row.name;
+    EXPECT_EQ(value->name(), name);
+  }
 }
 
 // Each row's numbers are the values of the same name: the tables cannot

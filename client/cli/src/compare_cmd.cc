@@ -8,6 +8,7 @@
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/commands.h"
+#include "neardup/cli/internal/passages.h"
 #include "neardup/core/config_hash.h"
 #include "neardup/core/explain.h"
 #include "neardup/core/fingerprint_settings.h"
@@ -16,7 +17,6 @@
 #include "neardup/core/simhash.h"
 #include "neardup/core/stateless.h"
 #include "neardup/core/tlsh.h"
-#include "passages.h"
 
 namespace neardup::cli {
 CLI::App* AddCompareCommand(CLI::App* app, CompareCommand* cmd) {

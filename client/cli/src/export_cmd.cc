@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "export_dump.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/cli/internal/export_dump.h"
 #include "server_command_parts.h"
 
 namespace neardup::cli {

@@ -1,4 +1,4 @@
-#include "export_dump.h"
+#include "neardup/cli/internal/export_dump.h"
 
 #include <algorithm>
 #include <cinttypes>

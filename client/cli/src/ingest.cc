@@ -13,11 +13,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "embedding_input.h"
-#include "export_dump.h"
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
 #include "neardup/cli/cli_options.h"
+#include "neardup/cli/internal/export_dump.h"
 #include "neardup/client/client.h"
 #include "neardup/dataset/dataset_reader.h"
 #include "neardup/dataset/progress.h"

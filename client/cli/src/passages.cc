@@ -1,4 +1,4 @@
-#include "passages.h"
+#include "neardup/cli/internal/passages.h"
 
 #include <unistd.h>
 

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
-#include <map>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
@@ -13,11 +12,11 @@
 #include "input.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/cli/cli_options.h"
+#include "neardup/cli/internal/passages.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/extract/extract.h"
 #include "neardup/proto/kept_proto.h"
 #include "nlohmann/json.hpp"
-#include "passages.h"
 #include "server_command_parts.h"
 
 namespace neardup::cli {
@@ -106,9 +105,17 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
   client::Client client(options);
   v1::QueryRequest request;
   request.set_collection(cmd.collection);
+  absl::StatusOr<QueryAlgorithm> algorithm =
+      kQueryAlgorithms.Parse(cmd.algorithm);
+  if (!algorithm.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--algorithm: ", algorithm.status().message()));
+  }
+  request.set_algorithm(
+      static_cast<v1::Algorithm>(kQueryAlgorithms.Api(*algorithm)));
+  const bool semantic_only = *algorithm == QueryAlgorithm::kSemantic;
   // Extracted here, so that passages (--explain) are ranges of the text
   // shown.
-  const bool semantic_only = cmd.algorithm == "semantic";
   if (!cmd.text.empty()) {
     ASSIGN_OR_RETURN(const extract::ContentType type,
                      ContentTypeFor("", cmd.content_type));
@@ -118,14 +125,6 @@ absl::Status RunQuery(const ServerCommands& cmd, std::ostream& out) {
     ASSIGN_OR_RETURN(std::string text, ReadText(cmd.input, cmd.content_type));
     request.set_text(std::move(text));
   }
-  absl::StatusOr<QueryAlgorithm> algorithm =
-      kQueryAlgorithms.Parse(cmd.algorithm);
-  if (!algorithm.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--algorithm: ", algorithm.status().message()));
-  }
-  request.set_algorithm(
-      static_cast<v1::Algorithm>(kQueryAlgorithms.Api(*algorithm)));
   if (!cmd.embedding.empty()) {
     ASSIGN_OR_RETURN(*request.mutable_embedding(),
                      ParseEmbeddingFlag(cmd.embedding, cmd.embedding_model));

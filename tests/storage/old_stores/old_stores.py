@@ -214,6 +214,13 @@ def write_answers(out, fmt, collections, answers):
 def answer(args):
     out = os.path.abspath(args.out)
     collections = COLLECTIONS[args.format]
+    with open(os.path.join(out, "answers.json"), encoding="utf-8") as f:
+        recorded = json.load(f)
+    if (recorded["format"] != args.format or
+            recorded["collections"] != list(collections)):
+        print(f"{out} holds format {recorded['format']} with collections "
+              f"{recorded['collections']}, not format {args.format}")
+        return 1
     with tempfile.TemporaryDirectory() as work:
         data = os.path.join(work, "data")
         shutil.copytree(os.path.join(out, "store"), data)
@@ -226,7 +233,13 @@ def answer(args):
             answers = ask(server, collections, documents())
         finally:
             server.stop()
-        write_answers(out, args.format, collections, answers)
+    # The build answers what it answered when it made the fixture.
+    old = {q: a for q, a in recorded["answers"].items() if q in answers}
+    failures = compare(old, answers, "answered again")
+    if failures:
+        print("\n".join(failures[:50]))
+        return 1
+    write_answers(out, args.format, collections, answers)
     return 0
 
 

@@ -137,7 +137,6 @@ inline constexpr EnumTable<SimHashVariant, 2> kSimHashVariants{
     {{{SimHashVariant::kTxtfp, "txtfp", "", 1, 0},
       {SimHashVariant::kNewsbot, "newsbot", "", 2, 1}}}};
 
-// The API's default (0) is sentence; on disk 0 is fixed (an int32 field).
 // Not stored: a query's, not a collection's.
 inline constexpr EnumTable<QueryAlgorithm, 5> kQueryAlgorithms{
     "query algorithm",
@@ -147,6 +146,7 @@ inline constexpr EnumTable<QueryAlgorithm, 5> kQueryAlgorithms{
       {QueryAlgorithm::kHybridAll, "hybrid-all", "", 4, 0},
       {QueryAlgorithm::kHybridAny, "hybrid-any", "", 5, 0}}}};
 
+// The API's default (0) is sentence; on disk 0 is fixed (an int32 field).
 inline constexpr EnumTable<ChunkMode, 3> kChunkModes{
     "chunk mode",
     {{{ChunkMode::kSentenceBounded, "sentence", "", 2, 1},

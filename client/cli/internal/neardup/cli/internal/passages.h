@@ -1,5 +1,5 @@
-#ifndef NEARDUP_CLIENT_CLI_INTERNAL_PASSAGES_H_
-#define NEARDUP_CLIENT_CLI_INTERNAL_PASSAGES_H_
+#ifndef NEARDUP_CLI_INTERNAL_PASSAGES_H_
+#define NEARDUP_CLI_INTERNAL_PASSAGES_H_
 
 // Printing the passages two texts share (compare --explain, query
 // --explain).
@@ -36,4 +36,4 @@ void PrintPassageLines(std::string_view probe,
 
 }  // namespace neardup::cli
 
-#endif  // NEARDUP_CLIENT_CLI_INTERNAL_PASSAGES_H_
+#endif  // NEARDUP_CLI_INTERNAL_PASSAGES_H_

@@ -1,5 +1,5 @@
-#ifndef NEARDUP_CLIENT_CLI_INTERNAL_EXPORT_DUMP_H_
-#define NEARDUP_CLIENT_CLI_INTERNAL_EXPORT_DUMP_H_
+#ifndef NEARDUP_CLI_INTERNAL_EXPORT_DUMP_H_
+#define NEARDUP_CLI_INTERNAL_EXPORT_DUMP_H_
 
 // The JSONL that `neardup export` writes and `neardup ingest` reads back:
 // one document per line,
@@ -38,4 +38,4 @@ absl::StatusOr<v1::UpsertRequest> UpsertFromExport(
 
 }  // namespace neardup::cli
 
-#endif  // NEARDUP_CLIENT_CLI_INTERNAL_EXPORT_DUMP_H_
+#endif  // NEARDUP_CLI_INTERNAL_EXPORT_DUMP_H_
