@@ -3,7 +3,7 @@
 
 Usage: docs_truth_test.py --repo DIR --neardupd BIN --neardup BIN
 
-For README.md, docs/*.md and every folder's README.md:
+For README.md, docs/*.md and every folder's README.md (tests/ included):
   paths    a `path` in backquotes that starts at a top-level folder (core/,
            server/, tests/, ...) exists in the repository; a relative one
            with a file extension exists below the document's folder or
@@ -15,12 +15,14 @@ For README.md, docs/*.md and every folder's README.md:
   binaries every build/release/server/... and build/release/client/...
            path in the docs, scripts/*.sh and deploy/Dockerfile is where
            this build put a binary.
-  flags    every `--flag` in backquotes, and every --flag on a line that
-           runs neardup or neardupd, is a flag of neardupd or of some
+  flags    every `--flag` in backquotes is a flag of neardupd or of some
            neardup command (as their --help prints them), or one of the
-           few other tools' flags listed below. "(was `--old`)" names an
-           old spelling and is not checked; bench/README.md's flags are the
-           benchmarks'.
+           few other tools' flags listed below; every --flag on a line that
+           runs neardupd is one of neardupd's, and on a line that runs
+           `neardup <command>`, one of that command's or a command's above
+           it (on a docker or kubectl line, where "neardup" is a name, any
+           of ours). "(was `--old`)" names an old spelling and is not
+           checked; bench/README.md's flags are the benchmarks'.
 
 Exit status: 0 passed, 1 failed. Only the standard library.
 """
@@ -78,7 +80,7 @@ def documents(repo):
             dirs[:] = [d for d in dirs if d not in ("build", ".git")]
             if "README.md" in files and os.path.dirname(root) != repo + "/docs":
                 path = os.path.join(root, "README.md")
-                if path not in out and "/tests/" not in path + "/":
+                if path not in out:
                     out.append(path)
     return [p for p in out if os.path.exists(p)]
 
@@ -128,8 +130,12 @@ def help_flags(binary, args):
     return text, set(FLAG.findall(text))
 
 
-def known_flags(neardupd, neardup):
+def known_flags(neardupd, neardup, by_command):
+    """Every flag of neardupd and of any neardup command; `by_command`
+    gets each command's own ("neardupd", or the neardup subcommand path as
+    a tuple)."""
     flags = set(help_flags(neardupd, [])[1])
+    by_command["neardupd"] = set(flags)
     pending = [[]]
     seen = set()
     while pending:
@@ -138,6 +144,7 @@ def known_flags(neardupd, neardup):
             continue
         seen.add(tuple(command))
         text, found = help_flags(neardup, command)
+        by_command[tuple(command)] = found
         flags |= found
         if "Subcommands:" in text:
             block = text.split("Subcommands:", 1)[1]
@@ -187,8 +194,9 @@ def main():
     repo = os.path.abspath(args.repo)
     files = all_repo_files(repo)
     identifiers = source_identifiers(repo)
-    flags = (known_flags(args.neardupd, args.neardup) | OTHER_TOOLS_FLAGS
-             | INTERNAL_FLAGS)
+    by_command = {}
+    flags = (known_flags(args.neardupd, args.neardup, by_command)
+             | OTHER_TOOLS_FLAGS | INTERNAL_FLAGS)
     errors = []
     checked = {"paths": 0, "symbols": 0, "flags": 0}
     for doc_path in documents(repo):
@@ -220,11 +228,30 @@ def main():
             command = COMMAND.search(line)
             if doc in FLAGS_NOT_OURS or not command or "`" in line:
                 continue
-            for flag in FLAG.findall(line[command.end():]):
+            # The command's own flags: those of neardupd, or of the neardup
+            # subcommand the line runs and the commands above it.
+            rest = re.split(r"\||&&|;", line[command.end():])[0]
+            if re.search(r"\b(docker|kubectl|podman)\b|neardup:\d", line):
+                # A container's or a cluster's command line: "neardup" is a
+                # name there, and the flags are any of ours or the tool's.
+                allowed, named = flags, "neardupd or neardup"
+            elif command.group(0).strip().endswith("neardupd"):
+                allowed, named = by_command["neardupd"], "neardupd"
+            else:
+                path = ()
+                for word in rest.split():
+                    if path + (word,) not in by_command:
+                        break
+                    path += (word,)
+                allowed = set(INTERNAL_FLAGS)
+                for end in range(len(path) + 1):
+                    allowed |= by_command[path[:end]]
+                named = " ".join(("neardup",) + path)
+            for flag in FLAG.findall(rest):
                 checked["flags"] += 1
-                if flag not in flags:
+                if flag not in allowed:
                     errors.append(f"{doc}: flag {flag} (in `{line.strip()}`)"
-                                  " is no flag of neardupd or neardup")
+                                  f" is no flag of {named}")
     # Binaries where the docs and scripts run them.
     build_root = os.path.dirname(os.path.dirname(os.path.abspath(
         args.neardup)))
