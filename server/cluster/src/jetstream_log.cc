@@ -674,22 +674,35 @@ class JetStreamLogImpl final : public JetStreamLog {
                     absl::StrCat("put key ", key_text));
   }
 
+  // Read from the bucket stream's leader: kvStore_Get asks for a direct
+  // get, which any replica may answer, and one that has not applied a put
+  // acknowledged a moment ago answers the value before it.
   absl::StatusOr<std::optional<std::string>> GetKey(
       std::string_view bucket, std::string_view key) override {
-    ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));
-    const std::string key_text(key);
-    kvEntry* entry = nullptr;
-    const natsStatus status = kvStore_Get(&entry, kv.get(), key_text.c_str());
-    if (status == NATS_NOT_FOUND) return std::nullopt;
-    if (status != NATS_OK) {
-      if (entry != nullptr) kvEntry_Destroy(entry);
-      return FromNats(status, static_cast<jsErrCode>(0),
-                      absl::StrCat("get key ", key_text));
+    ASSIGN_OR_RETURN(Bucket kv, OpenBucket(bucket));  // a missing bucket
+    const std::string stream = absl::StrCat("KV_", AbslView(bucket));
+    const std::string subject =
+        absl::StrCat("$KV.", AbslView(bucket), ".", AbslView(key));
+    natsMsg* last = nullptr;
+    jsErrCode js_error = static_cast<jsErrCode>(0);
+    const natsStatus status = js_GetLastMsg(
+        &last, js_.get(), stream.c_str(), subject.c_str(), nullptr, &js_error);
+    if (status == NATS_NOT_FOUND) {
+      if (last != nullptr) natsMsg_Destroy(last);
+      return std::nullopt;
     }
-    std::string value(static_cast<const char*>(kvEntry_Value(entry)),
-                      kvEntry_ValueLen(entry));
-    kvEntry_Destroy(entry);
-    return value;
+    if (status != NATS_OK) {
+      if (last != nullptr) natsMsg_Destroy(last);
+      return FromNats(status, js_error,
+                      absl::StrCat("get key ", AbslView(key)));
+    }
+    Message owned(last);
+    // A delete or purge marker: the key has no value.
+    const char* operation = nullptr;
+    if (natsMsgHeader_Get(last, "KV-Operation", &operation) == NATS_OK) {
+      return std::nullopt;
+    }
+    return std::string(natsMsg_GetData(last), natsMsg_GetDataLength(last));
   }
 
   absl::StatusOr<std::vector<std::string>> Keys(
