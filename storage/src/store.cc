@@ -221,8 +221,8 @@ absl::Status Store::InitializeOrCheckFormat(bool fresh) {
   }
   if (*version < kFormatVersion) {
     // Nothing to rewrite: older data reads as it is. The new number keeps
-    // older builds away from the evidence, TLSH and vectors they do not
-    // maintain.
+    // older builds away from the evidence, TLSH, vectors and kept families
+    // they do not maintain.
     return FromRocksDb(db_->Put(SyncedWrite(), meta, keys::kFormatVersion,
                                 keys::EncodeU32LittleEndian(kFormatVersion)),
                        absl::StrCat("upgrade the format version of ", dir_));

@@ -160,6 +160,26 @@ TEST_F(DatabaseQuarantineTest, ConfigHashThatDiffersFromTheConfigIsRefused) {
   ExpectGoodServes(*db);
 }
 
+// A kept family of a newer build: this build would not maintain its values
+// (a replace would leave the old one behind), so it serves none of the
+// collection, and the rest as usual. This is why a new kept family needs no
+// new store format.
+TEST_F(DatabaseQuarantineTest, KeptFamilyThisBuildDoesNotKnowIsQuarantined) {
+  CreateTwoCollections();
+  EditCollectionRecord(StoreDir(), "bad", [](CollectionRecord& record) {
+    record.config.kept_families.push_back("from-a-newer-build");
+  });
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase(2));
+  ASSERT_THAT(db->QuarantinedCollections(),
+              ElementsAre(Field(&QuarantinedCollection::name, "bad")));
+  EXPECT_THAT(db->QuarantinedCollections()[0].reason.message(),
+              HasSubstr("kept family \"from-a-newer-build\" is unknown to "
+                        "this build"));
+  EXPECT_EQ(db->GetCollection("bad").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ExpectGoodServes(*db);
+}
+
 TEST_F(DatabaseQuarantineTest, UndecodableRecordIsQuarantinedAndDropable) {
   CreateTwoCollections();
   {

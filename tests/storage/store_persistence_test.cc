@@ -213,12 +213,12 @@ TEST_F(StorePersistenceTest, NewerFormatVersionIsRefused) {
   const absl::Status status = OpenStore().status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(),
-              AllOf(HasSubstr("newer neardup"), HasSubstr("version 5"),
-                    HasSubstr("version 4")));
+              AllOf(HasSubstr("newer neardup"), HasSubstr("version 6"),
+                    HasSubstr("version 5")));
 }
 
 TEST_F(StorePersistenceTest, OlderFormatsAreUpgradedInPlace) {
-  for (const uint32_t old_version : {1u, 2u, 3u}) {
+  for (const uint32_t old_version : {1u, 2u, 3u, 4u}) {
     { ASSERT_OK(OpenStore().status()); }
     {
       RawDb raw(StoreDir());
@@ -228,7 +228,7 @@ TEST_F(StorePersistenceTest, OlderFormatsAreUpgradedInPlace) {
     { ASSERT_OK(OpenStore().status()); }
     RawDb raw(StoreDir());
     EXPECT_EQ(raw.Get(ColumnFamily::kMeta, keys::kFormatVersion),
-              keys::EncodeU32LittleEndian(4));
+              keys::EncodeU32LittleEndian(5));
   }
 }
 

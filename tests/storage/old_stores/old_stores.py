@@ -60,8 +60,49 @@ COLLECTIONS[3] = dict(COLLECTIONS[2], **{
     "perceptual": ["--algorithm", "perceptual", "--store-text"],
     "newsbot": ["--simhash", "--simhash-variant", "newsbot"],
 })
+COLLECTIONS[4] = dict(COLLECTIONS[3], **{
+    "semantic": ["--embedding-model", "toy-4", "--embedding-dim", "4",
+                 "--min-cosine", "0.9"],
+})
 # Query algorithms asked of each collection besides the default.
-EXTRA_ALGORITHMS = {"estimate": ["simhash"], "newsbot": ["simhash"]}
+EXTRA_ALGORITHMS = {"estimate": ["simhash"], "newsbot": ["simhash"],
+                    "semantic": ["semantic", "hybrid-all"]}
+# Collections with an embedding space: their model id. Each document's
+# vector is vector_of(its text).
+EMBEDDING_MODELS = {"semantic": "toy-4"}
+
+
+def vector_of(text):
+    """A 4-dimensional vector the text decides (near-copies lie close)."""
+    letters = text.lower()
+    return [float(len(text) % 97 + 1), float(letters.count("e") + 1),
+            float(letters.count(" ") + 1), float(letters.count("a") + 1)]
+
+
+def embedding_flags(name, text):
+    if name not in EMBEDDING_MODELS:
+        return []
+    return ["--embedding", ",".join(repr(x) for x in vector_of(text)),
+            "--embedding-model", EMBEDDING_MODELS[name]]
+
+
+def ingest(server, name, path):
+    """Ingests a JSONL file of {"id", "text"} records into a collection."""
+    flags = []
+    if name in EMBEDDING_MODELS:
+        with_vectors = path + ".vectors.jsonl"
+        with open(path, encoding="utf-8") as f, \
+                open(with_vectors, "w", encoding="utf-8") as out:
+            for line in f:
+                if line.strip():
+                    record = json.loads(line)
+                    record["vector"] = vector_of(record["text"])
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        path = with_vectors
+        flags = ["--embedding-field", "vector", "--embedding-model",
+                 EMBEDDING_MODELS[name]]
+    server.cli("ingest", "-c", name, "--no-progress", "--id-field", "id",
+               *flags, path)
 
 
 def free_port():
@@ -147,7 +188,10 @@ def ask(server, collections, docs):
     for key, args in questions(collections).items():
         if isinstance(args, tuple):  # a query: the document's text
             args, doc_id = args
+            name = args[args.index("-c") + 1]
             args = args + ["--text", texts[doc_id]]
+            if "--algorithm" in args:
+                args += embedding_flags(name, texts[doc_id])
         answers[key] = json.loads(server.cli(*args, "--json").stdout)
     return answers
 
@@ -179,13 +223,11 @@ def make(args):
                 return 1
             for name, flags in collections.items():
                 server.cli("collections", "create", name, *flags)
-                server.cli("ingest", "-c", name, "--no-progress",
-                           "--id-field", "id", head)
+                ingest(server, name, head)
             if flush:
                 server.cli("backup", "flushed")
             for name in collections:
-                server.cli("ingest", "-c", name, "--no-progress",
-                           "--id-field", "id", tail)
+                ingest(server, name, tail)
             answers = ask(server, collections, docs)
         finally:
             server.stop()
@@ -287,8 +329,7 @@ def write_after_upgrade(server, collections, docs, work):
         f.write(json.dumps({"id": "after-upgrade",
                             "text": after_upgrade_text(docs)}) + "\n")
     for name in collections:
-        server.cli("ingest", "-c", name, "--no-progress", "--id-field", "id",
-                   new_file)
+        ingest(server, name, new_file)
 
 
 def after_upgrade_text(docs):

@@ -114,9 +114,13 @@ class Store {
   // family: a build of format 1 would replace documents without deleting
   // their evidence, so it must refuse a format-2 store. 3 added the tlsh
   // family and the perceptual and newsbot families, for the same reason. 4
-  // added embedding spaces and their family. Older stores are upgraded in
-  // place when opened (their records read as they were).
-  static constexpr uint32_t kFormatVersion = 4;
+  // added embedding spaces and their family. 5 made kept families open:
+  // every build of format 5 reads a collection's list of kept families and
+  // quarantines a collection keeping one it does not know, so a new kept
+  // family needs no new format (a format-4 build could predate the list and
+  // would ignore the family). Older stores are upgraded in place when opened
+  // (their records read as they were).
+  static constexpr uint32_t kFormatVersion = 5;
   static constexpr uint32_t kOldestUpgradableFormat = 1;
 
   // Opens or creates the store in `dir`. FAILED_PRECONDITION when the
