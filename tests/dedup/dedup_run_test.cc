@@ -147,6 +147,26 @@ TEST_F(DedupRunTest, VariantOptionsAreChecked) {
   EXPECT_FALSE(ParseSimHashVariant("charikar").ok());
 }
 
+// Each --method and --verification name parses to its value and back; the
+// tables' first rows are DedupOptions' defaults.
+TEST(DedupOptionNames, MethodsAndVerificationsRoundTrip) {
+  for (const auto& row : kDedupMethods.rows) {
+    ASSERT_OK_AND_ASSIGN(const Algorithm parsed, ParseAlgorithm(row.name));
+    EXPECT_EQ(parsed, row.value);
+    EXPECT_EQ(AlgorithmName(parsed), row.name);
+  }
+  for (const auto& row : kDedupVerifications.rows) {
+    ASSERT_OK_AND_ASSIGN(const Verify parsed, ParseVerify(row.name));
+    EXPECT_EQ(parsed, row.value);
+    EXPECT_EQ(VerifyName(parsed), row.name);
+  }
+  EXPECT_EQ(*ParseAlgorithm("minhash"), Algorithm::kMinHashLsh);
+  EXPECT_EQ(kDedupMethods.rows[0].value, DedupOptions().algorithm);
+  EXPECT_EQ(kDedupVerifications.rows[0].value, DedupOptions().verify);
+  EXPECT_EQ(ParseVerify("maybe").status().message(),
+            "--verification must be exact, none or estimate, got \"maybe\"");
+}
+
 TEST_F(DedupRunTest, ClustersNameTheFirstOccurrence) {
   const Corpus corpus = MakeCorpus();
   DedupOptions o = Options({WriteJsonl(corpus, "in.jsonl")});

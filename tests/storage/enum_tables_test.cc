@@ -88,6 +88,23 @@ TEST(EnumTables, NumbersAreThoseOfTheProtos) {
   ExpectDisk(kSimHashVariants, pb::SimHashVariant_descriptor(), true);
   ExpectApi(kChunkModes, v1::EmbeddingSpace::ChunkMode_descriptor());
   ExpectApi(kQueryAlgorithms, v1::Algorithm_descriptor());
+  ExpectApi(kFingerprintKinds, v1::FingerprintKind_descriptor());
+}
+
+// The fingerprint kinds' API values are the ones of their names
+// ("tlsh-raw" is FINGERPRINT_KIND_TLSH_RAW); 0 is a collection's.
+TEST(EnumTables, FingerprintKindsAreTheProtoValuesOfTheirNames) {
+  for (const auto& row : kFingerprintKinds.rows) {
+    if (row.api == 0) continue;
+    std::string name = absl::StrCat("FINGERPRINT_KIND_", AbslView(row.name));
+    for (char& c : name) c = c == '-' ? '_' : absl::ascii_toupper(c);
+    const auto* value =
+        v1::FingerprintKind_descriptor()->FindValueByNumber(row.api);
+    ASSERT_NE(value, nullptr) << row.name;
+    EXPECT_EQ(value->name(), name);
+  }
+  EXPECT_EQ(kFingerprintKinds.FromApi(v1::FINGERPRINT_KIND_UNSPECIFIED),
+            FingerprintKind::kCollection);
 }
 
 // The query algorithms' API values are the ones of their names
@@ -165,6 +182,7 @@ TEST(EnumTables, NamesAndAliasesParse) {
   ExpectNamesRoundTrip(kMinHashAlgorithms);
   ExpectNamesRoundTrip(kSimHashVariants);
   ExpectNamesRoundTrip(kChunkModes);
+  ExpectNamesRoundTrip(kFingerprintKinds);
   EXPECT_EQ(*kHashFamilies.Parse("murmur3"), HashFamily::kMurmur3);
   EXPECT_EQ(*kCaseFolds.Parse("simple"), CaseFold::kFull);
   EXPECT_EQ(kHashFamilies.Parse("sha1").status().message(),

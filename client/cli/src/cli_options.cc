@@ -7,7 +7,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/hash.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
@@ -165,22 +167,8 @@ absl::StatusOr<StatelessOptions> StatelessOptionsOfFlags(
         "--winnow-window applies to --kind perceptual only");
   }
   StatelessOptions options;
-  if (kind == "all") {
-    options.kind = FingerprintKind::kCollection;
-  } else if (kind == "minhash") {
-    options.kind = FingerprintKind::kMinHash;
-  } else if (kind == "simhash") {
-    options.kind = FingerprintKind::kSimHash;
-  } else if (kind == "tlsh") {
-    options.kind = raw ? FingerprintKind::kTlshRaw : FingerprintKind::kTlsh;
-  } else if (kind == "newsbot") {
-    options.kind = FingerprintKind::kNewsbot;
-  } else if (kind == "perceptual") {
-    options.kind = FingerprintKind::kPerceptual;
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown --kind \"", AbslView(kind), "\""));
-  }
+  ASSIGN_OR_RETURN(options.kind, kFingerprintKinds.Parse(kind));
+  if (raw) options.kind = FingerprintKind::kTlshRaw;
   options.settings = settings;
   options.newsbot_bits = bits;
   options.winnow_window = winnow_window;

@@ -17,15 +17,7 @@ constexpr int kIndexedSimHashBits = 64;
 }  // namespace
 
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
-  if (name == "minhash-lsh" || name == "minhash") return Algorithm::kMinHashLsh;
-  if (name == "lshbloom") return Algorithm::kLshBloom;
-  if (name == "simhash") return Algorithm::kSimHash;
-  if (name == "suffix-array") return Algorithm::kSuffixArray;
-  if (name == "perceptual") return Algorithm::kPerceptual;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--method must be minhash-lsh, lshbloom, simhash, suffix-array or "
-      "perceptual (got \"",
-      AbslView(name), "\")"));
+  return kDedupMethods.Parse(name);
 }
 
 PerceptualConfig PerceptualConfigOf(const DedupOptions& options) {
@@ -34,40 +26,15 @@ PerceptualConfig PerceptualConfigOf(const DedupOptions& options) {
 }
 
 std::string_view AlgorithmName(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::kMinHashLsh:
-      return "minhash-lsh";
-    case Algorithm::kLshBloom:
-      return "lshbloom";
-    case Algorithm::kSimHash:
-      return "simhash";
-    case Algorithm::kSuffixArray:
-      return "suffix-array";
-    case Algorithm::kPerceptual:
-      return "perceptual";
-  }
-  return "?";
+  return kDedupMethods.Name(algorithm);
 }
 
 absl::StatusOr<Verify> ParseVerify(std::string_view name) {
-  if (name == "none") return Verify::kNone;
-  if (name == "estimate") return Verify::kEstimate;
-  if (name == "exact") return Verify::kExact;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--verification must be none, estimate or exact (got \"",
-                   AbslView(name), "\")"));
+  return kDedupVerifications.Parse(name);
 }
 
 std::string_view VerifyName(Verify verify) {
-  switch (verify) {
-    case Verify::kNone:
-      return "none";
-    case Verify::kEstimate:
-      return "estimate";
-    case Verify::kExact:
-      return "exact";
-  }
-  return "?";
+  return kDedupVerifications.Name(verify);
 }
 
 absl::Status ValidateOptions(const DedupOptions& o) {

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/canonicalizer.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/stateless.h"
 #include "neardup/core/tlsh.h"
@@ -25,19 +26,17 @@ absl::StatusOr<StatelessOptions> StatelessOptionsOf(
   StatelessOptions options;
   ASSIGN_OR_RETURN(CollectionConfig config, ConfigFromProto(proto));
   ASSIGN_OR_RETURN(options.settings, neardup::proto::SettingsFromProto(proto));
-  switch (kind) {
-    case v1::FINGERPRINT_KIND_UNSPECIFIED:
-      options.kind = FingerprintKind::kCollection;
+  const std::optional<FingerprintKind> core_kind =
+      kFingerprintKinds.FromApi(kind);
+  if (!core_kind.has_value()) {
+    return absl::InvalidArgumentError("kind: unknown value");
+  }
+  options.kind = *core_kind;
+  switch (options.kind) {
+    case FingerprintKind::kCollection:
       options.collection = std::move(config);
       break;
-    case v1::FINGERPRINT_KIND_TLSH:
-      options.kind = FingerprintKind::kTlsh;
-      break;
-    case v1::FINGERPRINT_KIND_TLSH_RAW:
-      options.kind = FingerprintKind::kTlshRaw;
-      break;
-    case v1::FINGERPRINT_KIND_NEWSBOT:
-      options.kind = FingerprintKind::kNewsbot;
+    case FingerprintKind::kNewsbot:
       if (newsbot_bits != 0 &&
           (newsbot_bits > 128 ||
            !CheckNewsbotBits(static_cast<int>(newsbot_bits)).ok())) {
@@ -49,8 +48,7 @@ absl::StatusOr<StatelessOptions> StatelessOptionsOf(
         options.newsbot_bits = static_cast<int>(newsbot_bits);
       }
       break;
-    case v1::FINGERPRINT_KIND_PERCEPTUAL:
-      options.kind = FingerprintKind::kPerceptual;
+    case FingerprintKind::kPerceptual:
       if (winnow_window > 1024) {
         return absl::InvalidArgumentError(
             absl::StrCat("winnow_window must be in [1, 1024] (or 0 for ",
@@ -60,8 +58,8 @@ absl::StatusOr<StatelessOptions> StatelessOptionsOf(
         options.winnow_window = static_cast<int>(winnow_window);
       }
       break;
-    default:
-      return absl::InvalidArgumentError("kind: unknown value");
+    default:  // TLSH: no options of its own
+      break;
   }
   return options;
 }

@@ -25,6 +25,7 @@
 #include "neardup/core/index/lsh_params.h"
 #include "neardup/core/query_algorithm.h"
 #include "neardup/core/simhash.h"
+#include "neardup/core/stateless.h"
 
 namespace neardup {
 
@@ -152,6 +153,18 @@ inline constexpr EnumTable<ChunkMode, 3> kChunkModes{
     {{{ChunkMode::kSentenceBounded, "sentence", "", 2, 1},
       {ChunkMode::kFixedTokens, "fixed", "", 1, 0},
       {ChunkMode::kRecursive, "recursive", "", 3, 2}}}};
+
+// Not stored: a stateless call's. The API has no kind for MinHash or SimHash
+// alone (it asks for a collection's, 0); the CLI's "tlsh --raw" is tlsh-raw.
+inline constexpr EnumTable<FingerprintKind, 7> kFingerprintKinds{
+    "fingerprint kind",
+    {{{FingerprintKind::kCollection, "all", "collection", 0, 0},
+      {FingerprintKind::kMinHash, "minhash", "", 0, 0},
+      {FingerprintKind::kSimHash, "simhash", "", 0, 0},
+      {FingerprintKind::kTlsh, "tlsh", "", 1, 0},
+      {FingerprintKind::kTlshRaw, "tlsh-raw", "", 2, 0},
+      {FingerprintKind::kNewsbot, "newsbot", "", 3, 0},
+      {FingerprintKind::kPerceptual, "perceptual", "", 4, 0}}}};
 
 }  // namespace neardup
 

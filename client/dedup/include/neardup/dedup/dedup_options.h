@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "neardup/core/enum_tables.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/newsbot_simhash.h"
 #include "neardup/core/perceptual.h"
@@ -30,6 +31,21 @@ enum class Verify {
   kEstimate,  // MinHash estimate >= threshold (SimHash: Hamming <= k)
   kExact,     // exact Jaccard of the shingle sets >= threshold
 };
+
+// The CLI's --method and --verification names (plan.json and --stats write
+// them too); neither enum is in the API or the store, so both numbers are 0.
+inline constexpr EnumTable<Algorithm, 5> kDedupMethods{
+    "--method",
+    {{{Algorithm::kMinHashLsh, "minhash-lsh", "minhash", 0, 0},
+      {Algorithm::kLshBloom, "lshbloom", "", 0, 0},
+      {Algorithm::kSimHash, "simhash", "", 0, 0},
+      {Algorithm::kSuffixArray, "suffix-array", "", 0, 0},
+      {Algorithm::kPerceptual, "perceptual", "", 0, 0}}}};
+inline constexpr EnumTable<Verify, 3> kDedupVerifications{
+    "--verification",
+    {{{Verify::kExact, "exact", "", 0, 0},
+      {Verify::kNone, "none", "", 0, 0},
+      {Verify::kEstimate, "estimate", "", 0, 0}}}};
 
 struct DedupOptions {
   // Inputs, format, text field, --doc-per-file, --max-record-bytes: read the
