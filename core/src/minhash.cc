@@ -1,7 +1,9 @@
 #include "neardup/core/minhash.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
@@ -114,6 +116,25 @@ double ExactJaccard(std::span<const Hash128> a, std::span<const Hash128> b) {
   }
   return static_cast<double>(common) /
          static_cast<double>(a.size() + b.size() - common);
+}
+
+void FoldTokenHashes(std::span<const Hash128> hashes,
+                     std::span<uint64_t> slots) {
+  if (hashes.empty() || slots.empty()) return;
+  // The kernel writes fresh slots; a small stack batch keeps folds cheap.
+  constexpr size_t kStackSlots = 256;
+  uint64_t stack[kStackSlots];
+  std::vector<uint64_t> heap;
+  uint64_t* fresh = stack;
+  if (slots.size() > kStackSlots) {
+    heap.resize(slots.size());
+    fresh = heap.data();
+  }
+  internal::MinHashSlots(hashes.data(), hashes.size(),
+                         static_cast<int>(slots.size()), fresh);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    slots[i] = std::min(slots[i], fresh[i]);
+  }
 }
 
 MinHasher::MinHasher(MinHashConfig config, Canonicalizer canonicalizer,

@@ -11,6 +11,8 @@
 namespace neardup {
 namespace {
 
+using ::neardup::testing::StatusIs;
+using ::testing::_;
 using ::testing::HasSubstr;
 
 TEST(LshParamsForThreshold, MatchesTxtfpChoicesForH128) {
@@ -46,6 +48,40 @@ TEST(LshParamsForThreshold, HigherThresholdMeansFewerBands) {
 }
 
 // Pinned: a change here changes the banding of every new collection.
+// datasketch's choice: any b x r that fits, weighted (the Python package's
+// tests hold it to datasketch's own integration of the same choice).
+TEST(LshParamsWeighted, ChoosesAmongEveryFittingBanding) {
+  for (const double t : {0.5, 0.7, 0.9}) {
+    ASSERT_OK_AND_ASSIGN(const LshParams weighted,
+                         LshParamsWeighted(t, 128, 0.5, 0.5));
+    EXPECT_LE(weighted.slots_used(), 128);
+    // It chooses among more bandings than the divisors, so it is never
+    // worse than their best (equal weights: the same error measure).
+    ASSERT_OK_AND_ASSIGN(const LshParams divisor,
+                         LshParamsForThreshold(t, 128));
+    auto error = [&](const LshParams& p) {
+      return CandidateAreaBelow(t, p) +
+             ((1.0 - t) -
+              (CandidateAreaBelow(1.0, p) - CandidateAreaBelow(t, p)));
+    };
+    EXPECT_LE(error(weighted), error(divisor) + 1e-4) << t;
+  }
+  // Weighing false negatives more buys more bands.
+  ASSERT_OK_AND_ASSIGN(const LshParams even,
+                       LshParamsWeighted(0.7, 128, 0.5, 0.5));
+  ASSERT_OK_AND_ASSIGN(const LshParams recall,
+                       LshParamsWeighted(0.7, 128, 0.1, 0.9));
+  EXPECT_GT(LshCandidateProbability(0.7, recall),
+            LshCandidateProbability(0.7, even));
+  EXPECT_THAT(
+      LshParamsWeighted(0.7, 128, -1, 1).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("weights")));
+  EXPECT_THAT(LshParamsWeighted(0.7, 128, 0, 0).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, _));
+  EXPECT_THAT(LshParamsWeighted(1.0, 128, 0.5, 0.5).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, _));
+}
+
 TEST(LshParamsRecallFirst, ChoicesForH128) {
   const std::pair<double, LshParams> expected[] = {
       {0.4, {31, 2}}, {0.5, {40, 3}}, {0.6, {22, 3}},

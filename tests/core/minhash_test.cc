@@ -23,6 +23,35 @@ MinHasher Make(int num_perm = 128,
   return *std::move(hasher);
 }
 
+// Token hashes folded in two batches, in any order, give MinHasher's
+// signature of the same tokens: the Python MinHash.update_batch relies on it.
+TEST(FoldTokenHashes, BatchesGiveTheSignatureOfTheirUnion) {
+  ASSERT_OK_AND_ASSIGN(const MinHasher hasher,
+                       MinHasher::Create({.tokenizer = "word-uax29"}));
+  const std::string text = "one two three four five six seven eight nine";
+  ASSERT_OK_AND_ASSIGN(const MinHashSignature expected,
+                       hasher.Fingerprint(text));
+  std::vector<Hash128> hashes;
+  for (std::string_view word : {"one", "two", "three", "four", "five", "six",
+                                "seven", "eight", "nine"}) {
+    hashes.push_back(HashToken(HashFamily::kXxh3, word, kDefaultSeed));
+  }
+  for (const int num_perm : {128, 100}) {  // a kernel width and the scalar
+    std::vector<uint64_t> slots(num_perm, ~uint64_t{0});
+    FoldTokenHashes(std::span(hashes).subspan(5), slots);
+    FoldTokenHashes(std::span(hashes).first(5), slots);
+    if (num_perm == 128) {
+      EXPECT_EQ(slots, expected.slots);
+    } else {  // slot i depends on i only: a prefix of the wider signature
+      EXPECT_TRUE(
+          std::equal(slots.begin(), slots.end(), expected.slots.begin()));
+    }
+  }
+  std::vector<uint64_t> untouched(8, 5);
+  FoldTokenHashes({}, untouched);
+  EXPECT_EQ(untouched, std::vector<uint64_t>(8, 5));
+}
+
 TEST(MinHasher, EmptyDocumentIsAnError) {
   const MinHasher hasher = Make();
   for (std::string_view text : {"", "   \n\t", "!!! ... ---", "\u200B\uFEFF"}) {

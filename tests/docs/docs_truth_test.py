@@ -44,7 +44,8 @@ SOURCE_EXTENSIONS = (".cc", ".h", ".proto", ".py", ".in", ".yml", ".yaml",
 # Flags of other tools that the docs show next to ours.
 OTHER_TOOLS_FLAGS = {
     "--output-on-failure", "--test-dir", "--no-build-isolation",
-    "--system-site-packages", "--build", "--target", "--vs", "--pin",
+    "--system-site-packages", "--no-index", "--build", "--target", "--vs",
+    "--pin",
     "--change", "--strict", "--rm", "--network", "--user", "--config",
     "--web.listen-address", "--storage.tsdb.path", "--file", "--follow",
     "--namespace", "--kustomize", "--dry-run", "--for", "--timeout",

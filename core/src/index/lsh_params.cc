@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/index/internal/key_chains.h"
 #include "neardup/core/internal/inline_hash.h"
@@ -25,13 +26,17 @@ double Integrate(F f, double lo, double hi) {
   return sum * step;
 }
 
-}  // namespace
-
-double LshCandidateProbability(double s, const LshParams& params) {
-  return 1.0 - std::pow(1.0 - std::pow(s, params.rows), params.bands);
+// fp_weight * FP + fn_weight * FN of `params` at threshold t.
+double WeightedError(double t, const LshParams& params, double fp_weight,
+                     double fn_weight) {
+  auto p = [&](double s) { return LshCandidateProbability(s, params); };
+  const double false_positive = Integrate(p, 0.0, t);
+  const double false_negative =
+      Integrate([&](double s) { return 1.0 - p(s); }, t, 1.0);
+  return fp_weight * false_positive + fn_weight * false_negative;
 }
 
-absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
+absl::Status CheckThresholdAndWidth(double t, int num_perm) {
   if (!(t > 0.0 && t < 1.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("LSH threshold must be in (0, 1), got ", t));
@@ -40,19 +45,50 @@ absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
     return absl::InvalidArgumentError(absl::StrCat(
         "num_perm must be in [1, ", kMaxNumPerm, "], got ", num_perm));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+double LshCandidateProbability(double s, const LshParams& params) {
+  return 1.0 - std::pow(1.0 - std::pow(s, params.rows), params.bands);
+}
+
+absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
+  RETURN_IF_ERROR(CheckThresholdAndWidth(t, num_perm));
   LshParams best{num_perm, 1};
   double best_error = INFINITY;
   for (int bands = 1; bands <= num_perm; ++bands) {
     if (num_perm % bands != 0) continue;
     const LshParams params{bands, num_perm / bands};
-    auto p = [&](double s) { return LshCandidateProbability(s, params); };
-    const double false_positive = Integrate(p, 0.0, t);
-    const double false_negative =
-        Integrate([&](double s) { return 1.0 - p(s); }, t, 1.0);
-    const double error = false_positive + false_negative;
+    const double error = WeightedError(t, params, 1.0, 1.0);
     if (error < best_error) {  // strict: the smallest b wins ties
       best_error = error;
       best = params;
+    }
+  }
+  return best;
+}
+
+absl::StatusOr<LshParams> LshParamsWeighted(double t, int num_perm,
+                                            double fp_weight,
+                                            double fn_weight) {
+  RETURN_IF_ERROR(CheckThresholdAndWidth(t, num_perm));
+  if (!(fp_weight >= 0.0 && fn_weight >= 0.0 && fp_weight + fn_weight > 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("LSH weights must be >= 0 and not both 0, got (",
+                     fp_weight, ", ", fn_weight, ")"));
+  }
+  LshParams best{1, num_perm};
+  double best_error = INFINITY;
+  for (int bands = 1; bands <= num_perm; ++bands) {
+    for (int rows = 1; rows <= num_perm / bands; ++rows) {
+      const LshParams params{bands, rows};
+      const double error = WeightedError(t, params, fp_weight, fn_weight);
+      if (error < best_error) {  // strict: the first (b, r) wins ties
+        best_error = error;
+        best = params;
+      }
     }
   }
   return best;

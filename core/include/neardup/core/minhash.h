@@ -48,6 +48,13 @@ double EstimateFloorForExact(double threshold, int num_perm);
 // MinHasher::TokenSet). 1.0 when both are empty.
 double ExactJaccard(std::span<const Hash128> a, std::span<const Hash128> b);
 
+// Folds token hashes into `slots` as MinHasher does (slot i keeps the least
+// lo + i*hi): token batches folded one after another give the signature of
+// their union, whatever the order. Fresh slots start at UINT64_MAX. Any
+// slot count (MinHasher's signatures take 64, 128 or 256).
+void FoldTokenHashes(std::span<const Hash128> hashes,
+                     std::span<uint64_t> slots);
+
 struct MinHashConfig {
   CanonicalizerOptions canonicalizer;
   // Tokenizer name; default: 5-word shingles.

@@ -35,6 +35,12 @@ double LshCandidateProbability(double s, const LshParams& params);
 // H = 128: 0.5 -> 32x4, 0.7 -> 16x8, 0.8 -> 8x16, 0.9 -> 4x32.
 // INVALID_ARGUMENT unless 0 < t < 1 and H > 0.
 absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm);
+// datasketch's choice (MinHashLSH's `weights`): over every b x r that fits
+// in H slots (not only divisors), minimise fp_weight * FP + fn_weight * FN,
+// integrated as above; the first (b, then r, ascending) wins ties.
+// INVALID_ARGUMENT also for a negative weight or two zeros.
+absl::StatusOr<LshParams> LshParamsWeighted(double t, int num_perm,
+                                            double fp_weight, double fn_weight);
 
 // Candidate probability a recall-first banding guarantees at its floor.
 inline constexpr double kRecallFloorProbability = 0.995;

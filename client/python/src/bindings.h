@@ -1,0 +1,65 @@
+#ifndef NEARDUP_PYTHON_BINDINGS_H_
+#define NEARDUP_PYTHON_BINDINGS_H_
+
+// The pieces of neardup._engine, one Bind* per file, and what they share:
+// Status to exception, tokens as bytes, the MinHash the index takes.
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "neardup/core/hash.h"
+
+namespace neardup::python {
+
+namespace py = pybind11;
+
+// INVALID_ARGUMENT and FAILED_PRECONDITION raise ValueError, NOT_FOUND
+// KeyError, RESOURCE_EXHAUSTED MemoryError, the rest RuntimeError; the
+// message is the status's.
+[[noreturn]] void Raise(const absl::Status& status);
+
+inline void RaiseIfError(const absl::Status& status) {
+  if (!status.ok()) Raise(status);
+}
+
+template <typename T>
+T ValueOrRaise(absl::StatusOr<T> value) {
+  if (!value.ok()) Raise(value.status());
+  return *std::move(value);
+}
+
+// A token's bytes: bytes and bytearray as they are, str as UTF-8. Valid
+// while `token` lives. TypeError otherwise.
+std::string_view TokenBytes(py::handle token);
+
+// datasketch's MinHash over neardup's token hashing: each token is hashed
+// to 128 bits (xxh3 or murmur3 with the seed) and slot i keeps the least
+// lo + i*hi, as neardup's own signatures do (core/minhash.h).
+struct MinHash {
+  MinHash(int num_perm, uint64_t seed, HashFamily family);
+
+  int num_perm() const { return static_cast<int>(slots.size()); }
+  // Hashes the tokens (views valid for the call) and folds them in.
+  void Fold(const std::vector<std::string_view>& tokens);
+
+  uint64_t seed;
+  HashFamily family;
+  std::vector<uint64_t> slots;
+};
+
+// ValueError unless a and b can be compared (width, seed, hash family).
+void CheckComparable(const MinHash& a, const MinHash& b);
+
+void BindMinHash(py::module_& m);
+void BindLsh(py::module_& m);
+void BindText(py::module_& m);
+
+}  // namespace neardup::python
+
+#endif  // NEARDUP_PYTHON_BINDINGS_H_

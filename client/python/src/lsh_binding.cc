@@ -1,0 +1,325 @@
+// neardup.MinHashLSH: datasketch's MinHashLSH API (insert, query, remove,
+// `in`, insertion_session, threshold, weights, params) over core's
+// MinHashLshIndex, plus what datasketch lacks: scores, a threaded
+// insert_many, deletes that stay cheap, and pickling.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bindings.h"
+#include "neardup/core/enum_tables.h"
+#include "neardup/core/index/lsh_params.h"
+#include "neardup/core/index/minhash_lsh_index.h"
+#include "neardup/core/minhash.h"
+
+namespace neardup::python {
+namespace {
+
+class Lsh {
+ public:
+  Lsh(double threshold, int num_perm, std::pair<double, double> weights,
+      std::optional<std::pair<int, int>> params,
+      const py::object& storage_config, const py::object& prepickle,
+      const py::object& hashfunc)
+      : threshold_(threshold), num_perm_(num_perm), weights_(weights) {
+    if (!storage_config.is_none()) {
+      const py::dict config = storage_config.cast<py::dict>();
+      if (!config.contains("type") ||
+          config["type"].cast<std::string>() != "dict") {
+        throw py::value_error(
+            "neardup's MinHashLSH lives in memory (storage_config "
+            "{'type': 'dict'} or None); save it with pickle");
+      }
+    }
+    if (!prepickle.is_none() && prepickle.cast<bool>()) {
+      throw py::value_error("prepickle applies to Redis storage only");
+    }
+    if (!hashfunc.is_none()) {
+      throw py::value_error("hashfunc applies to Redis storage only");
+    }
+    if (params.has_value()) {
+      params_ = {params->first, params->second};
+      RaiseIfError(ValidateLshParams(params_, num_perm));
+    } else {
+      params_ = ValueOrRaise(LshParamsWeighted(threshold, num_perm,
+                                               weights.first, weights.second));
+    }
+    MinHashIndexOptions options;
+    options.num_perm = num_perm;
+    options.lsh = params_;
+    options.slot_bits = 64;  // scores equal MinHash.jaccard
+    index_ = ValueOrRaise(MinHashLshIndex::Create(options));
+  }
+
+  void Insert(const py::object& key, const MinHash& minhash,
+              bool check_duplication) {
+    InsertMany({{key, &minhash}}, check_duplication, 1);
+  }
+
+  // All or nothing: a refused item leaves the index as it was.
+  void InsertMany(
+      const std::vector<std::pair<py::object, const MinHash*>>& items,
+      bool check_duplication, int threads) {
+    if (items.empty()) return;
+    const std::pair<uint64_t, HashFamily> hashing = hashing_.value_or(
+        std::make_pair(items[0].second->seed, items[0].second->family));
+    py::dict batch;  // key -> position of its last item
+    for (size_t i = 0; i < items.size(); ++i) {
+      const auto& [key, minhash] = items[i];
+      CheckMinHash(*minhash, hashing);
+      if (check_duplication && (ids_.contains(key) || batch.contains(key))) {
+        throw py::value_error(absl::StrCat("The given key already exists: ",
+                                           std::string(py::repr(key))));
+      }
+      batch[key] = i;
+    }
+    hashing_ = hashing;
+    std::vector<uint32_t> new_ids;
+    std::vector<MinHashSignature> new_signatures;
+    for (const auto& [key, position] : batch) {
+      const MinHash& minhash = *items[position.cast<size_t>()].second;
+      MinHashSignature signature{minhash.slots};
+      if (ids_.contains(key)) {  // check_duplication=False: a replace
+        RaiseIfError(index_->Insert(ids_[key].cast<uint32_t>(), signature));
+        continue;
+      }
+      const uint32_t id = NewId(py::reinterpret_borrow<py::object>(key));
+      new_ids.push_back(id);
+      new_signatures.push_back(std::move(signature));
+    }
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = index_->BulkInsert(new_ids, new_signatures,
+                                  threads > 0 ? threads : 2);
+    }
+    if (!status.ok()) {
+      for (uint32_t id : new_ids) ForgetId(id);
+      Raise(status);
+    }
+  }
+
+  py::list Query(const MinHash& minhash, bool with_scores,
+                 std::optional<double> min_score) const {
+    if (hashing_) CheckMinHash(minhash, *hashing_);
+    CheckWidth(minhash);
+    const MinHashSignature signature{minhash.slots};
+    py::list out;
+    if (!with_scores && !min_score.has_value()) {
+      absl::StatusOr<std::vector<uint32_t>> ids;
+      {
+        py::gil_scoped_release release;
+        ids = index_->Candidates(signature);
+      }
+      for (uint32_t id : ValueOrRaise(std::move(ids))) out.append(keys_[id]);
+      return out;
+    }
+    absl::StatusOr<std::vector<ScoredId>> found;
+    {
+      py::gil_scoped_release release;
+      found = index_->Query(signature, min_score.value_or(0.0));
+    }
+    for (const ScoredId& match : ValueOrRaise(std::move(found))) {
+      if (with_scores) {
+        out.append(py::make_tuple(keys_[match.id], match.score));
+      } else {
+        out.append(keys_[match.id]);
+      }
+    }
+    return out;
+  }
+
+  void Remove(const py::object& key) {
+    if (!ids_.contains(key)) {
+      throw py::value_error(absl::StrCat("The given key does not exist: ",
+                                         std::string(py::repr(key))));
+    }
+    const uint32_t id = ids_[key].cast<uint32_t>();
+    index_->Remove(id);
+    ForgetId(id);
+  }
+
+  bool Contains(const py::object& key) const { return ids_.contains(key); }
+  size_t size() const { return ids_.size(); }
+  double threshold() const { return threshold_; }
+  int num_perm() const { return num_perm_; }
+  const LshParams& params() const { return params_; }
+  std::pair<double, double> weights() const { return weights_; }
+
+  // Pickling: the settings and every (key, slots), in id order.
+  py::tuple State() const {
+    py::list entries;
+    for (size_t id = 0; id < keys_.size(); ++id) {
+      if (!occupied_[id]) continue;
+      const std::optional<std::vector<uint64_t>> slots =
+          index_->Get(static_cast<uint32_t>(id));
+      if (!slots) continue;
+      entries.append(py::make_tuple(
+          keys_[id], py::bytes(reinterpret_cast<const char*>(slots->data()),
+                               slots->size() * sizeof(uint64_t))));
+    }
+    py::object hashing = py::none();
+    if (hashing_) {
+      hashing = py::make_tuple(
+          hashing_->first, std::string(kHashFamilies.Name(hashing_->second)));
+    }
+    return py::make_tuple(1, threshold_, num_perm_, params_.bands, params_.rows,
+                          weights_, hashing, entries);
+  }
+
+  static Lsh FromState(const py::tuple& state) {
+    if (state.size() != 8 || state[0].cast<int>() != 1) {
+      throw py::value_error("not a neardup MinHashLSH state (version 1)");
+    }
+    Lsh lsh(state[1].cast<double>(), state[2].cast<int>(),
+            state[5].cast<std::pair<double, double>>(),
+            std::make_pair(state[3].cast<int>(), state[4].cast<int>()),
+            py::none(), py::none(), py::none());
+    if (state[6].is_none()) return lsh;
+    const py::tuple hashing = state[6].cast<py::tuple>();
+    const uint64_t seed = hashing[0].cast<uint64_t>();
+    const HashFamily family =
+        ValueOrRaise(kHashFamilies.Parse(hashing[1].cast<std::string>()));
+    std::vector<MinHash> minhashes;
+    std::vector<py::object> keys;
+    for (py::handle entry : state[7].cast<py::list>()) {
+      const py::tuple pair = entry.cast<py::tuple>();
+      const std::string bytes = pair[1].cast<std::string>();
+      if (bytes.size() != lsh.num_perm_ * sizeof(uint64_t)) {
+        throw py::value_error("MinHashLSH state: an entry of the wrong width");
+      }
+      MinHash minhash(lsh.num_perm_, seed, family);
+      std::memcpy(minhash.slots.data(), bytes.data(), bytes.size());
+      minhashes.push_back(std::move(minhash));
+      keys.push_back(py::reinterpret_borrow<py::object>(pair[0]));
+    }
+    std::vector<std::pair<py::object, const MinHash*>> items;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      items.emplace_back(keys[i], &minhashes[i]);
+    }
+    lsh.InsertMany(items, /*check_duplication=*/true, 0);
+    return lsh;
+  }
+
+ private:
+  void CheckWidth(const MinHash& minhash) const {
+    if (minhash.num_perm() != num_perm_) {
+      throw py::value_error(absl::StrCat("expecting a MinHash with num_perm ",
+                                         num_perm_, ", got ",
+                                         minhash.num_perm()));
+    }
+  }
+
+  void CheckMinHash(const MinHash& minhash,
+                    const std::pair<uint64_t, HashFamily>& hashing) const {
+    CheckWidth(minhash);
+    if (hashing.first != minhash.seed || hashing.second != minhash.family) {
+      throw py::value_error(
+          "this MinHashLSH holds MinHashes of another seed or hash family");
+    }
+  }
+
+  uint32_t NewId(py::object key) {
+    uint32_t id;
+    if (!free_ids_.empty()) {
+      id = free_ids_.back();
+      free_ids_.pop_back();
+      keys_[id] = key;
+      occupied_[id] = true;
+    } else {
+      if (keys_.size() > MinHashLshIndex::kMaxId) {
+        throw py::value_error("MinHashLSH holds at most 2^32 - 1 keys");
+      }
+      id = static_cast<uint32_t>(keys_.size());
+      keys_.push_back(key);
+      occupied_.push_back(true);
+    }
+    ids_[key] = id;
+    return id;
+  }
+
+  void ForgetId(uint32_t id) {
+    ids_.attr("pop")(keys_[id]);
+    keys_[id] = py::none();
+    occupied_[id] = false;
+    free_ids_.push_back(id);
+  }
+
+  double threshold_;
+  int num_perm_;
+  std::pair<double, double> weights_;
+  LshParams params_;
+  std::unique_ptr<MinHashLshIndex> index_;
+  py::dict ids_;                    // key -> id
+  std::vector<py::object> keys_;    // id -> key
+  std::vector<bool> occupied_;      // id -> whether keys_[id] is a key
+  std::vector<uint32_t> free_ids_;  // removed ids, reused first
+  // The seed and hash family of the MinHashes held (the first insert's).
+  std::optional<std::pair<uint64_t, HashFamily>> hashing_;
+};
+
+}  // namespace
+
+void BindLsh(py::module_& m) {
+  py::class_<Lsh>(m, "MinHashLSH", R"(An LSH index of MinHashes, by key.
+
+datasketch's MinHashLSH API: insert, query, remove, `key in lsh`,
+insertion_session, is_empty, threshold, h, b, r. query returns the keys that
+share a band with the MinHash (datasketch's candidates); with_scores=True
+pairs each with its estimated Jaccard, best first, and min_score drops the
+ones below. Keys are any hashable objects. Deletes cost one pass over the
+bands. pickle saves and loads it. Bands x rows are datasketch's choice for
+threshold and weights unless params=(b, r) is given.)")
+      .def(py::init<double, int, std::pair<double, double>,
+                    std::optional<std::pair<int, int>>, py::object, py::object,
+                    py::object>(),
+           py::arg("threshold") = 0.9, py::arg("num_perm") = 128,
+           py::arg("weights") = std::make_pair(0.5, 0.5),
+           py::arg("params") = py::none(),
+           py::arg("storage_config") = py::none(),
+           py::arg("prepickle") = py::none(), py::arg("hashfunc") = py::none())
+      .def("insert", &Lsh::Insert, py::arg("key"), py::arg("minhash"),
+           py::arg("check_duplication") = true,
+           "Adds a key. ValueError if it is there already (with "
+           "check_duplication=False, its MinHash is replaced).")
+      .def("insert_many", &Lsh::InsertMany, py::arg("items"),
+           py::arg("check_duplication") = true, py::arg("threads") = 0,
+           "Adds (key, MinHash) pairs on `threads` threads (0: two), all or "
+           "none.")
+      .def("query", &Lsh::Query, py::arg("minhash"), py::kw_only(),
+           py::arg("with_scores") = false, py::arg("min_score") = py::none(),
+           "The keys sharing a band with minhash; see the class.")
+      .def("remove", &Lsh::Remove, py::arg("key"),
+           "Removes a key. ValueError if it is not there.")
+      .def("__contains__", &Lsh::Contains)
+      .def("__len__", &Lsh::size)
+      .def("is_empty", [](const Lsh& self) { return self.size() == 0; })
+      .def(
+          "insertion_session",
+          [](py::object self, size_t buffer_size) {
+            return py::module_::import("neardup._sessions")
+                .attr("MinHashLSHInsertionSession")(self, buffer_size);
+          },
+          py::arg("buffer_size") = 50000,
+          "A context manager whose insert buffers and inserts in batches.")
+      .def_property_readonly("threshold", &Lsh::threshold)
+      .def_property_readonly("h", &Lsh::num_perm)
+      .def_property_readonly("num_perm", &Lsh::num_perm)
+      .def_property_readonly(
+          "b", [](const Lsh& self) { return self.params().bands; })
+      .def_property_readonly("r",
+                             [](const Lsh& self) { return self.params().rows; })
+      .def_property_readonly("weights", &Lsh::weights)
+      .def(py::pickle([](const Lsh& self) { return self.State(); },
+                      [](py::tuple state) { return Lsh::FromState(state); }));
+}
+
+}  // namespace neardup::python

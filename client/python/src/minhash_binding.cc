@@ -1,0 +1,276 @@
+// neardup.MinHash: datasketch's MinHash API (update, update_batch, jaccard,
+// digest, count, merge, bulk, ...) over neardup's token hashing and kernel.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bindings.h"
+#include "neardup/core/enum_tables.h"
+#include "neardup/core/minhash.h"
+#include "numpy_arrays.h"
+
+namespace neardup::python {
+namespace {
+
+constexpr uint64_t kEmptySlot = std::numeric_limits<uint64_t>::max();
+
+// datasketch's default seed; neardup's own text signatures use txtfp's.
+constexpr uint64_t kDatasketchSeed = 1;
+
+// Each token's view, taken under the GIL; `keep` holds the objects.
+std::vector<std::string_view> TokensOf(py::handle iterable, py::list& keep) {
+  if (PyBytes_Check(iterable.ptr()) || PyUnicode_Check(iterable.ptr())) {
+    throw py::type_error(
+        "update_batch takes an iterable of tokens, not one bytes or str");
+  }
+  keep = py::list(py::iter(iterable));  // a one-shot iterator is read once
+  std::vector<std::string_view> tokens;
+  tokens.reserve(keep.size());
+  for (py::handle token : keep) tokens.push_back(TokenBytes(token));
+  return tokens;
+}
+
+HashFamily ParseFamily(const std::string& name) {
+  return ValueOrRaise(kHashFamilies.Parse(name));
+}
+
+void CheckNumPerm(int num_perm) {
+  if (num_perm < 1 || num_perm > 4096) {
+    throw py::value_error(
+        absl::StrCat("num_perm must be in [1, 4096], got ", num_perm));
+  }
+}
+
+MinHash Make(int num_perm, uint64_t seed, const py::object& hashfunc,
+             const py::object& hashobj, const py::object& hashvalues,
+             const py::object& permutations, const std::string& hash_family) {
+  if (!hashfunc.is_none() || !hashobj.is_none()) {
+    throw py::type_error(
+        "neardup hashes tokens itself (hash_family='xxh3-64' or "
+        "'mmh3-x64-128'); hashfunc and hashobj are not supported");
+  }
+  if (!permutations.is_none()) {
+    throw py::type_error(
+        "neardup derives its permutations from each token's 128-bit hash; "
+        "permutations is not supported");
+  }
+  const HashFamily family = ParseFamily(hash_family);
+  if (hashvalues.is_none()) {
+    CheckNumPerm(num_perm);
+    return MinHash(num_perm, seed, family);
+  }
+  std::vector<uint64_t> values = SlotsFrom(hashvalues);
+  CheckNumPerm(static_cast<int>(values.size()));
+  MinHash out(static_cast<int>(values.size()), seed, family);
+  out.slots = std::move(values);
+  return out;
+}
+
+double Jaccard(const MinHash& a, const MinHash& b) {
+  CheckComparable(a, b);
+  return EstimateJaccardUnchecked(a.slots.data(), b.slots.data(), a.num_perm());
+}
+
+// Runs body(i) for i in [0, n) on up to `threads` threads (0: every core),
+// without the GIL.
+template <typename Body>
+void ParallelFor(size_t n, int threads, Body body) {
+  size_t workers = threads > 0
+                       ? static_cast<size_t>(threads)
+                       : std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min(workers, std::max<size_t>(n, 1));
+  py::gil_scoped_release release;
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w) {
+    pool.emplace_back([&, w] {
+      for (size_t i = w; i < n; i += workers) body(i);
+    });
+  }
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace
+
+MinHash::MinHash(int num_perm, uint64_t seed, HashFamily family)
+    : seed(seed), family(family), slots(num_perm, kEmptySlot) {}
+
+void MinHash::Fold(const std::vector<std::string_view>& tokens) {
+  std::vector<Hash128> hashes;
+  hashes.reserve(tokens.size());
+  for (std::string_view token : tokens) {
+    hashes.push_back(HashToken(family, token, seed));
+  }
+  FoldTokenHashes(hashes, slots);
+}
+
+void CheckComparable(const MinHash& a, const MinHash& b) {
+  if (a.num_perm() != b.num_perm()) {
+    throw py::value_error(
+        absl::StrCat("cannot compare MinHash with different numbers of "
+                     "permutations: ",
+                     a.num_perm(), " and ", b.num_perm()));
+  }
+  if (a.seed != b.seed || a.family != b.family) {
+    throw py::value_error(
+        "cannot compare MinHash with different seeds or hash families");
+  }
+}
+
+void BindMinHash(py::module_& m) {
+  py::class_<MinHash>(m, "MinHash", R"(A MinHash of a set of tokens.
+
+datasketch's MinHash API: update, update_batch, jaccard, digest, count,
+merge, copy, clear, is_empty, bulk, len() and ==. Tokens are bytes (or str,
+hashed as UTF-8). Each token is hashed to 128 bits by xxh3 (or murmur3) with
+the seed, and slot i keeps the least lo + i*hi: the values are neardup's,
+not datasketch's, so signatures of the two do not mix.)")
+      .def(py::init(&Make), py::arg("num_perm") = 128,
+           py::arg("seed") = kDatasketchSeed, py::arg("hashfunc") = py::none(),
+           py::arg("hashobj") = py::none(), py::arg("hashvalues") = py::none(),
+           py::arg("permutations") = py::none(), py::kw_only(),
+           py::arg("hash_family") = "xxh3-64",
+           "num_perm slots (1..4096); seed of the token hash; hashvalues: a "
+           "digest to start from (its length sets num_perm).")
+      .def(
+          "update",
+          [](MinHash& self, py::handle token) {
+            self.Fold({TokenBytes(token)});
+          },
+          py::arg("b"), "Adds one token (bytes, or str as UTF-8).")
+      .def(
+          "update_batch",
+          [](MinHash& self, py::handle tokens) {
+            py::list keep;
+            const std::vector<std::string_view> views = TokensOf(tokens, keep);
+            py::gil_scoped_release release;
+            self.Fold(views);
+          },
+          py::arg("b"), "Adds every token of an iterable.")
+      .def("jaccard", &Jaccard, py::arg("other"),
+           "The estimated Jaccard similarity: the share of equal slots.")
+      .def(
+          "digest", [](const MinHash& self) { return SlotsArray(self.slots); },
+          "A copy of the slots (a NumPy uint64 array when NumPy is there).")
+      .def(
+          "count",
+          [](const MinHash& self) {
+            // As datasketch: k / sum(v / max) - 1, over 64-bit values.
+            double sum = 0;
+            for (uint64_t v : self.slots) {
+              sum += static_cast<double>(v) / 18446744073709551615.0;
+            }
+            return static_cast<double>(self.num_perm()) / sum - 1.0;
+          },
+          "The estimated number of distinct tokens.")
+      .def(
+          "merge",
+          [](MinHash& self, const MinHash& other) {
+            CheckComparable(self, other);
+            for (size_t i = 0; i < self.slots.size(); ++i) {
+              self.slots[i] = std::min(self.slots[i], other.slots[i]);
+            }
+          },
+          py::arg("other"), "Makes this the MinHash of the union.")
+      .def(
+          "is_empty",
+          [](const MinHash& self) {
+            return std::all_of(self.slots.begin(), self.slots.end(),
+                               [](uint64_t v) { return v == kEmptySlot; });
+          },
+          "Whether no token was added.")
+      .def(
+          "clear",
+          [](MinHash& self) {
+            std::fill(self.slots.begin(), self.slots.end(), kEmptySlot);
+          },
+          "Forgets every token.")
+      .def(
+          "copy", [](const MinHash& self) { return MinHash(self); },
+          "An independent copy.")
+      .def("__copy__", [](const MinHash& self) { return MinHash(self); })
+      .def("__deepcopy__",
+           [](const MinHash& self, py::dict) { return MinHash(self); })
+      .def("__len__", &MinHash::num_perm)
+      .def("__eq__",
+           [](const MinHash& self, py::object other) {
+             if (!py::isinstance<MinHash>(other)) return false;
+             const MinHash& o = other.cast<const MinHash&>();
+             return self.seed == o.seed && self.family == o.family &&
+                    self.slots == o.slots;
+           })
+      .def("__hash__",
+           [](const MinHash&) -> py::object {
+             throw py::type_error("MinHash is mutable and not hashable");
+           })
+      .def_property_readonly("num_perm", &MinHash::num_perm)
+      .def_readonly("seed", &MinHash::seed)
+      .def_property_readonly(
+          "hash_family",
+          [](const MinHash& self) {
+            return std::string(kHashFamilies.Name(self.family));
+          })
+      .def_property_readonly(
+          "hashvalues",
+          [](py::object self) {
+            MinHash& m = self.cast<MinHash&>();
+            return SlotsView(m.slots, self);
+          },
+          "The slots without a copy (a NumPy view when NumPy is there).")
+      .def_static(
+          "bulk",
+          [](py::iterable documents, int num_perm, uint64_t seed,
+             const std::string& hash_family, int threads) {
+            CheckNumPerm(num_perm);
+            const HashFamily family = ParseFamily(hash_family);
+            std::vector<py::list> keep;
+            std::vector<std::vector<std::string_view>> tokens;
+            for (py::handle document : documents) {
+              keep.emplace_back();
+              tokens.push_back(TokensOf(document, keep.back()));
+            }
+            std::vector<MinHash> out(tokens.size(),
+                                     MinHash(num_perm, seed, family));
+            ParallelFor(tokens.size(), threads,
+                        [&](size_t i) { out[i].Fold(tokens[i]); });
+            return out;
+          },
+          py::arg("b"), py::kw_only(), py::arg("num_perm") = 128,
+          py::arg("seed") = kDatasketchSeed, py::arg("hash_family") = "xxh3-64",
+          py::arg("threads") = 0,
+          "One MinHash per iterable of tokens, made on `threads` threads "
+          "(0: every core) without the GIL.")
+      .def(py::pickle(
+          [](const MinHash& self) {
+            return py::make_tuple(
+                self.seed, std::string(kHashFamilies.Name(self.family)),
+                py::bytes(reinterpret_cast<const char*>(self.slots.data()),
+                          self.slots.size() * sizeof(uint64_t)));
+          },
+          [](py::tuple state) {
+            if (state.size() != 3) throw py::value_error("bad MinHash state");
+            const std::string bytes = state[2].cast<std::string>();
+            if (bytes.empty() || bytes.size() % sizeof(uint64_t) != 0) {
+              throw py::value_error("bad MinHash state");
+            }
+            MinHash out(static_cast<int>(bytes.size() / sizeof(uint64_t)),
+                        state[0].cast<uint64_t>(),
+                        ParseFamily(state[1].cast<std::string>()));
+            std::memcpy(out.slots.data(), bytes.data(), bytes.size());
+            return out;
+          }));
+}
+
+}  // namespace neardup::python

@@ -1,0 +1,157 @@
+"""neardup.MinHashLSH: datasketch's API over core's MinHashLshIndex."""
+
+import pickle
+
+import pytest
+
+import neardup
+
+
+def words(seed, n=60, vocab=400):
+    state = seed * 2654435761 + 1
+    out = []
+    for _ in range(n):
+        state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
+        out.append(f"w{(state >> 33) % vocab}")
+    return out
+
+
+def minhash(tokens, num_perm=128):
+    m = neardup.MinHash(num_perm=num_perm)
+    m.update_batch(t.encode() for t in tokens)
+    return m
+
+
+def edited(tokens, k):
+    return tokens[:-k] + [f"edit{i}" for i in range(k)]
+
+
+def datasketch_params(threshold, num_perm, fp_weight, fn_weight):
+    """datasketch's _optimal_param with its scipy-less midpoint rule: an
+    independent integration of the same choice."""
+    def integrate(f, a, b, p=0.001):
+        area, x = 0.0, a
+        while x < b:
+            area += f(x + 0.5 * p) * p
+            x += p
+        return area
+
+    best, opt = float("inf"), (0, 0)
+    for b in range(1, num_perm + 1):
+        for r in range(1, num_perm // b + 1):
+            fp = integrate(lambda s: 1 - (1 - s ** r) ** b, 0.0, threshold)
+            fn = integrate(lambda s: (1 - s ** r) ** b, threshold, 1.0)
+            error = fp * fp_weight + fn * fn_weight
+            if error < best:
+                best, opt = error, (b, r)
+    return opt
+
+
+@pytest.mark.parametrize("threshold,weights", [
+    (0.5, (0.5, 0.5)), (0.8, (0.5, 0.5)), (0.9, (0.5, 0.5)),
+    (0.7, (0.2, 0.8))])
+def test_bands_and_rows_are_datasketchs_choice(threshold, weights):
+    lsh = neardup.MinHashLSH(threshold=threshold, num_perm=64,
+                             weights=weights)
+    assert (lsh.b, lsh.r) == datasketch_params(threshold, 64, *weights)
+    assert lsh.threshold == threshold and lsh.h == 64
+
+
+def test_finds_near_copies_and_not_strangers():
+    lsh = neardup.MinHashLSH(threshold=0.7)
+    docs = {f"doc{i}": words(i) for i in range(100)}
+    for key, tokens in docs.items():
+        lsh.insert(key, minhash(tokens))
+    found = lsh.query(minhash(edited(docs["doc7"], 3)))
+    assert "doc7" in found and len(found) < 5
+    scored = lsh.query(minhash(docs["doc7"]), with_scores=True)
+    assert scored[0] == ("doc7", 1.0)
+    assert all(a[1] >= b[1] for a, b in zip(scored, scored[1:]))
+    assert lsh.query(minhash(docs["doc7"]), min_score=0.99) == ["doc7"]
+
+
+def test_scores_are_minhash_jaccard():
+    lsh = neardup.MinHashLSH(threshold=0.5)
+    a, b = minhash(words(1)), minhash(edited(words(1), 10))
+    lsh.insert("a", a)
+    [(key, score)] = lsh.query(b, with_scores=True)
+    assert key == "a" and score == a.jaccard(b)
+
+
+def test_keys_insert_remove_contains():
+    lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64)
+    m = minhash(words(3), num_perm=64)
+    for key in [None, ("t", 1), 42, "s"]:
+        lsh.insert(key, m)
+    assert None in lsh and ("t", 1) in lsh and len(lsh) == 4
+    with pytest.raises(ValueError, match="already exists"):
+        lsh.insert(42, m)
+    lsh.insert(42, minhash(words(4), num_perm=64), check_duplication=False)
+    assert 42 not in lsh.query(m) and len(lsh) == 4
+    lsh.remove(None)
+    assert None not in lsh and None not in lsh.query(m)
+    with pytest.raises(ValueError, match="does not exist"):
+        lsh.remove(None)
+    lsh.insert("new", m)  # takes the removed key's place
+    assert sorted(map(str, lsh.query(m))) == ["('t', 1)", "new", "s"]
+    with pytest.raises(TypeError):
+        lsh.insert(["unhashable"], m)
+
+
+def test_refuses_other_widths_and_seeds():
+    lsh = neardup.MinHashLSH(num_perm=128)
+    with pytest.raises(ValueError, match="num_perm 128"):
+        lsh.insert("a", minhash(words(1), num_perm=64))
+    lsh.insert("a", minhash(words(1)))
+    other = neardup.MinHash(seed=5)
+    other.update(b"x")
+    with pytest.raises(ValueError, match="another seed"):
+        lsh.insert("b", other)
+    with pytest.raises(ValueError, match="another seed"):
+        lsh.query(other)
+
+
+def test_insert_many_is_all_or_nothing():
+    lsh = neardup.MinHashLSH(threshold=0.5)
+    lsh.insert("x", minhash(words(1)))
+    items = [(f"k{i}", minhash(words(i + 10))) for i in range(50)]
+    with pytest.raises(ValueError, match="already exists"):
+        lsh.insert_many(items + [("x", minhash(words(2)))])
+    assert len(lsh) == 1
+    lsh.insert_many(items, threads=2)
+    assert len(lsh) == 51
+    assert "k7" in lsh.query(minhash(words(17)))
+
+
+def test_insertion_session():
+    lsh = neardup.MinHashLSH(threshold=0.5)
+    with lsh.insertion_session(buffer_size=7) as session:
+        for i in range(20):
+            session.insert(i, minhash(words(i)))
+    assert len(lsh) == 20 and 5 in lsh.query(minhash(words(5)))
+    with pytest.raises(ValueError):
+        lsh.insertion_session(buffer_size=0)
+
+
+def test_pickle_saves_and_loads_the_index():
+    lsh = neardup.MinHashLSH(threshold=0.6, num_perm=64, weights=(0.3, 0.7))
+    for i in range(30):
+        lsh.insert(f"d{i}", minhash(words(i), num_perm=64))
+    lsh.remove("d3")
+    back = pickle.loads(pickle.dumps(lsh))
+    assert (back.b, back.r, back.threshold, back.weights) == (
+        lsh.b, lsh.r, 0.6, (0.3, 0.7))
+    assert len(back) == 29 and "d3" not in back
+    probe = minhash(words(8), num_perm=64)
+    assert back.query(probe, with_scores=True) == lsh.query(
+        probe, with_scores=True)
+
+
+def test_bad_settings_say_why():
+    with pytest.raises(ValueError, match="threshold"):
+        neardup.MinHashLSH(threshold=1.5)
+    with pytest.raises(ValueError, match="bands x rows"):
+        neardup.MinHashLSH(num_perm=64, params=(10, 10))
+    with pytest.raises(ValueError, match="in memory"):
+        neardup.MinHashLSH(storage_config={"type": "redis"})
+    assert neardup.MinHashLSH(num_perm=64, params=(8, 4)).b == 8

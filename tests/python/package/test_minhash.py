@@ -1,0 +1,124 @@
+"""neardup.MinHash: datasketch's API over neardup's token hashing."""
+
+import copy
+import pickle
+
+import pytest
+
+import neardup
+
+WORDS_A = "the quick brown fox jumps over the lazy dog and runs away".split()
+WORDS_B = "the quick brown fox jumps over the lazy cat and runs away".split()
+
+
+def minhash(words, **kwargs):
+    m = neardup.MinHash(**kwargs)
+    m.update_batch(w.encode() if isinstance(w, str) else w for w in words)
+    return m
+
+
+def test_update_and_update_batch_agree_in_any_order():
+    one_by_one = neardup.MinHash()
+    for word in reversed(WORDS_A):
+        one_by_one.update(word.encode())
+    assert one_by_one == minhash(WORDS_A)
+    assert minhash(WORDS_A) != minhash(WORDS_B)
+
+
+def test_str_tokens_hash_as_utf8():
+    as_str = neardup.MinHash()
+    as_str.update_batch(["café", "ß"])
+    assert as_str == minhash([b"caf\xc3\xa9", b"\xc3\x9f"])
+    with pytest.raises(TypeError, match="bytes, bytearray or str"):
+        neardup.MinHash().update(3)
+    with pytest.raises(TypeError, match="iterable of tokens"):
+        neardup.MinHash().update_batch(b"abc")
+
+
+def test_jaccard_estimates_the_set_jaccard():
+    a, b = set(WORDS_A), set(WORDS_B)
+    truth = len(a & b) / len(a | b)
+    estimate = minhash(WORDS_A, num_perm=256).jaccard(
+        minhash(WORDS_B, num_perm=256))
+    assert abs(estimate - truth) < 0.1
+    assert minhash(WORDS_A).jaccard(minhash(WORDS_A)) == 1.0
+
+
+def test_jaccard_refuses_other_parameters():
+    with pytest.raises(ValueError, match="permutations"):
+        minhash(WORDS_A, num_perm=64).jaccard(minhash(WORDS_A))
+    with pytest.raises(ValueError, match="seeds"):
+        minhash(WORDS_A, seed=2).jaccard(minhash(WORDS_A))
+
+
+def test_merge_is_the_union():
+    merged = minhash(WORDS_A[:5])
+    merged.merge(minhash(WORDS_A[5:]))
+    assert merged == minhash(WORDS_A)
+
+
+def test_empty_clear_copy_len():
+    m = neardup.MinHash(num_perm=64)
+    assert m.is_empty() and len(m) == 64
+    m.update(b"x")
+    assert not m.is_empty()
+    c = m.copy()
+    assert c == m and copy.deepcopy(m) == m
+    m.clear()
+    assert m.is_empty() and not c.is_empty()
+
+
+def test_count_estimates_distinct_tokens():
+    m = minhash([f"token{i}" for i in range(1000)], num_perm=256)
+    assert 800 < m.count() < 1250
+
+
+def test_digest_and_hashvalues_as_numpy():
+    np = pytest.importorskip("numpy")
+    m = minhash(WORDS_A)
+    digest = m.digest()
+    assert isinstance(digest, np.ndarray) and digest.dtype == np.uint64
+    view = m.hashvalues
+    view[0] = 7  # a view: no copy
+    assert m.hashvalues[0] == 7 and digest[0] != 7
+    again = neardup.MinHash(hashvalues=digest)
+    assert again.num_perm == 128 and list(again.digest()) == list(digest)
+
+
+def test_pickle_round_trips():
+    m = minhash(WORDS_A, num_perm=64, seed=9, hash_family="mmh3-x64-128")
+    back = pickle.loads(pickle.dumps(m))
+    assert back == m and back.seed == 9 and back.hash_family == "mmh3-x64-128"
+
+
+def test_bulk_equals_one_by_one_on_threads():
+    documents = [[f"w{(i * 7 + j) % 50}" for j in range(30)]
+                 for i in range(200)]
+    bulk = neardup.MinHash.bulk(documents, num_perm=64, threads=2)
+    assert bulk == [minhash(d, num_perm=64) for d in documents]
+
+
+def test_unsupported_datasketch_arguments_say_why():
+    with pytest.raises(TypeError, match="hash_family"):
+        neardup.MinHash(hashfunc=hash)
+    with pytest.raises(ValueError, match="num_perm"):
+        neardup.MinHash(num_perm=0)
+    with pytest.raises(ValueError, match="hash family"):
+        neardup.MinHash(hash_family="sha1")
+
+
+def test_minhash_text_is_the_collections_signature():
+    text = "the committee approved the budget for the new school year"
+    m = neardup.minhash_text(text)
+    assert m.num_perm == 128
+    # Canonicalization first: case and fullwidth forms do not matter.
+    assert neardup.minhash_text(text.upper()) == m
+    assert neardup.minhash_text(text, ngram=1) != m
+    with pytest.raises(ValueError, match="empty document"):
+        neardup.minhash_text("   ")
+
+
+def test_canonicalize():
+    assert neardup.canonicalize("Ｆﬁ HELLO") == "ffi hello"
+    with pytest.raises(ValueError, match="profile"):
+        neardup.canonicalize("x", profile="nope")

@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""The Python package installs as client/python/README.md says.
+
+Copies client/python to a temp folder, creates a venv with
+--system-site-packages, runs `pip install --no-build-isolation` on the copy
+(NEARDUP_SOURCE_DIR points at the repository, so nothing is written into
+it), then, from another folder, imports the installed package, runs the
+examples with the venv's interpreter, and has mypy check a user's script
+against the installed py.typed package.
+
+Usage: pip_install_test.py REPOSITORY_ROOT
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(sys.argv[1])
+
+
+def run(args, **kwargs):
+    done = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    if done.returncode != 0:
+        print(f"$ {' '.join(args)}\n{done.stdout}\n{done.stderr}")
+        sys.exit(1)
+    return done.stdout
+
+
+def main():
+    with tempfile.TemporaryDirectory() as work:
+        source = os.path.join(work, "python")
+        shutil.copytree(os.path.join(ROOT, "client", "python"), source,
+                        ignore=shutil.ignore_patterns("build", "*.egg-info",
+                                                      "__pycache__"))
+        venv = os.path.join(work, "venv")
+        run(["/usr/bin/python3", "-m", "venv", "--system-site-packages",
+             venv])
+        python = os.path.join(venv, "bin", "python")
+        env = dict(os.environ, NEARDUP_SOURCE_DIR=ROOT,
+                   PYTHONDONTWRITEBYTECODE="1")
+        env.pop("PYTHONPATH", None)  # the installed package, not the build's
+        run([python, "-m", "pip", "install", "--no-build-isolation",
+             "--no-deps", "--no-index", source], env=env, cwd=work)
+        where = run([python, "-c", "import neardup; print(neardup.__file__)"],
+                    env=env, cwd=work)
+        if not where.startswith(venv):
+            print(f"imported neardup from {where}, not the venv")
+            return 1
+        examples = os.path.join(ROOT, "client", "python", "examples")
+        for name in sorted(os.listdir(examples)):
+            if name.endswith(".py"):
+                run([python, os.path.join(examples, name)], env=env, cwd=work)
+        user = os.path.join(work, "user.py")
+        with open(user, "w") as f:
+            f.write("import neardup\n"
+                    "m = neardup.MinHash(num_perm=64)\n"
+                    "m.update(b'token')\n"
+                    "lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64)\n"
+                    "lsh.insert('key', m)\n"
+                    "found: list[object] = lsh.query(m)\n"
+                    "wrong: str = m.jaccard(m)\n")
+        checked = subprocess.run(
+            [python, "-m", "mypy", "--strict", "--no-incremental", user],
+            capture_output=True, text=True, env=env, cwd=work)
+        # The one error is the wrong annotation: mypy read the stubs.
+        if ('Incompatible types in assignment (expression has type "float", '
+                'variable has type "str")' not in checked.stdout or
+                "Found 1 error" not in checked.stdout):
+            print(f"mypy on a user's script:\n{checked.stdout}"
+                  f"{checked.stderr}")
+            return 1
+    print("installed, imported, examples ran, mypy read the types")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
