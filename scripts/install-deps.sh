@@ -21,7 +21,7 @@ PACKAGES=(
   # the Python package (client/python): its extension (pybind11), its
   # tests (pytest, mypy), NumPy arrays, and the pip install into a venv
   pybind11-dev python3-dev python3-pytest python3-mypy python3-numpy
-  python3-venv python3-setuptools
+  python3-venv python3-setuptools python3-wheel
   # CLI and benchmarks
   libcli11-dev libsimdjson-dev libbenchmark-dev
   # neardup dedup --method suffix-array

@@ -5,7 +5,8 @@ datasketch's method names, :func:`minhash_text` for neardup's own text
 signatures and :func:`canonicalize`. See client/python/README.md.
 """
 
-from neardup._engine import MinHash, MinHashLSH, canonicalize, minhash_text
+from neardup._engine import (MinHash, MinHashLSH, canonicalize, minhash_text,
+                             minhash_texts)
 from neardup._sessions import MinHashLSHInsertionSession
 
 __all__ = [
@@ -14,4 +15,5 @@ __all__ = [
     "MinHashLSHInsertionSession",
     "canonicalize",
     "minhash_text",
+    "minhash_texts",
 ]

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -35,8 +36,22 @@ T ValueOrRaise(absl::StatusOr<T> value) {
 }
 
 // A token's bytes: bytes and bytearray as they are, str as UTF-8. Valid
-// while `token` lives. TypeError otherwise.
+// while `token` lives and, for a bytearray, is not resized: use it with the
+// GIL held. TypeError otherwise.
 std::string_view TokenBytes(py::handle token);
+
+// An iterable's tokens, read under the GIL for use without it: views into
+// bytes and str objects (immutable; `keep`, a tuple of them, holds them
+// even if the caller's list changes meanwhile) and copies of bytearrays,
+// which another thread could resize. Destroy it with the GIL held.
+struct TokenBatch {
+  py::tuple keep;
+  std::vector<std::string> copies;  // reserved once: views stay valid
+  std::vector<std::string_view> views;
+};
+// TypeError for a bytes or str (one token, not an iterable of them) and for
+// a token of another type.
+TokenBatch ReadTokens(py::handle iterable);
 
 // datasketch's MinHash over neardup's token hashing: each token is hashed
 // to 128 bits (xxh3 or murmur3 with the seed) and slot i keeps the least
@@ -52,6 +67,13 @@ struct MinHash {
   HashFamily family;
   std::vector<uint64_t> slots;
 };
+
+// Folds an iterable's tokens into `minhash`. A list or tuple of up to
+// kFoldWithGilTokens tokens is hashed with the GIL held, reading the
+// tokens in place (microseconds: copying them would cost more); anything
+// else is read into a TokenBatch and hashed without the GIL.
+inline constexpr size_t kFoldWithGilTokens = 4096;
+void FoldIterable(MinHash& minhash, py::handle tokens);
 
 // ValueError unless a and b can be compared (width, seed, hash family).
 void CheckComparable(const MinHash& a, const MinHash& b);

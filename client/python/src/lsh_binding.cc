@@ -1,7 +1,13 @@
 // neardup.MinHashLSH: datasketch's MinHashLSH API (insert, query, remove,
 // `in`, insertion_session, threshold, weights, params) over core's
-// MinHashLshIndex, plus what datasketch lacks: scores, a threaded
-// insert_many, deletes that stay cheap, and pickling.
+// MinHashLshIndex, plus what datasketch lacks: scores, insert_many (all or
+// nothing), deletes that stay cheap, and pickling.
+//
+// Threads: the index is queried and written without the GIL. mu_ orders
+// what the GIL alone would not: a write (insert, remove) excludes every
+// other call that reads the key table, queries share it. It is always
+// taken with the GIL released (LockShared, LockExclusive), then the GIL is
+// taken again, so the two never wait on each other in opposite orders.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,16 +68,20 @@ class Lsh {
 
   void Insert(const py::object& key, const MinHash& minhash,
               bool check_duplication) {
-    InsertMany({{key, &minhash}}, check_duplication, 1);
+    InsertMany({{key, &minhash}}, check_duplication);
   }
 
-  // All or nothing: a refused item leaves the index as it was.
+  // All or nothing: a refused item, or a failure half-way, leaves the index
+  // and its keys as they were. A key given twice (check_duplication=False)
+  // takes its last MinHash.
   void InsertMany(
       const std::vector<std::pair<py::object, const MinHash*>>& items,
-      bool check_duplication, int threads) {
+      bool check_duplication) {
     if (items.empty()) return;
+    std::unique_lock<std::shared_mutex> lock = LockExclusive();
     const std::pair<uint64_t, HashFamily> hashing = hashing_.value_or(
         std::make_pair(items[0].second->seed, items[0].second->family));
+    // Checks, before anything changes.
     py::dict batch;  // key -> position of its last item
     for (size_t i = 0; i < items.size(); ++i) {
       const auto& [key, minhash] = items[i];
@@ -81,34 +92,87 @@ class Lsh {
       }
       batch[key] = i;
     }
-    hashing_ = hashing;
+    // The plan: replaced ids with their old slots, new ids and their keys.
+    std::vector<std::pair<uint32_t, MinHashSignature>> replaced;  // new
+    std::vector<MinHashSignature> replaced_old;
+    std::vector<py::object> new_keys;
     std::vector<uint32_t> new_ids;
     std::vector<MinHashSignature> new_signatures;
+    std::vector<uint32_t> free_ids = free_ids_;
+    const size_t old_size = keys_.size();
+    size_t next_id = old_size;
     for (const auto& [key, position] : batch) {
       const MinHash& minhash = *items[position.cast<size_t>()].second;
-      MinHashSignature signature{minhash.slots};
       if (ids_.contains(key)) {  // check_duplication=False: a replace
-        RaiseIfError(index_->Insert(ids_[key].cast<uint32_t>(), signature));
+        const uint32_t id = ids_[key].cast<uint32_t>();
+        replaced.emplace_back(id, MinHashSignature{minhash.slots});
+        replaced_old.push_back(MinHashSignature{*index_->Get(id)});
         continue;
       }
-      const uint32_t id = NewId(py::reinterpret_borrow<py::object>(key));
+      uint32_t id;
+      if (!free_ids.empty()) {
+        id = free_ids.back();
+        free_ids.pop_back();
+      } else if (next_id <= MinHashLshIndex::kMaxId) {
+        id = static_cast<uint32_t>(next_id++);
+      } else {
+        throw py::value_error("MinHashLSH holds at most 2^32 - 1 keys");
+      }
+      new_keys.push_back(py::reinterpret_borrow<py::object>(key));
       new_ids.push_back(id);
-      new_signatures.push_back(std::move(signature));
+      new_signatures.push_back(MinHashSignature{minhash.slots});
     }
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = index_->BulkInsert(new_ids, new_signatures,
-                                  threads > 0 ? threads : 2);
+    // The index, then the key table; undone in full on any failure.
+    size_t replaced_done = 0;
+    size_t registered = 0;
+    try {
+      absl::Status status;
+      {
+        py::gil_scoped_release release;
+        for (; replaced_done < replaced.size() && status.ok();
+             ++replaced_done) {
+          status = index_->Insert(replaced[replaced_done].first,
+                                  replaced[replaced_done].second);
+        }
+        if (status.ok()) {
+          status = index_->BulkInsert(new_ids, new_signatures, 1);
+        }
+      }
+      RaiseIfError(status);
+      if (next_id > keys_.size()) {
+        keys_.resize(next_id);
+        occupied_.resize(next_id, false);
+      }
+      for (; registered < new_ids.size(); ++registered) {
+        ids_[new_keys[registered]] = new_ids[registered];
+        keys_[new_ids[registered]] = new_keys[registered];
+        occupied_[new_ids[registered]] = true;
+      }
+    } catch (...) {
+      for (size_t i = 0; i < registered; ++i) {
+        ids_.attr("pop")(new_keys[i], py::none());
+        keys_[new_ids[i]] = py::none();
+        occupied_[new_ids[i]] = false;
+      }
+      keys_.resize(old_size);
+      occupied_.resize(old_size);
+      {
+        py::gil_scoped_release release;
+        // BulkInsert may have placed some before failing: remove them all.
+        for (uint32_t id : new_ids) index_->Remove(id);
+        for (size_t i = 0; i < replaced_done; ++i) {
+          index_->Insert(replaced[i].first, replaced_old[i]).IgnoreError();
+        }
+      }
+      throw;
     }
-    if (!status.ok()) {
-      for (uint32_t id : new_ids) ForgetId(id);
-      Raise(status);
-    }
+    free_ids_ = std::move(free_ids);
+    hashing_ = hashing;
   }
 
   py::list Query(const MinHash& minhash, bool with_scores,
                  std::optional<double> min_score) const {
+    std::shared_lock<std::shared_mutex> lock = LockShared();
     if (hashing_) CheckMinHash(minhash, *hashing_);
     CheckWidth(minhash);
     const MinHashSignature signature{minhash.slots};
@@ -138,6 +202,7 @@ class Lsh {
   }
 
   void Remove(const py::object& key) {
+    std::unique_lock<std::shared_mutex> lock = LockExclusive();
     if (!ids_.contains(key)) {
       throw py::value_error(absl::StrCat("The given key does not exist: ",
                                          std::string(py::repr(key))));
@@ -156,6 +221,7 @@ class Lsh {
 
   // Pickling: the settings and every (key, slots), in id order.
   py::tuple State() const {
+    std::shared_lock<std::shared_mutex> lock = LockShared();
     py::list entries;
     for (size_t id = 0; id < keys_.size(); ++id) {
       if (!occupied_[id]) continue;
@@ -175,15 +241,28 @@ class Lsh {
                           weights_, hashing, entries);
   }
 
-  static Lsh FromState(const py::tuple& state) {
+  static std::unique_ptr<Lsh> FromState(const py::tuple& state) {
+    try {
+      return FromStateUnchecked(state);
+    } catch (const py::cast_error&) {
+    } catch (const py::value_error&) {
+    }
+    throw py::value_error("not a neardup MinHashLSH state (version 1)");
+  }
+
+  static std::unique_ptr<Lsh> FromStateUnchecked(const py::tuple& state) {
     if (state.size() != 8 || state[0].cast<int>() != 1) {
       throw py::value_error("not a neardup MinHashLSH state (version 1)");
     }
-    Lsh lsh(state[1].cast<double>(), state[2].cast<int>(),
-            state[5].cast<std::pair<double, double>>(),
-            std::make_pair(state[3].cast<int>(), state[4].cast<int>()),
-            py::none(), py::none(), py::none());
-    if (state[6].is_none()) return lsh;
+    auto lsh = std::make_unique<Lsh>(
+        state[1].cast<double>(), state[2].cast<int>(),
+        state[5].cast<std::pair<double, double>>(),
+        std::make_pair(state[3].cast<int>(), state[4].cast<int>()), py::none(),
+        py::none(), py::none());
+    if (state[6].is_none()) {
+      if (!state[7].cast<py::list>().empty()) throw py::value_error("");
+      return lsh;
+    }
     const py::tuple hashing = state[6].cast<py::tuple>();
     const uint64_t seed = hashing[0].cast<uint64_t>();
     const HashFamily family =
@@ -193,10 +272,10 @@ class Lsh {
     for (py::handle entry : state[7].cast<py::list>()) {
       const py::tuple pair = entry.cast<py::tuple>();
       const std::string bytes = pair[1].cast<std::string>();
-      if (bytes.size() != lsh.num_perm_ * sizeof(uint64_t)) {
+      if (bytes.size() != lsh->num_perm_ * sizeof(uint64_t)) {
         throw py::value_error("MinHashLSH state: an entry of the wrong width");
       }
-      MinHash minhash(lsh.num_perm_, seed, family);
+      MinHash minhash(lsh->num_perm_, seed, family);
       std::memcpy(minhash.slots.data(), bytes.data(), bytes.size());
       minhashes.push_back(std::move(minhash));
       keys.push_back(py::reinterpret_borrow<py::object>(pair[0]));
@@ -205,7 +284,7 @@ class Lsh {
     for (size_t i = 0; i < keys.size(); ++i) {
       items.emplace_back(keys[i], &minhashes[i]);
     }
-    lsh.InsertMany(items, /*check_duplication=*/true, 0);
+    lsh->InsertMany(items, /*check_duplication=*/true);
     return lsh;
   }
 
@@ -227,23 +306,14 @@ class Lsh {
     }
   }
 
-  uint32_t NewId(py::object key) {
-    uint32_t id;
-    if (!free_ids_.empty()) {
-      id = free_ids_.back();
-      free_ids_.pop_back();
-      keys_[id] = key;
-      occupied_[id] = true;
-    } else {
-      if (keys_.size() > MinHashLshIndex::kMaxId) {
-        throw py::value_error("MinHashLSH holds at most 2^32 - 1 keys");
-      }
-      id = static_cast<uint32_t>(keys_.size());
-      keys_.push_back(key);
-      occupied_.push_back(true);
-    }
-    ids_[key] = id;
-    return id;
+  std::unique_lock<std::shared_mutex> LockExclusive() const {
+    py::gil_scoped_release release;
+    return std::unique_lock<std::shared_mutex>(mu_);
+  }
+
+  std::shared_lock<std::shared_mutex> LockShared() const {
+    py::gil_scoped_release release;
+    return std::shared_lock<std::shared_mutex>(mu_);
   }
 
   void ForgetId(uint32_t id) {
@@ -258,6 +328,7 @@ class Lsh {
   std::pair<double, double> weights_;
   LshParams params_;
   std::unique_ptr<MinHashLshIndex> index_;
+  mutable std::shared_mutex mu_;    // see the top of the file
   py::dict ids_;                    // key -> id
   std::vector<py::object> keys_;    // id -> key
   std::vector<bool> occupied_;      // id -> whether keys_[id] is a key
@@ -290,10 +361,30 @@ threshold and weights unless params=(b, r) is given.)")
            py::arg("check_duplication") = true,
            "Adds a key. ValueError if it is there already (with "
            "check_duplication=False, its MinHash is replaced).")
-      .def("insert_many", &Lsh::InsertMany, py::arg("items"),
-           py::arg("check_duplication") = true, py::arg("threads") = 0,
-           "Adds (key, MinHash) pairs on `threads` threads (0: two), all or "
-           "none.")
+      .def(
+          "insert_many",
+          [](Lsh& self, py::iterable items, bool check_duplication) {
+            std::vector<py::object> keep;  // the pairs, alive for the call
+            std::vector<std::pair<py::object, const MinHash*>> pairs;
+            for (py::handle item : items) {
+              keep.push_back(py::reinterpret_borrow<py::object>(item));
+              try {
+                const py::tuple pair = py::cast<py::tuple>(item);
+                if (pair.size() != 2) throw py::cast_error();
+                keep.push_back(pair);
+                pairs.emplace_back(pair[0], &pair[1].cast<const MinHash&>());
+              } catch (const std::exception&) {  // cast_error, None
+                throw py::type_error(
+                    "insert_many takes (key, MinHash) pairs, got " +
+                    std::string(py::repr(item)));
+              }
+            }
+            self.InsertMany(pairs, check_duplication);
+          },
+          py::arg("items"), py::arg("check_duplication") = true,
+          "Adds (key, MinHash) pairs from any iterable, all or none: a "
+          "refused pair leaves the index as it was. The GIL is released "
+          "while the index grows.")
       .def("query", &Lsh::Query, py::arg("minhash"), py::kw_only(),
            py::arg("with_scores") = false, py::arg("min_score") = py::none(),
            "The keys sharing a band with minhash; see the class.")

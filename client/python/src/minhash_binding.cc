@@ -9,7 +9,6 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,19 +24,6 @@ constexpr uint64_t kEmptySlot = std::numeric_limits<uint64_t>::max();
 
 // datasketch's default seed; neardup's own text signatures use txtfp's.
 constexpr uint64_t kDatasketchSeed = 1;
-
-// Each token's view, taken under the GIL; `keep` holds the objects.
-std::vector<std::string_view> TokensOf(py::handle iterable, py::list& keep) {
-  if (PyBytes_Check(iterable.ptr()) || PyUnicode_Check(iterable.ptr())) {
-    throw py::type_error(
-        "update_batch takes an iterable of tokens, not one bytes or str");
-  }
-  keep = py::list(py::iter(iterable));  // a one-shot iterator is read once
-  std::vector<std::string_view> tokens;
-  tokens.reserve(keep.size());
-  for (py::handle token : keep) tokens.push_back(TokenBytes(token));
-  return tokens;
-}
 
 HashFamily ParseFamily(const std::string& name) {
   return ValueOrRaise(kHashFamilies.Parse(name));
@@ -78,28 +64,6 @@ MinHash Make(int num_perm, uint64_t seed, const py::object& hashfunc,
 double Jaccard(const MinHash& a, const MinHash& b) {
   CheckComparable(a, b);
   return EstimateJaccardUnchecked(a.slots.data(), b.slots.data(), a.num_perm());
-}
-
-// Runs body(i) for i in [0, n) on up to `threads` threads (0: every core),
-// without the GIL.
-template <typename Body>
-void ParallelFor(size_t n, int threads, Body body) {
-  size_t workers = threads > 0
-                       ? static_cast<size_t>(threads)
-                       : std::max(1u, std::thread::hardware_concurrency());
-  workers = std::min(workers, std::max<size_t>(n, 1));
-  py::gil_scoped_release release;
-  if (workers <= 1) {
-    for (size_t i = 0; i < n; ++i) body(i);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      for (size_t i = w; i < n; i += workers) body(i);
-    });
-  }
-  for (std::thread& t : pool) t.join();
 }
 
 }  // namespace
@@ -153,10 +117,10 @@ not datasketch's, so signatures of the two do not mix.)")
       .def(
           "update_batch",
           [](MinHash& self, py::handle tokens) {
-            py::list keep;
-            const std::vector<std::string_view> views = TokensOf(tokens, keep);
-            py::gil_scoped_release release;
-            self.Fold(views);
+            if (PyBytes_Check(tokens.ptr()) || PyUnicode_Check(tokens.ptr())) {
+              ReadTokens(tokens);  // raises the TypeError
+            }
+            FoldIterable(self, tokens);
           },
           py::arg("b"), "Adds every token of an iterable.")
       .def("jaccard", &Jaccard, py::arg("other"),
@@ -232,26 +196,26 @@ not datasketch's, so signatures of the two do not mix.)")
       .def_static(
           "bulk",
           [](py::iterable documents, int num_perm, uint64_t seed,
-             const std::string& hash_family, int threads) {
+             const std::string& hash_family) {
             CheckNumPerm(num_perm);
-            const HashFamily family = ParseFamily(hash_family);
-            std::vector<py::list> keep;
-            std::vector<std::vector<std::string_view>> tokens;
+            const MinHash empty(num_perm, seed, ParseFamily(hash_family));
+            // One thread: reading Python's token objects, which needs the
+            // GIL, costs more than hashing them (a second thread hashing
+            // the chunk before measured slower, bench/README.md).
+            std::vector<MinHash> out;
             for (py::handle document : documents) {
-              keep.emplace_back();
-              tokens.push_back(TokensOf(document, keep.back()));
+              if (PyBytes_Check(document.ptr()) ||
+                  PyUnicode_Check(document.ptr())) {
+                ReadTokens(document);  // raises the TypeError
+              }
+              out.push_back(empty);
+              FoldIterable(out.back(), document);
             }
-            std::vector<MinHash> out(tokens.size(),
-                                     MinHash(num_perm, seed, family));
-            ParallelFor(tokens.size(), threads,
-                        [&](size_t i) { out[i].Fold(tokens[i]); });
             return out;
           },
           py::arg("b"), py::kw_only(), py::arg("num_perm") = 128,
           py::arg("seed") = kDatasketchSeed, py::arg("hash_family") = "xxh3-64",
-          py::arg("threads") = 0,
-          "One MinHash per iterable of tokens, made on `threads` threads "
-          "(0: every core) without the GIL.")
+          "One MinHash per iterable of tokens.")
       .def(py::pickle(
           [](const MinHash& self) {
             return py::make_tuple(
@@ -260,16 +224,22 @@ not datasketch's, so signatures of the two do not mix.)")
                           self.slots.size() * sizeof(uint64_t)));
           },
           [](py::tuple state) {
-            if (state.size() != 3) throw py::value_error("bad MinHash state");
-            const std::string bytes = state[2].cast<std::string>();
-            if (bytes.empty() || bytes.size() % sizeof(uint64_t) != 0) {
-              throw py::value_error("bad MinHash state");
+            try {
+              if (state.size() != 3) throw py::value_error("");
+              const std::string bytes = state[2].cast<std::string>();
+              const size_t width = bytes.size() / sizeof(uint64_t);
+              if (width < 1 || width > 4096 ||
+                  bytes.size() % sizeof(uint64_t) != 0) {
+                throw py::value_error("");
+              }
+              MinHash out(static_cast<int>(width), state[0].cast<uint64_t>(),
+                          ParseFamily(state[1].cast<std::string>()));
+              std::memcpy(out.slots.data(), bytes.data(), bytes.size());
+              return out;
+            } catch (const py::cast_error&) {
+            } catch (const py::value_error&) {
             }
-            MinHash out(static_cast<int>(bytes.size() / sizeof(uint64_t)),
-                        state[0].cast<uint64_t>(),
-                        ParseFamily(state[1].cast<std::string>()));
-            std::memcpy(out.slots.data(), bytes.data(), bytes.size());
-            return out;
+            throw py::value_error("not a neardup MinHash state");
           }));
 }
 

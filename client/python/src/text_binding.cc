@@ -2,16 +2,44 @@
 // shingled signature of a text, the one a collection stores).
 
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "bindings.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/minhash.h"
+#include "parallel.h"
 
 namespace neardup::python {
+namespace {
+
+MinHasher TextHasher(int num_perm, int ngram, const std::string& tokenizer,
+                     uint64_t seed, const std::string& hash_family,
+                     const std::string& profile) {
+  FingerprintSettings settings;  // the CLI's and the server's words
+  settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(profile));
+  settings.tokenizer = tokenizer;
+  settings.shingle_k = ngram;
+  settings.num_perm = num_perm;
+  settings.seed = seed;
+  settings.family = ValueOrRaise(kHashFamilies.Parse(hash_family));
+  return ValueOrRaise(
+      MinHasher::Create(ValueOrRaise(MinHashConfigOf(settings))));
+}
+
+MinHash MinHashOf(const MinHasher& hasher, MinHashSignature signature) {
+  MinHash out(hasher.config().num_perm, hasher.config().seed,
+              hasher.config().family);
+  out.slots = std::move(signature.slots);
+  return out;
+}
+
+}  // namespace
 
 void BindText(py::module_& m) {
   m.def(
@@ -19,8 +47,12 @@ void BindText(py::module_& m) {
       [](const std::string& text, const std::string& profile) {
         const Canonicalizer canonicalizer = ValueOrRaise(
             Canonicalizer::Create(ValueOrRaise(CanonicalizerProfile(profile))));
-        py::gil_scoped_release release;
-        return ValueOrRaise(canonicalizer.Canonicalize(text));
+        absl::StatusOr<std::string> canonical;
+        {
+          py::gil_scoped_release release;
+          canonical = canonicalizer.Canonicalize(text);
+        }
+        return ValueOrRaise(std::move(canonical));
       },
       py::arg("text"), py::kw_only(), py::arg("profile") = "txtfp",
       R"(The canonical form fingerprints are made of.
@@ -33,23 +65,14 @@ capitals). ValueError for an unknown profile.)");
       [](const std::string& text, int num_perm, int ngram,
          const std::string& tokenizer, uint64_t seed,
          const std::string& hash_family, const std::string& profile) {
-        FingerprintSettings settings;  // the CLI's and the server's words
-        settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(profile));
-        settings.tokenizer = tokenizer;
-        settings.shingle_k = ngram;
-        settings.num_perm = num_perm;
-        settings.seed = seed;
-        settings.family = ValueOrRaise(kHashFamilies.Parse(hash_family));
-        const MinHashConfig config = ValueOrRaise(MinHashConfigOf(settings));
-        const MinHasher hasher = ValueOrRaise(MinHasher::Create(config));
+        const MinHasher hasher =
+            TextHasher(num_perm, ngram, tokenizer, seed, hash_family, profile);
         absl::StatusOr<MinHashSignature> signature;
         {
           py::gil_scoped_release release;
           signature = hasher.Fingerprint(text);
         }
-        MinHash out(num_perm, seed, config.family);
-        out.slots = ValueOrRaise(std::move(signature)).slots;
-        return out;
+        return MinHashOf(hasher, ValueOrRaise(std::move(signature)));
       },
       py::arg("text"), py::kw_only(), py::arg("num_perm") = 128,
       py::arg("ngram") = 0, py::arg("tokenizer") = "word",
@@ -59,6 +82,44 @@ capitals). ValueError for an unknown profile.)");
 shingles (tokenizer "word", "grapheme" or "cjk"; ngram 0 is 5), hashed with txtfp's
 seed: the signature a collection of these settings stores (num_perm 64,
 128 or 256). ValueError for a text without tokens or invalid settings.)");
+  m.def(
+      "minhash_texts",
+      [](py::iterable texts, int num_perm, int ngram,
+         const std::string& tokenizer, uint64_t seed,
+         const std::string& hash_family, const std::string& profile,
+         int threads) {
+        const MinHasher hasher =
+            TextHasher(num_perm, ngram, tokenizer, seed, hash_family, profile);
+        // str objects are immutable and `keep` holds them: their UTF-8
+        // stays put while the GIL is released.
+        const TokenBatch batch = ReadTokens(texts);
+        std::vector<absl::StatusOr<MinHashSignature>> signatures(
+            batch.views.size());
+        {
+          py::gil_scoped_release release;
+          RunParallel(batch.views.size(), Workers(threads), [&](size_t i) {
+            signatures[i] = hasher.Fingerprint(batch.views[i]);
+          });
+        }
+        std::vector<MinHash> out;
+        out.reserve(signatures.size());
+        for (size_t i = 0; i < signatures.size(); ++i) {
+          if (!signatures[i].ok()) {
+            Raise(absl::Status(signatures[i].status().code(),
+                               absl::StrCat("text ", i, ": ",
+                                            signatures[i].status().message())));
+          }
+          out.push_back(MinHashOf(hasher, *std::move(signatures[i])));
+        }
+        return out;
+      },
+      py::arg("texts"), py::kw_only(), py::arg("num_perm") = 128,
+      py::arg("ngram") = 0, py::arg("tokenizer") = "word",
+      py::arg("seed") = kDefaultSeed, py::arg("hash_family") = "xxh3-64",
+      py::arg("profile") = "txtfp", py::arg("threads") = 0,
+      R"(minhash_text of each text (str, or UTF-8 bytes), in order, on
+`threads` threads (0: one per core) without the GIL. ValueError naming the
+first text without tokens.)");
 }
 
 }  // namespace neardup::python

@@ -117,10 +117,79 @@ def test_insert_many_is_all_or_nothing():
     items = [(f"k{i}", minhash(words(i + 10))) for i in range(50)]
     with pytest.raises(ValueError, match="already exists"):
         lsh.insert_many(items + [("x", minhash(words(2)))])
+    assert len(lsh) == 1 and "k0" not in lsh
+    with pytest.raises(TypeError, match="pairs"):
+        lsh.insert_many([("k", None)])
+    with pytest.raises(TypeError, match="pairs"):
+        lsh.insert_many(["not a pair"])
     assert len(lsh) == 1
-    lsh.insert_many(items, threads=2)
+    lsh.insert_many(iter(items))  # any iterable: a generator, zip, items()
     assert len(lsh) == 51
     assert "k7" in lsh.query(minhash(words(17)))
+    lsh.insert_many(zip(["z1", "z2"], [minhash(words(3)), minhash(words(4))]))
+    assert "z2" in lsh.query(minhash(words(4)))
+
+
+def test_a_failed_replace_is_undone():
+    lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64)
+    before = minhash(words(1), num_perm=64)
+    lsh.insert("a", before)
+    other_seed = neardup.MinHash(num_perm=64, seed=9)
+    other_seed.update(b"x")
+    with pytest.raises(ValueError, match="another seed"):
+        lsh.insert_many([("a", minhash(words(2), num_perm=64)),
+                         ("b", other_seed)], check_duplication=False)
+    assert lsh.query(before, with_scores=True) == [("a", 1.0)]
+    assert "b" not in lsh
+
+    class KeyThatFailsLate:
+        """Hashes twice (the checks), then raises: while being recorded,
+        after the index has taken the batch."""
+        calls = 0
+
+        def __hash__(self):
+            KeyThatFailsLate.calls += 1
+            if KeyThatFailsLate.calls > 2:
+                raise RuntimeError("hash failed")
+            return 1
+
+    with pytest.raises(RuntimeError, match="hash failed"):
+        lsh.insert_many([("a", minhash(words(2), num_perm=64)),
+                         (KeyThatFailsLate(), minhash(words(3), num_perm=64))],
+                        check_duplication=False)
+    assert lsh.query(before, with_scores=True) == [("a", 1.0)]
+    assert len(lsh) == 1 and lsh.query(minhash(words(3), num_perm=64)) == []
+
+
+def test_keys_removed_and_added_from_threads_stay_consistent():
+    import threading
+    lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64)
+    sigs = [minhash(words(i), num_perm=64) for i in range(400)]
+    errors = []
+
+    def writer(offset):
+        try:
+            for round_ in range(3):
+                lsh.insert_many((f"{offset}-{i}", sigs[i])
+                                for i in range(offset, 400, 4))
+                for i in range(offset, 400, 4):
+                    lsh.remove(f"{offset}-{i}")
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    def reader():
+        for _ in range(200):
+            for key, _ in lsh.query(sigs[5], with_scores=True):
+                if key is None:
+                    errors.append("a query named no key")
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+    threads.append(threading.Thread(target=reader))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(lsh) == 0 and lsh.query(sigs[5]) == []
 
 
 def test_insertion_session():
@@ -131,6 +200,30 @@ def test_insertion_session():
     assert len(lsh) == 20 and 5 in lsh.query(minhash(words(5)))
     with pytest.raises(ValueError):
         lsh.insertion_session(buffer_size=0)
+
+
+def test_insertion_session_refuses_a_duplicate_at_once():
+    lsh = neardup.MinHashLSH(threshold=0.5)
+    lsh.insert("old", minhash(words(1)))
+    with lsh.insertion_session(buffer_size=100) as session:
+        session.insert("a", minhash(words(2)))
+        with pytest.raises(ValueError, match="already exists"):
+            session.insert("old", minhash(words(3)))
+        with pytest.raises(ValueError, match="already exists"):
+            session.insert("a", minhash(words(3)))
+        with pytest.raises(ValueError, match="num_perm"):
+            session.insert("b", neardup.MinHash(num_perm=64))
+        session.insert("c", minhash(words(4)))
+    assert len(lsh) == 3  # old, a and c: nothing good was dropped
+
+
+def test_insertion_session_flushes_when_the_block_raises():
+    lsh = neardup.MinHashLSH(threshold=0.5)
+    with pytest.raises(RuntimeError):
+        with lsh.insertion_session() as session:
+            session.insert("a", minhash(words(2)))
+            raise RuntimeError("the caller's")
+    assert "a" in lsh  # as datasketch: what was inserted stays
 
 
 def test_pickle_saves_and_loads_the_index():
@@ -145,6 +238,22 @@ def test_pickle_saves_and_loads_the_index():
     probe = minhash(words(8), num_perm=64)
     assert back.query(probe, with_scores=True) == lsh.query(
         probe, with_scores=True)
+
+
+def test_malformed_pickle_states_raise_value_error():
+    for state in [(), (2, 0.5, 64, 8, 8, (0.5, 0.5), None, []),
+                  (1, 0.5, 64, 8, 8, (0.5, 0.5), None, [("k", b"x")]),
+                  (1, 0.5, 64, 8, 8, (0.5, 0.5), (1, "xxh3-64"),
+                   [("k", b"short")]),
+                  (1, "x", 64, 8, 8, (0.5, 0.5), None, [])]:
+        with pytest.raises(ValueError, match="not a neardup MinHashLSH"):
+            neardup.MinHashLSH.__new__(neardup.MinHashLSH).__setstate__(state)
+    m = neardup.MinHash()
+    for state in [(1, "xxh3-64", b""), (1, "xxh3-64", b"123"),
+                  (-1, "xxh3-64", b"12345678"), (1, "sha1", b"12345678"),
+                  (1, "xxh3-64", b"\0" * 8 * 5000)]:
+        with pytest.raises(ValueError, match="not a neardup MinHash"):
+            neardup.MinHash.__new__(neardup.MinHash).__setstate__(state)
 
 
 def test_bad_settings_say_why():

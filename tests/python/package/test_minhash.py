@@ -85,17 +85,71 @@ def test_digest_and_hashvalues_as_numpy():
     assert again.num_perm == 128 and list(again.digest()) == list(digest)
 
 
+def test_hashvalues_must_be_unsigned_64_bit_integers():
+    for bad in [[1, -1], [2**64], [1.5], ["1"]]:
+        with pytest.raises(ValueError, match="hashvalues must be integers"):
+            neardup.MinHash(hashvalues=bad)
+    np = pytest.importorskip("numpy")
+    with pytest.raises(ValueError, match="hashvalues must be integers"):
+        neardup.MinHash(hashvalues=np.array([1, -1], dtype=np.int64))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        neardup.MinHash(hashvalues=np.zeros((2, 2), dtype=np.uint64))
+    assert neardup.MinHash(hashvalues=np.array([1, 2])).digest().tolist() == [
+        1, 2]
+
+
+def test_bytearray_tokens_are_copied_before_the_gil_is_released():
+    m = neardup.MinHash()
+    token = bytearray(b"abc")
+    m.update_batch([token, token])
+    expected = neardup.MinHash()
+    expected.update(b"abc")
+    assert m == expected
+    assert neardup.MinHash.bulk([[bytearray(b"abc")]]) == [expected]
+    big = [bytearray(b"abc")] * 5000  # past the in-place limit: copied
+    m = neardup.MinHash()
+    m.update_batch(big)
+    assert m == expected
+
+
+def test_digest_from_many_threads_at_first_use():
+    import threading
+    m = minhash(WORDS_A)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(m.digest()))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8
+
+
+def test_minhash_texts_on_more_threads_than_cores():
+    texts = [f"document number {i} says the same thing as its neighbours do"
+             for i in range(300)]
+    assert neardup.minhash_texts(texts, threads=400) == [
+        neardup.minhash_text(t) for t in texts]
+    assert neardup.minhash_texts(iter(texts[:3]), threads=1, num_perm=64) == [
+        neardup.minhash_text(t, num_perm=64) for t in texts[:3]]
+    with pytest.raises(ValueError, match="text 1: empty document"):
+        neardup.minhash_texts(["one two three", "  "])
+
+
 def test_pickle_round_trips():
     m = minhash(WORDS_A, num_perm=64, seed=9, hash_family="mmh3-x64-128")
     back = pickle.loads(pickle.dumps(m))
     assert back == m and back.seed == 9 and back.hash_family == "mmh3-x64-128"
 
 
-def test_bulk_equals_one_by_one_on_threads():
+def test_bulk_equals_one_by_one():
     documents = [[f"w{(i * 7 + j) % 50}" for j in range(30)]
                  for i in range(200)]
-    bulk = neardup.MinHash.bulk(documents, num_perm=64, threads=2)
+    documents.append(tuple(f"t{j}" for j in range(6000)))  # GIL released
+    bulk = neardup.MinHash.bulk(iter(documents), num_perm=64)
     assert bulk == [minhash(d, num_perm=64) for d in documents]
+    with pytest.raises(TypeError, match="not one bytes or str"):
+        neardup.MinHash.bulk(["a document, not its tokens"])
 
 
 def test_unsupported_datasketch_arguments_say_why():
