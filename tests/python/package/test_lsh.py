@@ -70,6 +70,19 @@ def test_finds_near_copies_and_not_strangers():
     assert lsh.query(minhash(docs["doc7"]), min_score=0.99) == ["doc7"]
 
 
+def test_query_many_answers_as_query_does():
+    lsh = neardup.MinHashLSH(threshold=0.7)
+    probes = [minhash(words(i)) for i in range(60)]
+    lsh.insert_many((i, m) for i, m in enumerate(probes[:50]))
+    for kwargs in [{}, {"with_scores": True}, {"min_score": 0.9}]:
+        assert lsh.query_many(iter(probes), **kwargs) == [
+            lsh.query(m, **kwargs) for m in probes]
+    with pytest.raises(TypeError, match="takes MinHashes"):
+        lsh.query_many([probes[0], None])
+    with pytest.raises(ValueError, match="num_perm"):
+        lsh.query_many([neardup.MinHash(num_perm=64)])
+
+
 def test_scores_are_minhash_jaccard():
     lsh = neardup.MinHashLSH(threshold=0.5)
     a, b = minhash(words(1)), minhash(edited(words(1), 10))
