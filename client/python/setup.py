@@ -1,9 +1,10 @@
 """Builds neardup._engine with the repository's CMake (core only).
 
-The extension is the CMake target neardup_python_engine; this file runs
-CMake on the repository (NEARDUP_SOURCE_DIR, default ../..) with
-NEARDUP_CORE_ONLY, so only core and its Debian libraries are needed (ICU,
-Abseil, xxHash), and copies the module where setuptools wants it.
+The extension is the CMake target neardup_python_engine and the client's
+generated API the target neardup_python_api; this file runs CMake on the
+repository (NEARDUP_SOURCE_DIR, default ../..) with NEARDUP_CORE_ONLY, so
+only core and its Debian libraries (ICU, Abseil, xxHash) and protoc with
+grpc_python_plugin are needed, and copies both where setuptools wants them.
 """
 
 import os
@@ -17,6 +18,10 @@ from setuptools.command.build_ext import build_ext
 
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCE = pathlib.Path(os.environ.get("NEARDUP_SOURCE_DIR", HERE.parent.parent))
+
+
+GENERATED = ["messages.py", "_methods.py", "v1/neardup_pb2.py",
+             "v1/neardup_pb2_grpc.py"]
 
 
 class CMakeBuild(build_ext):
@@ -41,14 +46,19 @@ class CMakeBuild(build_ext):
             pass  # Debian's pybind11-dev
         subprocess.run(configure, check=True)
         subprocess.run(["cmake", "--build", str(build), "--target",
-                        "neardup_python_engine", "-j",
+                        "neardup_python_engine", "neardup_python_api", "-j",
                         os.environ.get("JOBS", "2")], check=True)
-        built = sorted((build / "python" / "neardup").glob("_engine*.so"))
+        made = build / "python" / "neardup"
+        built = sorted(made.glob("_engine*.so"))
         if not built:
             sys.exit("the build made no neardup/_engine*.so")
         target = pathlib.Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built[0], target)
+        # The generated API (tools/gen_api.py) next to it.
+        for name in GENERATED:
+            (target.parent / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(made / name, target.parent / name)
 
 
 setup(ext_modules=[Extension("neardup._engine", sources=[])],

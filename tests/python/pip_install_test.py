@@ -6,7 +6,8 @@ Copies client/python to a temp folder, creates a venv with
 (NEARDUP_SOURCE_DIR points at the repository, so nothing is written into
 it), then, from another folder, imports the installed package, runs the
 examples with the venv's interpreter, and has mypy check a user's script
-against the installed py.typed package.
+against the installed py.typed package. The generated client API
+(messages, stubs) must be there too.
 
 Usage: pip_install_test.py REPOSITORY_ROOT
 """
@@ -42,8 +43,14 @@ def main():
                    PYTHONDONTWRITEBYTECODE="1")
         env.pop("PYTHONPATH", None)  # the installed package, not the build's
         run([python, "-m", "pip", "install", "--no-build-isolation",
-             "--no-deps", "--no-index", source], env=env, cwd=work)
-        where = run([python, "-c", "import neardup; print(neardup.__file__)"],
+             "--no-index", source], env=env, cwd=work)
+        where = run([python, "-c",
+                     "import neardup\n"
+                     "from neardup.messages import QueryRequest\n"
+                     "assert QueryRequest(collection='c').to_proto()"
+                     ".collection == 'c'\n"
+                     "neardup.Client('127.0.0.1:1').close()\n"
+                     "print(neardup.__file__)"],
                     env=env, cwd=work)
         if not where.startswith(venv):
             print(f"imported neardup from {where}, not the venv")
