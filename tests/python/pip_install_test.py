@@ -67,6 +67,11 @@ def main():
                     "lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64)\n"
                     "lsh.insert('key', m)\n"
                     "found: list[object] = lsh.query(m)\n"
+                    "def ask(client: neardup.Client) -> int:\n"
+                    "    answer = client.query('news', text='words',\n"
+                    "                          top_k=3)\n"
+                    "    best: float = answer.matches[0].similarity\n"
+                    "    return answer.candidates + int(best)\n"
                     "wrong: str = m.jaccard(m)\n")
         checked = subprocess.run(
             [python, "-m", "mypy", "--strict", "--no-incremental", user],

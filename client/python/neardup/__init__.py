@@ -9,14 +9,38 @@ API's messages as dataclasses in :mod:`neardup.messages` and typed errors
 (:class:`NeardupError` and its subclasses). See client/python/README.md.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from neardup._engine import (MinHash, MinHashLSH, canonicalize, minhash_text,
                              minhash_texts)
 from neardup._sessions import MinHashLSHInsertionSession
-from neardup.client import AsyncClient, Client
-from neardup.errors import (AlreadyExists, Cancelled, ConfigMismatch,
-                            DeadlineExceeded, Internal, InvalidArgument,
-                            NeardupError, NotFound, PermissionDenied,
-                            ResourceExhausted, Unauthenticated, Unavailable)
+
+if TYPE_CHECKING:
+    from neardup.client import AsyncClient, Client
+    from neardup.errors import (AlreadyExists, Cancelled, ConfigMismatch,
+                                DeadlineExceeded, Internal, InvalidArgument,
+                                NeardupError, NotFound, PermissionDenied,
+                                ResourceExhausted, Unauthenticated,
+                                Unavailable)
+
+_CLIENT_NAMES = {"AsyncClient", "Client"}
+_ERROR_NAMES = {"AlreadyExists", "Cancelled", "ConfigMismatch",
+                "DeadlineExceeded", "Internal", "InvalidArgument",
+                "NeardupError", "NotFound", "PermissionDenied",
+                "ResourceExhausted", "Unauthenticated", "Unavailable"}
+
+
+def __getattr__(name: str) -> Any:
+    # The client (grpc, the API's messages) loads when first named, so an
+    # in-process user pays nothing for it.
+    if name in _CLIENT_NAMES:
+        from neardup import client
+        return getattr(client, name)
+    if name in _ERROR_NAMES:
+        from neardup import errors
+        return getattr(errors, name)
+    raise AttributeError(f"module 'neardup' has no attribute {name!r}")
+
 
 __all__ = [
     "AlreadyExists",

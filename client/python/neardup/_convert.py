@@ -29,6 +29,16 @@ class Message:
     def to_proto(self) -> Any:
         """The neardup.v1 protobuf message of this value."""
         message = self._proto()
+        for oneof in self._descriptor.oneofs:
+            members = [f.name for f in oneof.fields
+                       if getattr(self, f.name, None) is not None]
+            synthetic = (len(oneof.fields) == 1 and
+                         oneof.name == "_" + oneof.fields[0].name)
+            if len(members) > 1 and not synthetic:
+                raise ValueError(
+                    f"{type(self).__name__}: set one of "
+                    f"{', '.join(f.name for f in oneof.fields)}, not "
+                    f"{' and '.join(members)}")
         for field in self._descriptor.fields:
             if not hasattr(self, field.name):  # deprecated: not here
                 continue

@@ -32,6 +32,7 @@ import grpc
 import grpc.aio
 
 from neardup import errors
+from neardup._convert import as_bytes
 from neardup._methods import _AsyncMethods, _SyncMethods
 from neardup.messages import (BulkUpsertRequest, BulkUpsertResult, Document,
                               ExportRequest, QueryRequest, QueryResponse,
@@ -41,11 +42,12 @@ from neardup.v1 import neardup_pb2_grpc
 DEFAULT_SERVER = "127.0.0.1:50051"
 _T = TypeVar("_T")
 _HEALTH = "/grpc.health.v1.Health/Check"
+_SYSTEM_ROOTS = "/etc/ssl/certs/ca-certificates.crt"  # Debian's ca-certificates
 _HEALTH_STATUS = {0: "UNKNOWN", 1: "SERVING", 2: "NOT_SERVING",
                   3: "SERVICE_UNKNOWN"}
 
 UpsertItem = Union[UpsertRequest, Mapping[str, Any]]
-QueryItem = Union[QueryRequest, Mapping[str, Any], str]
+QueryItem = Union[QueryRequest, Mapping[str, Any], str, bytes]
 
 
 class _Settings:
@@ -65,6 +67,10 @@ class _Settings:
         self.tls = tls or tls_ca is not None or tls_cert is not None
         if (tls_cert is None) != (tls_key is None):
             raise ValueError("tls_cert and tls_key go together")
+        # tls=True alone: the system's CA bundle (grpcio would otherwise use
+        # the roots it ships with).
+        if self.tls and tls_ca is None and os.path.exists(_SYSTEM_ROOTS):
+            tls_ca = _SYSTEM_ROOTS
         self.root = _read(tls_ca)
         self.cert = _read(tls_cert)
         self.key = _read(tls_key)
@@ -116,7 +122,19 @@ def _read(path: Optional[str]) -> Optional[bytes]:
 
 
 def _is_loopback(server: str) -> bool:
-    host = server.rsplit(":", 1)[0].strip("[]")
+    """Whether a gRPC target stays on this machine (as the C++ client's
+    IsLoopbackTarget): unix sockets, localhost, loopback addresses."""
+    if server.startswith(("unix:", "unix-abstract:")):
+        return True
+    for scheme in ("dns:///", "ipv4:", "ipv6:"):
+        if server.startswith(scheme):
+            server = server[len(scheme):]
+    if server.startswith("["):  # [::1]:port
+        host = server[1:server.find("]")] if "]" in server else server
+    elif server.count(":") == 1:
+        host = server.split(":")[0]
+    else:
+        host = server  # a bare IPv6 address, or a name without a port
     if host == "localhost":
         return True
     try:
@@ -135,8 +153,8 @@ def _upsert_request(collection: str, item: UpsertItem) -> Any:
 
 
 def _query_request(collection: str, item: QueryItem) -> Any:
-    if isinstance(item, str):
-        request = QueryRequest(text=item.encode("utf-8"))
+    if isinstance(item, (str, bytes)):
+        request = QueryRequest(text=as_bytes(item))
     elif isinstance(item, QueryRequest):
         request = item
     else:
@@ -157,6 +175,48 @@ def _batches(collection: str, items: Iterable[UpsertItem],
             batch = BulkUpsertRequest().to_proto()
     if batch.items:
         yield batch
+
+
+class _Feed:
+    """A stream's requests, made from the caller's items (on gRPC's thread,
+    for the blocking client). The first exception making one (a bad item,
+    the caller's own generator failing) ends the stream: the call is
+    cancelled and the caller gets that exception, not gRPC's."""
+
+    def __init__(self, requests: Iterator[Any]) -> None:
+        self._requests = requests
+        self.error: Optional[BaseException] = None
+        self.call: Any = None
+
+    def __iter__(self) -> "_Feed":
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._requests)
+        except StopIteration:
+            raise
+        except Exception as error:
+            self.error = error
+            if self.call is not None:
+                self.call.cancel()
+            raise StopIteration from None
+
+
+def _responses(call: Any, feed: Optional[_Feed],
+               convert: Callable[[Any], Iterable[_T]]) -> Iterator[_T]:
+    """A blocking stream's answers; stopping early cancels the call."""
+    try:
+        for response in call:
+            yield from convert(response)
+    except grpc.RpcError as error:
+        if feed is not None and feed.error is not None:
+            raise feed.error
+        raise errors.from_rpc_error(error) from None
+    finally:
+        call.cancel()  # the caller stopped early, or a no-op
+    if feed is not None and feed.error is not None:
+        raise feed.error
 
 
 def _health_status(data: bytes) -> str:
@@ -238,49 +298,50 @@ class Client(_SyncMethods):
                     ) -> Iterator[BulkUpsertResult]:
         """Streams items (UpsertRequest or dicts of its fields; collection
         filled in) in messages of ``batch_size``; yields one result per
-        item, in input order. A bad item fails alone (its result's code and
-        message); a broken stream raises. ``timeout`` bounds the stream (0
-        or None: no bound). Not retried."""
+        item, in input order. An item the server refuses fails alone (its
+        result's code and message); an item that cannot be sent at all (a
+        wrong field) raises, after the results before it. Keep repeats of
+        an id within one batch: across messages either may win.
+        ``timeout`` bounds the whole stream (None: no bound). Not retried.
+        Stopping early (``break``, ``close()``) cancels the stream."""
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
-        responses = self.stub.BulkUpsert(
-            _batches(collection, items, batch_size), timeout=timeout or None,
-            metadata=self._settings.metadata())
-        try:
-            for response in responses:
-                for result in response.results:
-                    yield BulkUpsertResult.from_proto(result)
-        except grpc.RpcError as error:
-            raise errors.from_rpc_error(error) from None
+        feed = _Feed(_batches(collection, items, batch_size))
+        feed.call = self.stub.BulkUpsert(
+            feed, timeout=timeout, metadata=self._settings.metadata())
+        return _responses(feed.call, feed, lambda response: (
+            BulkUpsertResult.from_proto(r) for r in response.results))
 
     def query_many(self, collection: str, items: Iterable[QueryItem], *,
                    timeout: Optional[float] = None
                    ) -> Iterator[QueryResponse]:
         """Streams queries (texts, QueryRequests or dicts of its fields);
-        yields one QueryResponse per item, in input order. Not retried."""
-        requests = (_query_request(collection, item) for item in items)
-        responses = self.stub.BatchQuery(
-            requests, timeout=timeout or None,
-            metadata=self._settings.metadata())
-        try:
-            for response in responses:
-                yield QueryResponse.from_proto(response)
-        except grpc.RpcError as error:
-            raise errors.from_rpc_error(error) from None
+        yields one QueryResponse per item, in input order. Not retried;
+        stopping early cancels the stream."""
+        feed = _Feed(_query_request(collection, item) for item in items)
+        feed.call = self.stub.BatchQuery(
+            feed, timeout=timeout, metadata=self._settings.metadata())
+        return _responses(feed.call, feed, lambda response: (
+            QueryResponse.from_proto(response),))
 
     def export(self, collection: str, *, with_signatures: bool = False,
+               replica_only: bool = False,
+               left_out: Optional[List[str]] = None,
                timeout: Optional[float] = None) -> Iterator[Document]:
-        """Every document of a collection, from one snapshot, as it comes."""
+        """Every document of a collection, from one snapshot, as it comes.
+        ``left_out``, when given, receives the ids whose shingle sets the
+        export left out (ExportResponse.shingle_set_left_out)."""
         request = ExportRequest(collection=collection,
-                                with_signatures=with_signatures).to_proto()
-        responses = self.stub.Export(request, timeout=timeout or None,
-                                     metadata=self._settings.metadata())
-        try:
-            for response in responses:
-                for document in response.documents:
-                    yield Document.from_proto(document)
-        except grpc.RpcError as error:
-            raise errors.from_rpc_error(error) from None
+                                with_signatures=with_signatures,
+                                replica_only=replica_only).to_proto()
+        call = self.stub.Export(request, timeout=timeout,
+                                metadata=self._settings.metadata())
+
+        def documents(response: Any) -> Iterator[Document]:
+            if left_out is not None:
+                left_out.extend(response.shingle_set_left_out)
+            return (Document.from_proto(d) for d in response.documents)
+        return _responses(call, None, documents)
 
 
 class AsyncClient(_AsyncMethods):
@@ -350,14 +411,17 @@ class AsyncClient(_AsyncMethods):
         """The server's health: "SERVING", "NOT_SERVING", ... (retried)."""
         return str(await self._call(self._health, None, True, timeout))
 
-    async def upsert_many(
+    def upsert_many(
             self, collection: str,
             items: Union[Iterable[UpsertItem], AsyncIterable[UpsertItem]], *,
             batch_size: int = 256, timeout: Optional[float] = None
     ) -> AsyncIterator[BulkUpsertResult]:
-        """Client.upsert_many, as an async iterator."""
+        """Client.upsert_many, as an async iterator. Leaving it early
+        cancels the stream once the iterator is closed (``aclose()``, or
+        ``contextlib.aclosing``; else when it is collected)."""
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        feed = _AsyncFeed()
 
         async def batches() -> AsyncIterator[Any]:
             batch = BulkUpsertRequest().to_proto()
@@ -369,46 +433,84 @@ class AsyncClient(_AsyncMethods):
             if batch.items:
                 yield batch
 
-        call = self.stub.BulkUpsert(batches(), timeout=timeout or None,
-                                    metadata=self._settings.metadata())
-        try:
-            async for response in call:
-                for result in response.results:
-                    yield BulkUpsertResult.from_proto(result)
-        except grpc.RpcError as error:
-            raise errors.from_rpc_error(error) from None
+        feed.call = self.stub.BulkUpsert(
+            feed.guard(batches()), timeout=timeout,
+            metadata=self._settings.metadata())
+        return _async_responses(feed, lambda response: (
+            BulkUpsertResult.from_proto(r) for r in response.results))
 
-    async def query_many(
+    def query_many(
             self, collection: str,
             items: Union[Iterable[QueryItem], AsyncIterable[QueryItem]], *,
             timeout: Optional[float] = None) -> AsyncIterator[QueryResponse]:
-        """Client.query_many, as an async iterator."""
+        """Client.query_many, as an async iterator (see upsert_many)."""
+        feed = _AsyncFeed()
+
         async def requests() -> AsyncIterator[Any]:
             async for item in _aiter(items):
                 yield _query_request(collection, item)
 
-        call = self.stub.BatchQuery(requests(), timeout=timeout or None,
-                                    metadata=self._settings.metadata())
-        try:
-            async for response in call:
-                yield QueryResponse.from_proto(response)
-        except grpc.RpcError as error:
-            raise errors.from_rpc_error(error) from None
+        feed.call = self.stub.BatchQuery(
+            feed.guard(requests()), timeout=timeout,
+            metadata=self._settings.metadata())
+        return _async_responses(feed, lambda response: (
+            QueryResponse.from_proto(response),))
 
-    async def export(self, collection: str, *, with_signatures: bool = False,
-                     timeout: Optional[float] = None
-                     ) -> AsyncIterator[Document]:
+    def export(self, collection: str, *, with_signatures: bool = False,
+               replica_only: bool = False,
+               left_out: Optional[List[str]] = None,
+               timeout: Optional[float] = None) -> AsyncIterator[Document]:
         """Client.export, as an async iterator."""
         request = ExportRequest(collection=collection,
-                                with_signatures=with_signatures).to_proto()
-        call = self.stub.Export(request, timeout=timeout or None,
-                                metadata=self._settings.metadata())
+                                with_signatures=with_signatures,
+                                replica_only=replica_only).to_proto()
+        feed = _AsyncFeed()
+        feed.call = self.stub.Export(request, timeout=timeout,
+                                     metadata=self._settings.metadata())
+
+        def documents(response: Any) -> Iterator[Document]:
+            if left_out is not None:
+                left_out.extend(response.shingle_set_left_out)
+            return (Document.from_proto(d) for d in response.documents)
+        return _async_responses(feed, documents)
+
+
+class _AsyncFeed:
+    """_Feed for the asyncio client: guard() wraps the requests."""
+
+    def __init__(self) -> None:
+        self.error: Optional[BaseException] = None
+        self.call: Any = None
+
+    async def guard(self, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
         try:
-            async for response in call:
-                for document in response.documents:
-                    yield Document.from_proto(document)
-        except grpc.RpcError as error:
-            raise errors.from_rpc_error(error) from None
+            async for item in items:
+                yield item
+        except Exception as error:
+            self.error = error
+            if self.call is not None:
+                self.call.cancel()
+
+
+async def _async_responses(feed: _AsyncFeed,
+                           convert: Callable[[Any], Iterable[_T]]
+                           ) -> AsyncIterator[_T]:
+    try:
+        async for response in feed.call:
+            for value in convert(response):
+                yield value
+    except grpc.RpcError as error:
+        if feed.error is not None:
+            raise feed.error
+        raise errors.from_rpc_error(error) from None
+    except asyncio.CancelledError:
+        if feed.error is not None:
+            raise feed.error
+        raise
+    finally:
+        feed.call.cancel()  # left early, or a no-op
+    if feed.error is not None:
+        raise feed.error
 
 
 async def _aiter(items: Union[Iterable[Any], AsyncIterable[Any]]

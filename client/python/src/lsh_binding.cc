@@ -189,16 +189,29 @@ class Lsh {
   // lists cost more than the probes.)
   py::list QueryMany(py::iterable minhashes, bool with_scores,
                      std::optional<double> min_score) const {
-    std::shared_lock<std::shared_mutex> lock = LockShared();
+    // The caller's iterable first, without the lock: it may run Python
+    // code that inserts into this index.
     std::vector<MinHashSignature> signatures;
+    std::vector<std::pair<uint64_t, HashFamily>> hashings;
     for (py::handle item : minhashes) {
       if (!py::isinstance<MinHash>(item)) {
         throw py::type_error("query_many takes MinHashes, got " +
                              std::string(py::repr(item)));
       }
       const MinHash& minhash = item.cast<const MinHash&>();
-      CheckProbe(minhash);
+      CheckWidth(minhash);
       signatures.push_back(MinHashSignature{minhash.slots});
+      hashings.emplace_back(minhash.seed, minhash.family);
+    }
+    std::shared_lock<std::shared_mutex> lock = LockShared();
+    if (hashing_) {
+      for (const auto& hashing : hashings) {
+        if (hashing != *hashing_) {
+          throw py::value_error(
+              "this MinHashLSH holds MinHashes of another seed or hash "
+              "family");
+        }
+      }
     }
     const bool scored = with_scores || min_score.has_value();
     std::vector<Found> found(signatures.size());

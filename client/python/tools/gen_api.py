@@ -14,6 +14,7 @@ Usage: gen_api.py PACKAGE_DIR   (PACKAGE_DIR/v1/neardup_pb2.py must exist)
 """
 
 import importlib.util
+import keyword
 import os
 import re
 import sys
@@ -32,8 +33,13 @@ SCALARS = {
 }
 # Unary RPCs the clients retry on UNAVAILABLE: a second try does what the
 # first would have. Not CreateCollection, DropCollection, CreateBackup.
-IDEMPOTENT = {"GetCollection", "ListCollections", "Upsert", "Get", "Delete",
-              "Query", "Fingerprint", "Compare", "Stats"}
+# Nor Upsert (a retry of one that was written reports `replaced`, or with
+# insert_only_below may see a near-copy stored meanwhile) or Delete (a
+# retry of one that went through answers NOT_FOUND).
+IDEMPOTENT = {"GetCollection", "ListCollections", "Get", "Query",
+              "Fingerprint", "Compare", "Stats"}
+# Names a generated method takes besides the request's fields.
+METHOD_NAMES = {"self", "timeout"}
 
 
 def snake(name):
@@ -51,6 +57,14 @@ def py_name(descriptor):
 
 def deprecated(field):
     return field.GetOptions().deprecated
+
+
+def check_name(field):
+    """The generated code uses the field's name as it is: fail loudly on a
+    name it cannot be (a new field needs a rule here first)."""
+    if keyword.iskeyword(field.name) or field.name in ("field", "Message"):
+        sys.exit(f"gen_api.py: field {field.full_name} is named "
+                 f"{field.name!r}, which the generated code cannot use")
 
 
 def is_map(field):
@@ -90,11 +104,15 @@ def default(field):
     if field.type == F.TYPE_MESSAGE or has_presence(field):
         return "None"
     if field.type == F.TYPE_ENUM:
-        # Inside its own message's class body the enum goes by its name.
-        nested = field.enum_type.containing_type == field.containing_type
-        enum_name = field.enum_type.name if nested else py_name(
-            field.enum_type)
-        return f"{enum_name}(0)"
+        # Inside its own message's class body the enum goes by its name;
+        # any other is looked up when an instance is made (it may be
+        # defined further down).
+        if field.enum_type.containing_type == field.containing_type:
+            return f"{field.enum_type.name}(0)"
+        if field.enum_type.containing_type is None:  # top level: above
+            return f"{field.enum_type.name}(0)"
+        return (f"field(default_factory=lambda: "
+                f"{py_name(field.enum_type)}(0))")
     return SCALARS[field.type][1]
 
 
@@ -123,6 +141,7 @@ def message_source(message, indent=""):
     for field in message.fields:
         if deprecated(field):
             continue
+        check_name(field)
         lines.append(f"{indent}    {field.name}: {annotation(field)} = "
                      f"{default(field)}")
     lines.append("")
@@ -183,6 +202,10 @@ def methods_py(file):
                 continue
             request, response = method.input_type, method.output_type
             first, rest = method_params(request)
+            for f in first + rest:
+                if f.name in METHOD_NAMES:
+                    sys.exit(f"gen_api.py: {request.name}.{f.name} collides "
+                             f"with a parameter of the generated method")
             params = ["self"]
             params += [f"{f.name}: {param_annotation(f)}" for f in first]
             params.append("*")

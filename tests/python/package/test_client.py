@@ -1,15 +1,18 @@
 """neardup.Client and neardup.AsyncClient against a real neardupd."""
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import subprocess
+import time
 
 import pytest
 
 import neardup
-from neardup.messages import (Algorithm, FingerprintConfig, UpsertRequest,
-                              Verification)
+from neardup.client import _is_loopback
+from neardup.messages import (Algorithm, FingerprintConfig, QueryRequest,
+                              Signatures, UpsertRequest, Verification)
 
 from conftest import Neardupd, free_port, start
 
@@ -104,14 +107,61 @@ def test_fingerprint_compare_stats(client):
         "news"]
 
 
-def test_unavailable_is_retried_then_raised():
+def test_only_idempotent_calls_are_retried():
+    # 3 attempts with 1 s between them take 2 s at least; one attempt to a
+    # closed loopback port fails at once.
     dead = neardup.Client(f"127.0.0.1:{free_port()}", max_attempts=3,
-                          initial_backoff=0.01, max_backoff=0.01, timeout=2)
+                          initial_backoff=1.0, max_backoff=1.0, timeout=5)
+    start = time.monotonic()
     with pytest.raises(neardup.Unavailable):
         dead.list_collections()
-    # CreateCollection is not idempotent: one attempt, then Unavailable.
-    with pytest.raises(neardup.Unavailable):
-        dead.create_collection("x")
+    assert time.monotonic() - start >= 2.0
+    for call in (lambda: dead.create_collection("x"),
+                 lambda: dead.upsert("x", id="a", text="t"),
+                 lambda: dead.delete("x", id="a")):
+        start = time.monotonic()
+        with pytest.raises(neardup.Unavailable):
+            call()
+        assert time.monotonic() - start < 1.0
+
+
+def test_loopback_targets():
+    for target in ["127.0.0.1:5", "localhost:5", "[::1]:5", "::1",
+                   "unix:/tmp/s", "dns:///localhost:5", "ipv4:127.0.0.1:5"]:
+        assert _is_loopback(target), target
+    for target in ["10.1.2.3:5", "example.com:5", "[2001:db8::1]:5",
+                   "dns:///example.com:5"]:
+        assert not _is_loopback(target), target
+
+
+def test_one_member_of_a_oneof():
+    with pytest.raises(ValueError, match="set one of text, signatures"):
+        QueryRequest(text=b"x", signatures=Signatures()).to_proto()
+
+
+def test_streams_stop_when_the_caller_does(client):
+    client.create_collection("early")
+    items = ({"id": f"e{i}", "text": text(2000 + i)} for i in range(2000))
+    for result in client.upsert_many("early", items, batch_size=10):
+        break
+    written = len(list(client.export("early")))
+    assert 0 < written < 2000
+
+
+def test_a_bad_item_raises_its_own_error(client):
+    client.create_collection("bad-items")
+    items = [{"id": "ok", "text": text(1)}, {"id": "typo", "txt": "x"}]
+    with pytest.raises(TypeError, match="txt"):
+        list(client.upsert_many("bad-items", items, batch_size=1))
+    with pytest.raises(ValueError, match="batch_size"):
+        client.upsert_many("bad-items", items, batch_size=0)
+
+    def failing():
+        yield text(2)
+        raise RuntimeError("the caller's generator failed")
+
+    with pytest.raises(RuntimeError, match="generator failed"):
+        list(client.query_many("bad-items", failing()))
 
 
 def test_a_token_needs_tls_away_from_loopback():
@@ -154,6 +204,21 @@ def test_async_client(server):
             assert len([d async for d in c.export("async")]) == 30
             with pytest.raises(neardup.NotFound):
                 await c.get("async", id="nope")
+            # A bad item raises its own error; leaving early cancels.
+            with pytest.raises(TypeError, match="txt"):
+                async for _ in c.upsert_many("async", [{"id": "x",
+                                                        "txt": "y"}]):
+                    pass
+            await c.create_collection("async-early")
+            items = ({"id": f"e{i}", "text": text(3000 + i)}
+                     for i in range(2000))
+            async with contextlib.aclosing(
+                    c.upsert_many("async-early", items,
+                                  batch_size=10)) as results:
+                async for _ in results:
+                    break
+            written = len([d async for d in c.export("async-early")])
+            assert 0 < written < 2000
     asyncio.run(run())
 
 

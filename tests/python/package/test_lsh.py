@@ -79,6 +79,14 @@ def test_query_many_answers_as_query_does():
             lsh.query(m, **kwargs) for m in probes]
     with pytest.raises(TypeError, match="takes MinHashes"):
         lsh.query_many([probes[0], None])
+
+    def inserting_as_it_goes():  # the iterable writes to the same index
+        for i in range(50, 60):
+            lsh.insert(i, probes[i])
+            yield probes[i]
+
+    assert all(i in answer for i, answer in
+               zip(range(50, 60), lsh.query_many(inserting_as_it_goes())))
     with pytest.raises(ValueError, match="num_perm"):
         lsh.query_many([neardup.MinHash(num_perm=64)])
 
