@@ -2,7 +2,9 @@
 
 In-process (no server): :class:`MinHash` and :class:`MinHashLSH` with
 datasketch's method names, :func:`minhash_text` and :func:`minhash_texts`
-for neardup's own text signatures, and :func:`canonicalize`.
+for neardup's own text signatures, :func:`fingerprint` and :func:`compare`
+(every family: MinHash, SimHash, TLSH, newsbot, perceptual) and
+:func:`canonicalize`.
 
 A server: :class:`Client` and :class:`AsyncClient` for neardupd, with the
 API's messages as dataclasses in :mod:`neardup.messages` and typed errors
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from neardup._engine import (MinHash, MinHashLSH, canonicalize, minhash_text,
                              minhash_texts)
 from neardup._sessions import MinHashLSHInsertionSession
+from neardup._stateless import Comparison, Fingerprint, compare, fingerprint
 
 if TYPE_CHECKING:
     from neardup.client import AsyncClient, Client
@@ -25,7 +28,8 @@ if TYPE_CHECKING:
 
 _CLIENT_NAMES = {"AsyncClient", "Client"}
 _ERROR_NAMES = {"AlreadyExists", "Cancelled", "ConfigMismatch",
-                "DeadlineExceeded", "Internal", "InvalidArgument",
+                "DeadlineExceeded",
+    "Fingerprint", "Internal", "InvalidArgument",
                 "NeardupError", "NotFound", "PermissionDenied",
                 "ResourceExhausted", "Unauthenticated", "Unavailable"}
 
@@ -47,8 +51,10 @@ __all__ = [
     "AsyncClient",
     "Cancelled",
     "Client",
+    "Comparison",
     "ConfigMismatch",
     "DeadlineExceeded",
+    "Fingerprint",
     "Internal",
     "InvalidArgument",
     "MinHash",
@@ -61,6 +67,8 @@ __all__ = [
     "Unauthenticated",
     "Unavailable",
     "canonicalize",
+    "compare",
+    "fingerprint",
     "minhash_text",
     "minhash_texts",
 ]

@@ -81,6 +81,7 @@ void CheckComparable(const MinHash& a, const MinHash& b);
 void BindMinHash(py::module_& m);
 void BindLsh(py::module_& m);
 void BindText(py::module_& m);
+void BindStateless(py::module_& m);
 
 }  // namespace neardup::python
 

@@ -103,4 +103,5 @@ PYBIND11_MODULE(_engine, m) {
   neardup::python::BindMinHash(m);
   neardup::python::BindLsh(m);
   neardup::python::BindText(m);
+  neardup::python::BindStateless(m);
 }
