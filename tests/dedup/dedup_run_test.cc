@@ -160,6 +160,17 @@ TEST(DedupOptionNames, MethodsAndVerificationsRoundTrip) {
     EXPECT_EQ(parsed, row.value);
     EXPECT_EQ(VerifyName(parsed), row.name);
   }
+  // Every value has its own row (a value without one would be named as
+  // the first row's, mislabelling --stats).
+  for (const Algorithm value :
+       {Algorithm::kMinHashLsh, Algorithm::kLshBloom, Algorithm::kSimHash,
+        Algorithm::kSuffixArray, Algorithm::kPerceptual}) {
+    EXPECT_EQ(kDedupMethods.Row(value).value, value);
+  }
+  for (const Verify value :
+       {Verify::kNone, Verify::kEstimate, Verify::kExact}) {
+    EXPECT_EQ(kDedupVerifications.Row(value).value, value);
+  }
   EXPECT_EQ(*ParseAlgorithm("minhash"), Algorithm::kMinHashLsh);
   EXPECT_EQ(kDedupMethods.rows[0].value, DedupOptions().algorithm);
   EXPECT_EQ(kDedupVerifications.rows[0].value, DedupOptions().verify);

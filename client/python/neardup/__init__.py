@@ -28,8 +28,7 @@ if TYPE_CHECKING:
 
 _CLIENT_NAMES = {"AsyncClient", "Client"}
 _ERROR_NAMES = {"AlreadyExists", "Cancelled", "ConfigMismatch",
-                "DeadlineExceeded",
-    "Fingerprint", "Internal", "InvalidArgument",
+                "DeadlineExceeded", "Internal", "InvalidArgument",
                 "NeardupError", "NotFound", "PermissionDenied",
                 "ResourceExhausted", "Unauthenticated", "Unavailable"}
 

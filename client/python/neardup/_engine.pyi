@@ -81,11 +81,6 @@ def minhash_texts(texts: Iterable[Union[str, bytes]], *, num_perm: int = 128,
                   ngram: int = 0, tokenizer: str = "word", seed: int = ...,
                   hash_family: str = "xxh3-64", profile: str = "txtfp",
                   threads: int = 0) -> List[MinHash]: ...
-def _fingerprint(text: str, kind: str, num_perm: int, ngram: int,
-                 tokenizer: str, seed: int, hash_family: str, profile: str,
-                 simhash: bool, keep: List[str], bits: int,
-                 winnow_window: int) -> Dict[str, Any]: ...
-def _compare(a: str, b: str, kind: str, num_perm: int, ngram: int,
-             tokenizer: str, seed: int, hash_family: str, profile: str,
-             simhash: bool, keep: List[str], bits: int, winnow_window: int,
+def _fingerprint(text: str, words: Dict[str, Any]) -> Dict[str, Any]: ...
+def _compare(a: str, b: str, words: Dict[str, Any],
              explain: bool) -> Dict[str, Any]: ...

@@ -180,13 +180,13 @@ def _batches(collection: str, items: Iterable[UpsertItem],
 class _Feed:
     """A stream's requests, made from the caller's items (on gRPC's thread,
     for the blocking client). The first exception making one (a bad item,
-    the caller's own generator failing) ends the stream: the call is
-    cancelled and the caller gets that exception, not gRPC's."""
+    the caller's own generator failing) ends the requests there, as if the
+    items had ended: the server answers what it was sent, and then the
+    caller gets that exception, not gRPC's."""
 
     def __init__(self, requests: Iterator[Any]) -> None:
         self._requests = requests
         self.error: Optional[BaseException] = None
-        self.call: Any = None
 
     def __iter__(self) -> "_Feed":
         return self
@@ -198,8 +198,6 @@ class _Feed:
             raise
         except Exception as error:
             self.error = error
-            if self.call is not None:
-                self.call.cancel()
             raise StopIteration from None
 
 
@@ -300,16 +298,18 @@ class Client(_SyncMethods):
         filled in) in messages of ``batch_size``; yields one result per
         item, in input order. An item the server refuses fails alone (its
         result's code and message); an item that cannot be sent at all (a
-        wrong field) raises, after the results before it. Keep repeats of
+        wrong field) ends the stream there and raises, after the results
+        of the messages sent before it (the items sharing its message are
+        not sent). Keep repeats of
         an id within one batch: across messages either may win.
         ``timeout`` bounds the whole stream (None: no bound). Not retried.
         Stopping early (``break``, ``close()``) cancels the stream."""
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         feed = _Feed(_batches(collection, items, batch_size))
-        feed.call = self.stub.BulkUpsert(
+        call = self.stub.BulkUpsert(
             feed, timeout=timeout, metadata=self._settings.metadata())
-        return _responses(feed.call, feed, lambda response: (
+        return _responses(call, feed, lambda response: (
             BulkUpsertResult.from_proto(r) for r in response.results))
 
     def query_many(self, collection: str, items: Iterable[QueryItem], *,
@@ -319,9 +319,9 @@ class Client(_SyncMethods):
         yields one QueryResponse per item, in input order. Not retried;
         stopping early cancels the stream."""
         feed = _Feed(_query_request(collection, item) for item in items)
-        feed.call = self.stub.BatchQuery(
+        call = self.stub.BatchQuery(
             feed, timeout=timeout, metadata=self._settings.metadata())
-        return _responses(feed.call, feed, lambda response: (
+        return _responses(call, feed, lambda response: (
             QueryResponse.from_proto(response),))
 
     def export(self, collection: str, *, with_signatures: bool = False,
@@ -483,13 +483,13 @@ class _AsyncFeed:
         self.call: Any = None
 
     async def guard(self, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        """The requests, ending at the first exception (kept for the
+        caller), so that the server answers what it was sent."""
         try:
             async for item in items:
                 yield item
         except Exception as error:
             self.error = error
-            if self.call is not None:
-                self.call.cancel()
 
 
 async def _async_responses(feed: _AsyncFeed,

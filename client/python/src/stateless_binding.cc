@@ -22,40 +22,28 @@
 namespace neardup::python {
 namespace {
 
-// The CLI's words for a stateless call, as keyword arguments.
-struct Words {
-  std::string kind;
-  int num_perm;
-  int ngram;
-  std::string tokenizer;
-  uint64_t seed;
-  std::string hash_family;
-  std::string profile;
-  bool simhash;
-  std::vector<std::string> keep;
-  int bits;
-  int winnow_window;
-};
-
-StatelessOptions OptionsOf(const Words& words) {
+// The options _stateless.py checked and passed as a dict (the CLI's names).
+StatelessOptions OptionsOf(const py::dict& words) {
+  auto text = [&](const char* name) { return words[name].cast<std::string>(); };
+  auto number = [&](const char* name) { return words[name].cast<int>(); };
   StatelessOptions options;
-  options.kind = ValueOrRaise(kFingerprintKinds.Parse(words.kind));
+  options.kind = ValueOrRaise(kFingerprintKinds.Parse(text("kind")));
   FingerprintSettings& settings = options.settings;
-  settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(words.profile));
-  settings.tokenizer = words.tokenizer;
-  settings.shingle_k = words.ngram;
-  settings.num_perm = words.num_perm;
-  settings.seed = words.seed;
-  settings.family = ValueOrRaise(kHashFamilies.Parse(words.hash_family));
-  options.newsbot_bits = words.bits;
-  options.winnow_window = words.winnow_window;
+  settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(text("profile")));
+  settings.tokenizer = text("tokenizer");
+  settings.shingle_k = number("ngram");
+  settings.num_perm = number("num_perm");
+  settings.seed = words["seed"].cast<uint64_t>();
+  settings.family = ValueOrRaise(kHashFamilies.Parse(text("hash_family")));
+  settings.weighting =
+      ValueOrRaise(kSimHashWeightings.Parse(text("weighting")));
+  options.newsbot_bits = number("bits");
+  options.winnow_window = number("winnow_window");
   if (options.kind == FingerprintKind::kCollection) {
     CollectionConfig config = ValueOrRaise(CollectionConfigOf(settings));
-    config.simhash_enabled = words.simhash;
-    config.kept_families = words.keep;
+    config.simhash_enabled = words["simhash"].cast<bool>();
+    config.kept_families = words["keep"].cast<std::vector<std::string>>();
     options.collection = std::move(config);
-  } else if (words.simhash || !words.keep.empty()) {
-    throw py::value_error("simhash and keep apply to kind 'all' only");
   }
   return options;
 }
@@ -84,14 +72,9 @@ py::dict FingerprintDict(const TextFingerprint& f) {
   if (!f.tlsh_unavailable.empty()) {
     out["tlsh_unavailable"] = f.tlsh_unavailable;
   }
-  if (f.newsbot) {
-    // An int of newsbot_bits bits (128-bit ones are Python ints too).
-    py::int_ value = py::int_(f.newsbot->high);
-    value = py::reinterpret_steal<py::int_>(
-        PyNumber_Lshift(value.ptr(), py::int_(64).ptr()));
-    value = py::reinterpret_steal<py::int_>(
-        PyNumber_Or(value.ptr(), py::int_(f.newsbot->low).ptr()));
-    out["newsbot"] = value;
+  if (f.newsbot) {  // _stateless.py makes one int of the halves
+    out["newsbot_high"] = f.newsbot->high;
+    out["newsbot_low"] = f.newsbot->low;
     out["newsbot_bits"] = f.newsbot->bits;
     out["newsbot_config_hash"] = f.newsbot_config_hash;
     out["newsbot_tokens"] = f.newsbot_tokens;
@@ -116,49 +99,29 @@ py::dict FingerprintDict(const TextFingerprint& f) {
 }  // namespace
 
 void BindStateless(py::module_& m) {
-  auto words = [](const std::string& kind, int num_perm, int ngram,
-                  const std::string& tokenizer, uint64_t seed,
-                  const std::string& hash_family, const std::string& profile,
-                  bool simhash, std::vector<std::string> keep, int bits,
-                  int winnow_window) {
-    return Words{kind,         num_perm, ngram,   tokenizer,       seed,
-                 hash_family,  profile,  simhash, std::move(keep), bits,
-                 winnow_window};
-  };
-  m.def("_fingerprint",
-        [words](const std::string& text, const std::string& kind, int num_perm,
-                int ngram, const std::string& tokenizer, uint64_t seed,
-                const std::string& hash_family, const std::string& profile,
-                bool simhash, std::vector<std::string> keep, int bits,
-                int winnow_window) {
-          const StatelessOptions options = OptionsOf(
-              words(kind, num_perm, ngram, tokenizer, seed, hash_family,
-                    profile, simhash, std::move(keep), bits, winnow_window));
-          absl::StatusOr<TextFingerprint> fingerprint;
-          {
-            py::gil_scoped_release release;
-            fingerprint = FingerprintText(options, {"text", text});
-          }
-          return FingerprintDict(ValueOrRaise(std::move(fingerprint)));
-        });
-  m.def("_compare", [words](const std::string& a, const std::string& b,
-                            const std::string& kind, int num_perm, int ngram,
-                            const std::string& tokenizer, uint64_t seed,
-                            const std::string& hash_family,
-                            const std::string& profile, bool simhash,
-                            std::vector<std::string> keep, int bits,
-                            int winnow_window, bool explain) {
-    const StatelessOptions options = OptionsOf(
-        words(kind, num_perm, ngram, tokenizer, seed, hash_family, profile,
-              simhash, std::move(keep), bits, winnow_window));
-    const Canonicalizer canonicalizer =
-        ValueOrRaise(Canonicalizer::Create(options.settings.canonicalizer));
+  m.def("_fingerprint", [](const std::string& text, const py::dict& words) {
+    const StatelessOptions options = OptionsOf(words);
+    absl::StatusOr<TextFingerprint> fingerprint;
+    {
+      py::gil_scoped_release release;
+      fingerprint = FingerprintText(options, {"text", text});
+    }
+    return FingerprintDict(ValueOrRaise(std::move(fingerprint)));
+  });
+  m.def("_compare", [](const std::string& a, const std::string& b,
+                       const py::dict& words, bool explain) {
+    const StatelessOptions options = OptionsOf(words);
+    std::optional<Canonicalizer> canonicalizer;
+    if (explain) {
+      canonicalizer =
+          ValueOrRaise(Canonicalizer::Create(options.settings.canonicalizer));
+    }
     absl::StatusOr<TextComparison> compared;
     std::optional<absl::StatusOr<Explanation>> explained;
     {
       py::gil_scoped_release release;
       compared = CompareTexts(options, {"a", a}, {"b", b});
-      if (explain) explained = ExplainSharedPassages(a, b, canonicalizer);
+      if (explain) explained = ExplainSharedPassages(a, b, *canonicalizer);
     }
     const TextComparison c = ValueOrRaise(std::move(compared));
     py::dict out;
@@ -182,6 +145,7 @@ void BindStateless(py::module_& m) {
     out["a"] = FingerprintDict(c.a);
     out["b"] = FingerprintDict(c.b);
     if (explained) {
+      // UTF-8 byte offsets; _stateless.py turns them into str indexes.
       const Explanation e = ValueOrRaise(std::move(*explained));
       py::list passages;
       for (const SharedPassage& p : e.passages) {

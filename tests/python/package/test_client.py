@@ -151,8 +151,13 @@ def test_streams_stop_when_the_caller_does(client):
 def test_a_bad_item_raises_its_own_error(client):
     client.create_collection("bad-items")
     items = [{"id": "ok", "text": text(1)}, {"id": "typo", "txt": "x"}]
+    results = []
     with pytest.raises(TypeError, match="txt"):
-        list(client.upsert_many("bad-items", items, batch_size=1))
+        for result in client.upsert_many("bad-items", items, batch_size=1):
+            results.append(result)
+    # What was sent before the bad item is answered first.
+    assert [(r.index, r.code) for r in results] == [(0, 0)]
+    assert client.get("bad-items", id="ok").id == "ok"
     with pytest.raises(ValueError, match="batch_size"):
         client.upsert_many("bad-items", items, batch_size=0)
 
@@ -205,10 +210,13 @@ def test_async_client(server):
             with pytest.raises(neardup.NotFound):
                 await c.get("async", id="nope")
             # A bad item raises its own error; leaving early cancels.
+            answered = []
             with pytest.raises(TypeError, match="txt"):
-                async for _ in c.upsert_many("async", [{"id": "x",
-                                                        "txt": "y"}]):
-                    pass
+                async for result in c.upsert_many(
+                        "async", [{"id": "fine", "text": text(7)},
+                                  {"id": "x", "txt": "y"}], batch_size=1):
+                    answered.append(result.code)
+            assert answered == [0]
             await c.create_collection("async-early")
             items = ({"id": f"e{i}", "text": text(3000 + i)}
                      for i in range(2000))
