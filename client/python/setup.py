@@ -1,10 +1,10 @@
-"""Builds neardup._engine with the repository's CMake (core only).
+"""Builds neardup._engine with the repository's CMake (core and dedup_core).
 
 The extension is the CMake target neardup_python_engine and the client's
 generated API the target neardup_python_api; this file runs CMake on the
 repository (NEARDUP_SOURCE_DIR, default ../..) with NEARDUP_CORE_ONLY, so
-only core and its Debian libraries (ICU, Abseil, xxHash) and protoc with
-grpc_python_plugin are needed, and copies both where setuptools wants them.
+only core, dedup's core (neardup.dedup) and their Debian libraries (ICU,
+Abseil, xxHash, simdjson) and protoc with grpc_python_plugin are needed, and copies both where setuptools wants them.
 """
 
 import os

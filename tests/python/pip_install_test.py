@@ -5,11 +5,12 @@ Copies client/python to a temp folder, creates a venv with
 --system-site-packages, runs `pip install --no-build-isolation` on the copy
 (NEARDUP_SOURCE_DIR points at the repository, so nothing is written into
 it), then, from another folder, imports the installed package, runs the
-examples with the venv's interpreter, and has mypy check a user's script
+examples with the venv's interpreter (each with a neardupd of its own,
+tests/python/run_example.py), and has mypy check a user's script
 against the installed py.typed package. The generated client API
 (messages, stubs) must be there too.
 
-Usage: pip_install_test.py REPOSITORY_ROOT
+Usage: pip_install_test.py REPOSITORY_ROOT NEARDUPD
 """
 
 import os
@@ -19,6 +20,9 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(sys.argv[1])
+NEARDUPD = os.path.abspath(sys.argv[2])
+RUN_EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "run_example.py")
 
 
 def run(args, **kwargs):
@@ -58,7 +62,8 @@ def main():
         examples = os.path.join(ROOT, "client", "python", "examples")
         for name in sorted(os.listdir(examples)):
             if name.endswith(".py"):
-                run([python, os.path.join(examples, name)], env=env, cwd=work)
+                run([python, RUN_EXAMPLE, NEARDUPD,
+                     os.path.join(examples, name)], env=env, cwd=work)
         user = os.path.join(work, "user.py")
         with open(user, "w") as f:
             f.write("import neardup\n"

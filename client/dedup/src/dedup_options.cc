@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/status_macros.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/extract/content_type.h"
 
@@ -37,18 +38,10 @@ std::string_view VerifyName(Verify verify) {
   return kDedupVerifications.Name(verify);
 }
 
-absl::Status ValidateOptions(const DedupOptions& o) {
+absl::Status ValidateMethodOptions(const DedupOptions& o) {
   if (!(o.threshold > 0.0 && o.threshold < 1.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--threshold must be in (0, 1), got ", o.threshold));
-  }
-  if (o.stream && !(o.input.inputs.empty() ||
-                    (o.input.inputs.size() == 1 && o.input.inputs[0] == "-"))) {
-    return absl::InvalidArgumentError(
-        "--stream reads standard input only (give no input, or -)");
-  }
-  if (!o.stream && o.output.empty()) {
-    return absl::InvalidArgumentError("missing -o OUTPUT (or use --stream)");
   }
   if (o.threads < 0 || o.threads > 256) {
     return absl::InvalidArgumentError("--threads must be in [0, 256]");
@@ -68,11 +61,6 @@ absl::Status ValidateOptions(const DedupOptions& o) {
           "lshbloom keeps no documents, so it cannot verify exactly; use "
           "--verification estimate (or none) with lshbloom, or --method "
           "minhash-lsh for --verification exact");
-    }
-    if (!o.clusters_path.empty()) {
-      return absl::InvalidArgumentError(
-          "lshbloom cannot name cluster representatives (it keeps no "
-          "documents); --clusters needs minhash-lsh or simhash");
     }
   }
   if (o.simhash_variant == SimHashVariant::kNewsbot) {
@@ -102,6 +90,29 @@ absl::Status ValidateOptions(const DedupOptions& o) {
   } else if (o.winnow_window != kDefaultWinnowWindow) {
     return absl::InvalidArgumentError(
         "--winnow-window applies to --method perceptual only");
+  }
+  if (o.batch_records == 0 || o.batch_bytes == 0) {
+    return absl::InvalidArgumentError("batch sizes must be positive");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateOptions(const DedupOptions& o) {
+  RETURN_IF_ERROR(ValidateMethodOptions(o));
+  if (o.stream && !(o.input.inputs.empty() ||
+                    (o.input.inputs.size() == 1 && o.input.inputs[0] == "-"))) {
+    return absl::InvalidArgumentError(
+        "--stream reads standard input only (give no input, or -)");
+  }
+  if (!o.stream && o.output.empty()) {
+    return absl::InvalidArgumentError("missing -o OUTPUT (or use --stream)");
+  }
+  if (o.algorithm == Algorithm::kLshBloom) {
+    if (!o.clusters_path.empty()) {
+      return absl::InvalidArgumentError(
+          "lshbloom cannot name cluster representatives (it keeps no "
+          "documents); --clusters needs minhash-lsh or simhash");
+    }
   }
   if (!o.content_type.empty()) {
     if (auto type = extract::ParseContentType(o.content_type); !type.ok()) {
@@ -156,9 +167,6 @@ absl::Status ValidateOptions(const DedupOptions& o) {
     }
   } else if (!o.spans_path.empty()) {
     return absl::InvalidArgumentError("--spans needs --method suffix-array");
-  }
-  if (o.batch_records == 0 || o.batch_bytes == 0) {
-    return absl::InvalidArgumentError("batch sizes must be positive");
   }
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include "batch_reader.h"
 #include "cluster_explainer.h"
 #include "cluster_log.h"
+#include "document_decider.h"
 #include "duplicate_finder.h"
 #include "fingerprint_pipeline.h"
 #include "fingerprinter.h"
@@ -20,59 +21,37 @@
 namespace neardup::dedup {
 namespace {
 
-// lshbloom with an unknown input size (a pipe) sizes its filters for this.
-constexpr uint64_t kDefaultExpectedDocs = 1'000'000;
-// The MinHash index is reserved for at most this many documents up front
-// (about 100 MB of tables at 32 bands).
-constexpr uint64_t kMaxReservedDocs = uint64_t{1} << 18;
-
 // Everything that happens in input order, on the calling thread.
 class InOrderStage {
  public:
   InOrderStage(const DedupOptions& options, BatchReader* reader,
-               OutputSink* sink, RunStats* stats)
-      : options_(options), reader_(reader), sink_(sink), stats_(stats) {}
+               OutputSink* sink)
+      : options_(options), reader_(reader), sink_(sink) {}
 
   absl::Status Process(FingerprintedBatch* item) {
-    if (finder_ == nullptr) RETURN_IF_ERROR(CreateFinder(item->batch));
+    if (!decider_) RETURN_IF_ERROR(CreateDecider(item->batch));
     const Batch& batch = item->batch;
     for (size_t i = 0; i < batch.records.size(); ++i) {
       const RecordRef& ref = batch.records[i];
       DocFingerprint& print = item->prints[i];
-      ++stats_->total;
-      switch (print.kind) {
-        case DocFingerprint::Kind::kInvalid:
-          if (!options_.skip_invalid) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                DisplayName(ref.file), ":", ref.line, ": ", print.error,
-                " (--skip-invalid skips such records)"));
-          }
-          ++stats_->invalid;
-          continue;
-        case DocFingerprint::Kind::kEmpty:
-          ++stats_->empty;
-          if (options_.drop_empty) continue;
-          break;
-        case DocFingerprint::Kind::kOk: {
-          ASSIGN_OR_RETURN(std::optional<Match> match,
-                           finder_->FindOrKeep(ref.doc, &print));
-          if (match) {
-            ++stats_->duplicates;
-            if (clusters_ && match->representative != kUnknownDoc) {
-              clusters_->Add(match->representative, ref.doc, match->similarity);
-            }
-            continue;
-          }
-          break;
-        }
+      ASSIGN_OR_RETURN(const Decision decision,
+                       decider_->Decide(ref.doc, &print));
+      if (decision.outcome == Outcome::kInvalid) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(DisplayName(ref.file), ":", ref.line, ": ",
+                         print.error, " (--skip-invalid skips such records)"));
       }
-      RETURN_IF_ERROR(Write(ref, batch.record(ref)));
+      if (decision.outcome == Outcome::kKept) {
+        RETURN_IF_ERROR(Write(ref, batch.record(ref)));
+      }
     }
     return absl::OkStatus();
   }
 
-  DuplicateFinder* finder() const { return finder_.get(); }
-  ClusterLog* clusters() { return clusters_.get(); }
+  // Null until the first batch.
+  const DocumentDecider* decider() const {
+    return decider_ ? &*decider_ : nullptr;
+  }
 
  private:
   std::string DisplayName(uint32_t file) const {
@@ -81,7 +60,6 @@ class InOrderStage {
   }
 
   absl::Status Write(const RecordRef& ref, std::string_view raw) {
-    ++stats_->unique;
     RETURN_IF_ERROR(sink_->Write(raw, reader_->file(ref.file).relative_name));
     // Records are written with a terminator so that files concatenate.
     if (!options_.input.doc_per_file && (raw.empty() || raw.back() != '\n')) {
@@ -90,35 +68,13 @@ class InOrderStage {
     return absl::OkStatus();
   }
 
-  absl::Status CreateFinder(const Batch& first) {
-    if (!options_.clusters_path.empty()) {
-      clusters_ = std::make_unique<ClusterLog>();
-    }
-    absl::StatusOr<std::unique_ptr<DuplicateFinder>> finder =
-        absl::InternalError("no finder for this algorithm");
-    switch (options_.algorithm) {
-      case Algorithm::kMinHashLsh:
-      case Algorithm::kPerceptual:
-        // Sized up front only from a known input size, and at most for
-        // kMaxReservedDocs: the estimate comes from the first batch's mean
-        // record size, which blank or short leading records can make wildly
-        // high. Past that the index grows as it fills.
-        finder = MakeMinHashFinder(
-            options_, reader_->total_size_hint() > 0 || options_.expected_docs
-                          ? std::min(ExpectedDocs(first), kMaxReservedDocs)
-                          : 0);
-        break;
-      case Algorithm::kSimHash:
-        finder = MakeSimHashFinder(options_, ExpectedDocs(first));
-        break;
-      case Algorithm::kLshBloom:
-        finder = MakeLshBloomFinder(options_, ExpectedDocs(first));
-        break;
-      case Algorithm::kSuffixArray:  // runs apart (RunSuffixArrayDedup)
-        break;
-    }
-    if (!finder.ok()) return finder.status();
-    finder_ = *std::move(finder);
+  absl::Status CreateDecider(const Batch& first) {
+    ASSIGN_OR_RETURN(DocumentDecider decider,
+                     DocumentDecider::Create(options_, ExpectedDocs(first),
+                                             reader_->total_size_hint() > 0 ||
+                                                 options_.expected_docs > 0,
+                                             !options_.clusters_path.empty()));
+    decider_.emplace(std::move(decider));
     return absl::OkStatus();
   }
 
@@ -138,9 +94,7 @@ class InOrderStage {
   const DedupOptions& options_;
   BatchReader* reader_;
   OutputSink* sink_;
-  RunStats* stats_;
-  std::unique_ptr<DuplicateFinder> finder_;
-  std::unique_ptr<ClusterLog> clusters_;
+  std::optional<DocumentDecider> decider_;
 };
 
 absl::StatusOr<std::unique_ptr<OutputSink>> OpenOutput(
@@ -169,17 +123,17 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
                    Fingerprinter::Create(options));
   ASSIGN_OR_RETURN(const RecordText record_text, RecordText::Create(options));
 
-  RunStats stats;
-  stats.algorithm = std::string(AlgorithmName(options.algorithm));
-  stats.verify = std::string(VerifyName(options.verify));
   BatchReader reader(std::move(files), options);
   RETURN_IF_ERROR(reader.Start());
   ASSIGN_OR_RETURN(std::unique_ptr<OutputSink> sink, OpenOutput(options));
   if (!reader.header().empty())
     RETURN_IF_ERROR(sink->Write(reader.header(), ""));
-  InOrderStage stage(options, &reader, sink.get(), &stats);
+  InOrderStage stage(options, &reader, sink.get());
   dataset::Progress progress("dedup", options.progress && !options.stream,
                              reader.total_size_hint());
+  auto records_decided = [&stage] {
+    return stage.decider() ? stage.decider()->stats().total : 0;
+  };
 
   // --stream: one record at a time on this thread, so each kept record is
   // written as soon as it is decided.
@@ -187,30 +141,41 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
       reader, record_text, fingerprinter, PipelineOptionsOf(options),
       [&](FingerprintedBatch& item) {
         RETURN_IF_ERROR(stage.Process(&item));
-        progress.Update(stats.total, reader.bytes_consumed());
+        progress.Update(records_decided(), reader.bytes_consumed());
         return absl::OkStatus();
       }));
   RETURN_IF_ERROR(sink->Commit());
-  progress.Finish(stats.total, reader.bytes_consumed());
+  progress.Finish(records_decided(), reader.bytes_consumed());
 
-  if (stage.clusters() != nullptr) {
+  const DocumentDecider* decider = stage.decider();
+  if (!options.clusters_path.empty()) {
+    // No input, no decider: no clusters either.
+    const ClusterLog none;
+    const ClusterLog& clusters = decider ? *decider->clusters() : none;
     std::optional<ClusterExplanations> explained;
     if (options.explain) {
       ASSIGN_OR_RETURN(std::vector<dataset::InputFile> again,
                        ListDedupInputs(options));
-      ASSIGN_OR_RETURN(explained, ExplainClusters(options, std::move(again),
-                                                  *stage.clusters()));
+      ASSIGN_OR_RETURN(explained,
+                       ExplainClusters(options, std::move(again), clusters));
     }
     RETURN_IF_ERROR(WriteFileAtomically(
         options.clusters_path,
-        stage.clusters()->ToJsonLines(explained ? &*explained : nullptr)));
+        clusters.ToJsonLines(explained ? &*explained : nullptr)));
+  }
+  RunStats stats;
+  if (decider) {
+    stats = decider->stats();
+    stats.method_stats = decider->finder().Stats();
+  } else {
+    stats.algorithm = std::string(AlgorithmName(options.algorithm));
+    stats.verify = std::string(VerifyName(options.verify));
   }
   stats.input_bytes = reader.bytes_consumed();
   stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   stats.peak_rss_bytes = PeakRssBytes();
-  if (stage.finder() != nullptr) stats.method_stats = stage.finder()->Stats();
   if (!options.stats_path.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(options.stats_path, stats.ToJson()));
   }

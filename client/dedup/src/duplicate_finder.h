@@ -16,11 +16,10 @@
 #include "absl/status/statusor.h"
 #include "fingerprinter.h"
 #include "neardup/core/index/lsh_params.h"
+#include "neardup/dedup/decision.h"
 #include "neardup/dedup/dedup_options.h"
 
 namespace neardup::dedup {
-
-inline constexpr uint32_t kUnknownDoc = std::numeric_limits<uint32_t>::max();
 
 struct Match {
   uint32_t representative;  // kUnknownDoc when the method cannot say

@@ -3,8 +3,9 @@
 In-process (no server): :class:`MinHash` and :class:`MinHashLSH` with
 datasketch's method names, :func:`minhash_text` and :func:`minhash_texts`
 for neardup's own text signatures, :func:`fingerprint` and :func:`compare`
-(every family: MinHash, SimHash, TLSH, newsbot, perceptual) and
-:func:`canonicalize`.
+(every family: MinHash, SimHash, TLSH, newsbot, perceptual),
+:func:`canonicalize`, and :func:`dedup` (``neardup dedup`` over records in
+memory).
 
 A server: :class:`Client` and :class:`AsyncClient` for neardupd, with the
 API's messages as dataclasses in :mod:`neardup.messages` and typed errors
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from neardup._engine import (MinHash, MinHashLSH, canonicalize, minhash_text,
                              minhash_texts)
+from neardup._dedup import Cluster, DedupRun, DedupStats, dedup
 from neardup._sessions import MinHashLSHInsertionSession
 from neardup._stateless import Comparison, Fingerprint, compare, fingerprint
 
@@ -50,9 +52,12 @@ __all__ = [
     "AsyncClient",
     "Cancelled",
     "Client",
+    "Cluster",
     "Comparison",
     "ConfigMismatch",
     "DeadlineExceeded",
+    "DedupRun",
+    "DedupStats",
     "Fingerprint",
     "Internal",
     "InvalidArgument",
@@ -67,6 +72,7 @@ __all__ = [
     "Unavailable",
     "canonicalize",
     "compare",
+    "dedup",
     "fingerprint",
     "minhash_text",
     "minhash_texts",

@@ -82,6 +82,7 @@ void BindMinHash(py::module_& m);
 void BindLsh(py::module_& m);
 void BindText(py::module_& m);
 void BindStateless(py::module_& m);
+void BindDedup(py::module_& m);
 
 }  // namespace neardup::python
 

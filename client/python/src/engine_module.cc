@@ -104,4 +104,5 @@ PYBIND11_MODULE(_engine, m) {
   neardup::python::BindLsh(m);
   neardup::python::BindText(m);
   neardup::python::BindStateless(m);
+  neardup::python::BindDedup(m);
 }

@@ -111,6 +111,10 @@ std::string_view VerifyName(Verify verify);
 
 // Checks ranges and combinations once, before any input is read.
 absl::Status ValidateOptions(const DedupOptions& options);
+// The part of ValidateOptions about what is computed and decided (method,
+// verification, fingerprints, threads), not about files: what a dedup of
+// documents in memory (InMemoryDedup) checks.
+absl::Status ValidateMethodOptions(const DedupOptions& options);
 
 }  // namespace neardup::dedup
 

@@ -1,0 +1,211 @@
+#include "neardup/dedup/in_memory_dedup.h"
+
+#include <algorithm>
+#include <future>
+#include <limits>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "document_decider.h"
+#include "fingerprinter.h"
+#include "neardup/base/status_macros.h"
+#include "neardup/base/sync.h"
+#include "neardup/base/worker_pool.h"
+#include "neardup/dedup/internal/hash_chunk.h"
+
+namespace neardup::dedup {
+namespace {
+
+// Documents per fingerprinting task: small enough that deciding starts
+// soon after a batch arrives, large enough to amortize a task.
+constexpr size_t kPartDocs = 128;
+
+// A run over files takes these; documents in memory have none of them.
+absl::Status RefuseFileOptions(const DedupOptions& o) {
+  const char* file_option = !o.input.inputs.empty()    ? "inputs"
+                            : !o.output.empty()        ? "output"
+                            : o.stream                 ? "stream"
+                            : !o.clusters_path.empty() ? "a clusters file"
+                            : !o.stats_path.empty()    ? "a stats file"
+                            : !o.spans_path.empty()    ? "a spans file"
+                            : o.explain                ? "explain"
+                            : !o.references.empty()    ? "references"
+                                                       : nullptr;
+  if (file_option != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a dedup of documents in memory takes no ", file_option,
+                     ": those belong to a run over files (neardup dedup)"));
+  }
+  if (!o.content_type.empty()) {
+    return absl::InvalidArgumentError(
+        "a dedup of documents in memory reads plain text: it takes no "
+        "content type (extract HTML, Markdown or PDF text first, or run "
+        "neardup dedup --content-type over the files)");
+  }
+  if (o.algorithm == Algorithm::kSuffixArray) {
+    return absl::InvalidArgumentError(
+        "suffix-array rewrites records instead of keeping or removing them: "
+        "run it over files (neardup dedup --method suffix-array)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Token-set writers for the fingerprinting tasks: a task takes a free one
+// and gives it back, so no writer is ever used by two threads at once.
+class WriterShelf {
+ public:
+  HashChunkWriter* Take() {
+    MutexLock lock(&mu_);
+    if (free_.empty()) {
+      all_.push_back(std::make_unique<HashChunkWriter>());
+      return all_.back().get();
+    }
+    HashChunkWriter* writer = free_.back();
+    free_.pop_back();
+    return writer;
+  }
+  void Give(HashChunkWriter* writer) {
+    MutexLock lock(&mu_);
+    free_.push_back(writer);
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<std::unique_ptr<HashChunkWriter>> all_ ABSL_GUARDED_BY(mu_);
+  std::vector<HashChunkWriter*> free_ ABSL_GUARDED_BY(mu_);
+};
+
+struct InMemoryDedup::State {
+  State(Fingerprinter fingerprinter, DocumentDecider decider, int workers)
+      : fingerprinter(std::move(fingerprinter)),
+        decider(std::move(decider)),
+        pool(workers) {}
+
+  Fingerprinter fingerprinter;
+  DocumentDecider decider;
+  WriterShelf writers;
+  std::vector<DocFingerprint> prints;  // reused from batch to batch
+  uint64_t next_doc = 0;
+  uint64_t text_bytes = 0;
+  bool failed = false;  // a malformed document stopped it
+  bool lshbloom = false;
+  // Last: destroyed first, while what its tasks use still lives.
+  WorkerPool pool;
+};
+
+absl::StatusOr<std::unique_ptr<InMemoryDedup>> InMemoryDedup::Create(
+    const DedupOptions& options, uint64_t expected_docs) {
+  RETURN_IF_ERROR(RefuseFileOptions(options));
+  RETURN_IF_ERROR(ValidateMethodOptions(options));
+  ASSIGN_OR_RETURN(Fingerprinter fingerprinter, Fingerprinter::Create(options));
+  const bool size_known = options.expected_docs > 0 || expected_docs > 0;
+  const uint64_t expected = options.expected_docs > 0 ? options.expected_docs
+                            : expected_docs > 0       ? expected_docs
+                                                      : kDefaultExpectedDocs;
+  ASSIGN_OR_RETURN(DocumentDecider decider,
+                   DocumentDecider::Create(options, expected, size_known,
+                                           /*log_clusters=*/true));
+  const int workers =
+      options.threads > 0
+          ? options.threads
+          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  auto state = std::make_unique<State>(std::move(fingerprinter),
+                                       std::move(decider), workers);
+  state->lshbloom = options.algorithm == Algorithm::kLshBloom;
+  return std::unique_ptr<InMemoryDedup>(new InMemoryDedup(std::move(state)));
+}
+
+InMemoryDedup::InMemoryDedup(std::unique_ptr<State> state)
+    : state_(std::move(state)) {}
+InMemoryDedup::~InMemoryDedup() = default;
+
+absl::Status InMemoryDedup::Decide(std::span<const Document> documents,
+                                   std::vector<Decision>* decisions) {
+  decisions->clear();
+  State& s = *state_;
+  if (s.failed) {
+    return absl::FailedPreconditionError(
+        "this dedup stopped at a malformed document and takes no more");
+  }
+  if (s.next_doc + documents.size() >
+      uint64_t{std::numeric_limits<uint32_t>::max()}) {
+    return absl::ResourceExhaustedError(
+        "a dedup takes at most 2^32 - 1 documents");
+  }
+  // The workers fingerprint the batch in parts, in order, while this
+  // thread decides the parts already done (as a run over files overlaps
+  // its batches): the outcome does not depend on which thread made which
+  // fingerprint.
+  s.prints.resize(documents.size());
+  const size_t parts = (documents.size() + kPartDocs - 1) / kPartDocs;
+  std::vector<std::promise<void>> done(parts);
+  for (size_t part = 0; part < parts; ++part) {
+    s.pool.SubmitUnbounded([&s, &documents, &done, part] {
+      HashChunkWriter* writer = s.writers.Take();
+      std::vector<uint64_t> token_set;
+      const size_t end = std::min(documents.size(), (part + 1) * kPartDocs);
+      for (size_t i = part * kPartDocs; i < end; ++i) {
+        DocFingerprint& print = s.prints[i];
+        if (!documents[i].error.empty()) {
+          print.kind = DocFingerprint::Kind::kInvalid;
+          print.error = std::string(documents[i].error);
+          print.token_set = {};
+          print.token_chunk.reset();
+          continue;
+        }
+        s.fingerprinter.Compute(documents[i].text, &print, &token_set, writer);
+      }
+      s.writers.Give(writer);
+      done[part].set_value();
+    });
+  }
+  // Every task must end before this returns: they use the caller's texts.
+  size_t waited = 0;
+  auto wait_all = [&] {
+    for (; waited < parts; ++waited) done[waited].get_future().wait();
+  };
+  decisions->reserve(documents.size());
+  for (size_t i = 0; i < documents.size(); ++i) {
+    if (i % kPartDocs == 0) done[waited++].get_future().wait();
+    const uint32_t doc = static_cast<uint32_t>(s.next_doc);
+    absl::StatusOr<Decision> decided = s.decider.Decide(doc, &s.prints[i]);
+    if (decided.ok() && decided->outcome == Outcome::kInvalid) {
+      decided = absl::InvalidArgumentError(
+          absl::StrCat("record ", doc, ": ", s.prints[i].error));
+    }
+    if (!decided.ok()) {
+      s.failed = true;
+      wait_all();
+      return decided.status();
+    }
+    ++s.next_doc;
+    s.text_bytes += documents[i].text.size();
+    decisions->push_back(*decided);
+  }
+  // Fingerprints of kept documents were moved into the finder; the others
+  // are not needed, and their token chunks go once no kept set shares them.
+  for (DocFingerprint& print : s.prints) print.token_chunk.reset();
+  return absl::OkStatus();
+}
+
+RunStats InMemoryDedup::stats() const {
+  RunStats stats = state_->decider.stats();
+  stats.method_stats = state_->decider.finder().Stats();
+  stats.input_bytes = state_->text_bytes;
+  return stats;
+}
+
+absl::StatusOr<std::string> InMemoryDedup::ClustersJsonLines() const {
+  if (state_->lshbloom) {
+    return absl::FailedPreconditionError(
+        "lshbloom cannot name cluster representatives (it keeps no "
+        "documents); clusters need minhash-lsh, simhash or perceptual");
+  }
+  return state_->decider.clusters()->ToJsonLines();
+}
+
+}  // namespace neardup::dedup

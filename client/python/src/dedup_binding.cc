@@ -1,0 +1,220 @@
+// neardup.dedup's engine: InMemoryDedup (client/dedup) over batches of
+// Python records. _dedup.py checks the options and drives it.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bindings.h"
+#include "neardup/core/canonicalizer.h"
+#include "neardup/core/enum_tables.h"
+#include "neardup/dedup/in_memory_dedup.h"
+
+namespace neardup::python {
+namespace {
+
+using dedup::DedupOptions;
+using dedup::InMemoryDedup;
+
+// The options _dedup.py checked and passed as a dict (the CLI's names).
+DedupOptions OptionsOf(const py::dict& words) {
+  auto text = [&](const char* name) { return words[name].cast<std::string>(); };
+  auto number = [&](const char* name) { return words[name].cast<int>(); };
+  DedupOptions o;
+  o.algorithm = ValueOrRaise(dedup::ParseAlgorithm(text("method")));
+  o.verify = ValueOrRaise(dedup::ParseVerify(text("verification")));
+  o.threshold = words["threshold"].cast<double>();
+  o.bands = number("bands");
+  o.max_distance = number("max_distance");
+  o.simhash_variant =
+      ValueOrRaise(ParseSimHashVariant(text("simhash_variant")));
+  o.simhash_bits = number("bits");
+  o.winnow_window = number("winnow_window");
+  o.expected_docs = words["expected_docs"].cast<uint64_t>();
+  o.bloom_false_positive = words["bloom_fp"].cast<double>();
+  o.threads = number("threads");
+  o.skip_invalid = words["skip_invalid"].cast<bool>();
+  o.drop_empty = words["drop_empty"].cast<bool>();
+  o.progress = false;
+  FingerprintSettings& settings = o.fingerprint;
+  settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(text("profile")));
+  settings.tokenizer = text("tokenizer");
+  settings.shingle_k = number("ngram");
+  settings.num_perm = number("num_perm");
+  settings.seed = words["seed"].cast<uint64_t>();
+  settings.family = ValueOrRaise(kHashFamilies.Parse(text("hash_family")));
+  settings.weighting =
+      ValueOrRaise(kSimHashWeightings.Parse(text("weighting")));
+  return o;
+}
+
+// A batch's texts, read under the GIL for use without it: each view lies in
+// an object `keep` holds (str's cached UTF-8, bytes) or in `copies`
+// (bytearray, which another thread could resize).
+struct Texts {
+  std::vector<py::object> keep;
+  std::vector<std::string> copies;
+  std::vector<std::string> errors;
+  std::vector<InMemoryDedup::Document> documents;
+};
+
+// Why `value` has no text, or "" after pointing `out` at its text.
+std::string TextOf(py::handle value, Texts& texts,
+                   InMemoryDedup::Document& out) {
+  if (PyUnicode_Check(value.ptr())) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
+    if (data == nullptr) {  // a lone surrogate
+      PyErr_Clear();
+      return "the text is not valid Unicode (it has a lone surrogate)";
+    }
+    texts.keep.push_back(py::reinterpret_borrow<py::object>(value));
+    out.text = {data, static_cast<size_t>(size)};
+    return "";
+  }
+  if (PyBytes_Check(value.ptr())) {
+    texts.keep.push_back(py::reinterpret_borrow<py::object>(value));
+    out.text = {PyBytes_AS_STRING(value.ptr()),
+                static_cast<size_t>(PyBytes_GET_SIZE(value.ptr()))};
+    return "";
+  }
+  if (PyByteArray_Check(value.ptr())) {
+    texts.copies.emplace_back(
+        PyByteArray_AS_STRING(value.ptr()),
+        static_cast<size_t>(PyByteArray_GET_SIZE(value.ptr())));
+    out.text = texts.copies.back();
+    return "";
+  }
+  return "not a string";
+}
+
+class Dedup {
+ public:
+  Dedup(const py::dict& words, uint64_t expected_docs)
+      : dedup_(ValueOrRaise(
+            InMemoryDedup::Create(OptionsOf(words), expected_docs))) {}
+
+  // Decides `records` (a list) and returns the positions of the kept ones,
+  // and the error that stopped it: None, or (exception type name, message).
+  // Records before a stopping one are decided; it and those after are not.
+  py::tuple Decide(const py::list& records, const std::string& field) {
+    const size_t n = records.size();
+    Texts texts;
+    texts.copies.reserve(n);  // views into copies stay valid
+    texts.errors.reserve(n);
+    texts.documents.resize(n);
+    py::object stop = py::none();
+    std::string wrong_type;  // of records[decided], which stops the batch
+    size_t decided = n;
+    const py::str key(field);
+    const py::object mapping =
+        py::module_::import("collections.abc").attr("Mapping");
+    for (size_t i = 0; i < n; ++i) {
+      py::handle record = records[i];
+      InMemoryDedup::Document& document = texts.documents[i];
+      std::string why;
+      if (PyUnicode_Check(record.ptr()) || PyBytes_Check(record.ptr()) ||
+          PyByteArray_Check(record.ptr())) {
+        why = TextOf(record, texts, document);
+      } else if (PyDict_Check(record.ptr()) ||
+                 py::isinstance(record, mapping)) {
+        PyObject* value = PyObject_GetItem(record.ptr(), key.ptr());
+        if (value == nullptr) {
+          if (!PyErr_ExceptionMatches(PyExc_KeyError)) {
+            throw py::error_already_set();
+          }
+          PyErr_Clear();
+          why = absl::StrCat("no field \"", field, "\"");
+        } else {
+          const py::object held = py::reinterpret_steal<py::object>(value);
+          why = TextOf(held, texts, document);
+          if (!why.empty()) {
+            why = absl::StrCat("field \"", field, "\" is ", why);
+          }
+        }
+      } else {
+        wrong_type = py::str(py::type::handle_of(record).attr("__name__"));
+        decided = i;
+        break;
+      }
+      if (!why.empty()) {
+        texts.errors.push_back(std::move(why));
+        document.error = texts.errors.back();
+      }
+    }
+    std::vector<dedup::Decision> decisions;
+    absl::Status status;
+    uint64_t first = 0;  // the number of records[0]
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      first = next_record_;
+      status = dedup_->Decide(std::span<const InMemoryDedup::Document>(
+                                  texts.documents.data(), decided),
+                              &decisions);
+      next_record_ += decisions.size();
+      if (!status.ok() && status.code() == absl::StatusCode::kInvalidArgument) {
+        ++next_record_;  // the malformed one was numbered
+      }
+    }
+    if (!status.ok()) {
+      if (status.code() != absl::StatusCode::kInvalidArgument) Raise(status);
+      stop = py::make_tuple("ValueError", std::string(status.message()));
+    } else if (decided < n) {
+      stop = py::make_tuple(
+          "TypeError",
+          absl::StrCat("record ", first + decided, " is a ", wrong_type,
+                       ": neardup.dedup takes str, bytes or mappings (a dict "
+                       "with the text in field \"",
+                       field, "\")"));
+    }
+    py::list kept;
+    for (size_t i = 0; i < decisions.size(); ++i) {
+      if (decisions[i].outcome == dedup::Outcome::kKept) kept.append(i);
+    }
+    // The texts' owners go with the GIL held.
+    return py::make_tuple(kept, stop);
+  }
+
+  py::str StatsJson() {
+    std::string json;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      json = dedup_->stats().ToJson();
+    }
+    return py::str(json);
+  }
+
+  py::str ClustersJsonLines() {
+    absl::StatusOr<std::string> lines;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      lines = dedup_->ClustersJsonLines();
+    }
+    return py::str(ValueOrRaise(std::move(lines)));
+  }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<InMemoryDedup> dedup_;
+  uint64_t next_record_ = 0;  // under mu_ (written without the GIL)
+};
+
+}  // namespace
+
+void BindDedup(py::module_& m) {
+  py::class_<Dedup>(m, "_Dedup")
+      .def(py::init<const py::dict&, uint64_t>())
+      .def("decide", &Dedup::Decide)
+      .def("stats_json", &Dedup::StatsJson)
+      .def("clusters_json_lines", &Dedup::ClustersJsonLines);
+}
+
+}  // namespace neardup::python
