@@ -149,7 +149,7 @@ absl::StatusOr<RunStats> RunDedup(const DedupOptions& options) {
 
   const DocumentDecider* decider = stage.decider();
   if (!options.clusters_path.empty()) {
-    // No input, no decider: no clusters either.
+    // No input, no decider: an empty clusters file.
     const ClusterLog none;
     const ClusterLog& clusters = decider ? *decider->clusters() : none;
     std::optional<ClusterExplanations> explained;

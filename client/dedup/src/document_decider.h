@@ -19,17 +19,16 @@
 
 namespace neardup::dedup {
 
-// lshbloom (and the simhash index) with an unknown input size (a pipe, an
-// iterator) are sized for this many documents.
+// lshbloom with an unknown input size (a pipe, an iterator) sizes its
+// Bloom filters for this many documents.
 inline constexpr uint64_t kDefaultExpectedDocs = 1'000'000;
 
 class DocumentDecider {
  public:
   // With the finder of options.algorithm (not suffix-array, which runs
-  // apart). `expected_docs` sizes lshbloom's Bloom filters and the simhash
-  // index; when `size_known`, the MinHash index is reserved for that many
-  // documents (at most 2^18) up front. `log_clusters`: record every
-  // duplicate's edge for ClusterLog.
+  // apart). `expected_docs` sizes lshbloom's Bloom filters; when `size_known`,
+  // the MinHash index is reserved for that many documents (at most 2^18) up
+  // front. `log_clusters`: record every duplicate's edge for ClusterLog.
   static absl::StatusOr<DocumentDecider> Create(const DedupOptions& options,
                                                 uint64_t expected_docs,
                                                 bool size_known,

@@ -53,7 +53,7 @@ absl::StatusOr<LshParams> ChooseBanding(double threshold, int num_perm,
 // (no rehashing while it fills); 0 lets it grow.
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeMinHashFinder(
     const DedupOptions& options, uint64_t reserve_docs);
-// `expected_docs` pre-sizes the index (see the workaround inside).
+// `expected_docs` is not used: the SimHash index grows as it fills.
 absl::StatusOr<std::unique_ptr<DuplicateFinder>> MakeSimHashFinder(
     const DedupOptions& options, uint64_t expected_docs);
 // `expected_docs` sizes the Bloom filters.

@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "document_decider.h"
 #include "fingerprinter.h"
@@ -91,7 +92,7 @@ struct InMemoryDedup::State {
   std::vector<DocFingerprint> prints;  // reused from batch to batch
   uint64_t next_doc = 0;
   uint64_t text_bytes = 0;
-  bool failed = false;  // a malformed document stopped it
+  bool failed = false;  // an error stopped it (a malformed document, ...)
   bool lshbloom = false;
   // Last: destroyed first, while what its tasks use still lives.
   WorkerPool pool;
@@ -129,7 +130,7 @@ absl::Status InMemoryDedup::Decide(std::span<const Document> documents,
   State& s = *state_;
   if (s.failed) {
     return absl::FailedPreconditionError(
-        "this dedup stopped at a malformed document and takes no more");
+        "this dedup stopped at an earlier error and takes no more documents");
   }
   if (s.next_doc + documents.size() >
       uint64_t{std::numeric_limits<uint32_t>::max()}) {
@@ -140,9 +141,25 @@ absl::Status InMemoryDedup::Decide(std::span<const Document> documents,
   // thread decides the parts already done (as a run over files overlaps
   // its batches): the outcome does not depend on which thread made which
   // fingerprint.
+  // Until this call ends well: an exception half-way leaves the finder
+  // with some of the batch, and the numbering behind.
+  s.failed = true;
   s.prints.resize(documents.size());
   const size_t parts = (documents.size() + kPartDocs - 1) / kPartDocs;
   std::vector<std::promise<void>> done(parts);
+  std::vector<std::future<void>> ready;
+  ready.reserve(parts);
+  for (std::promise<void>& promise : done) {
+    ready.push_back(promise.get_future());
+  }
+  // Every task submitted must end before this returns, however it returns
+  // (an error, or an exception such as bad_alloc): they use the caller's
+  // texts and these promises.
+  size_t submitted = 0;
+  size_t waited = 0;
+  absl::Cleanup wait_all = [&] {
+    for (; waited < submitted; ++waited) ready[waited].wait();
+  };
   for (size_t part = 0; part < parts; ++part) {
     s.pool.SubmitUnbounded([&s, &documents, &done, part] {
       HashChunkWriter* writer = s.writers.Take();
@@ -162,26 +179,18 @@ absl::Status InMemoryDedup::Decide(std::span<const Document> documents,
       s.writers.Give(writer);
       done[part].set_value();
     });
+    ++submitted;
   }
-  // Every task must end before this returns: they use the caller's texts.
-  size_t waited = 0;
-  auto wait_all = [&] {
-    for (; waited < parts; ++waited) done[waited].get_future().wait();
-  };
   decisions->reserve(documents.size());
   for (size_t i = 0; i < documents.size(); ++i) {
-    if (i % kPartDocs == 0) done[waited++].get_future().wait();
+    if (i % kPartDocs == 0) ready[waited++].wait();
     const uint32_t doc = static_cast<uint32_t>(s.next_doc);
     absl::StatusOr<Decision> decided = s.decider.Decide(doc, &s.prints[i]);
     if (decided.ok() && decided->outcome == Outcome::kInvalid) {
       decided = absl::InvalidArgumentError(
           absl::StrCat("record ", doc, ": ", s.prints[i].error));
     }
-    if (!decided.ok()) {
-      s.failed = true;
-      wait_all();
-      return decided.status();
-    }
+    if (!decided.ok()) return decided.status();
     ++s.next_doc;
     s.text_bytes += documents[i].text.size();
     decisions->push_back(*decided);
@@ -189,6 +198,7 @@ absl::Status InMemoryDedup::Decide(std::span<const Document> documents,
   // Fingerprints of kept documents were moved into the finder; the others
   // are not needed, and their token chunks go once no kept set shares them.
   for (DocFingerprint& print : s.prints) print.token_chunk.reset();
+  s.failed = false;
   return absl::OkStatus();
 }
 

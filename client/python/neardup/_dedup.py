@@ -7,6 +7,7 @@ import json
 from collections import deque
 from dataclasses import dataclass, field
 from itertools import islice
+from collections.abc import Mapping
 from typing import (Any, Deque, Dict, Generic, Iterable, Iterator, List,
                     Optional, TypeVar)
 
@@ -33,7 +34,8 @@ class Cluster:
 @dataclass
 class DedupStats:
     """The counters of a run so far, as ``neardup dedup --stats`` names
-    them."""
+    them. A malformed record that stopped the run counts in ``total``
+    only."""
     method: str
     verification: str
     total: int  # records taken
@@ -41,7 +43,7 @@ class DedupStats:
     duplicates: int  # removed as near-duplicates
     empty: int  # without tokens (kept unless drop_empty)
     invalid: int  # malformed and skipped (skip_invalid)
-    input_bytes: int  # UTF-8 bytes of the texts
+    input_bytes: int  # UTF-8 bytes of the texts (the CLI: of the files)
     method_stats: Dict[str, Any] = field(default_factory=dict)
 
 
@@ -49,7 +51,8 @@ class DedupRun(Generic[R]):
     """The kept records of :func:`dedup`, an iterator: records are read,
     fingerprinted and decided a batch at a time, as the iteration goes.
     ``clusters`` and ``stats`` describe what has been decided so far; after
-    the last record, the whole input."""
+    the last record, the whole input. One thread at a time may iterate a
+    run (as with any Python generator)."""
 
     def __init__(self, records: Iterable[R], words: Dict[str, Any],
                  field: str, batch_size: int, expected_docs: int) -> None:
@@ -76,11 +79,25 @@ class DedupRun(Generic[R]):
         return self._ready.popleft()
 
     def _decide_next_batch(self) -> None:
-        batch = list(islice(self._records, self._batch_size))
+        # The records the source gave before an exception of its own are
+        # decided (and theirs yielded) before that exception is raised.
+        batch: List[R] = []
+        source_error: Optional[BaseException] = None
+        try:
+            batch.extend(islice(self._records, self._batch_size))
+        except BaseException as e:
+            source_error = e
         if not batch:
             self._done = True
+            if source_error is not None:
+                raise source_error
             return
-        kept, stop = self._engine.decide(batch, self._field)
+        try:
+            kept, stop = self._engine.decide(batch, self._field)
+        except BaseException:
+            # The engine takes no more records after an error in a batch.
+            self._done = True
+            raise
         self._ready.extend(batch[i] for i in kept)
         if stop is not None:
             kind, message = stop
@@ -88,6 +105,8 @@ class DedupRun(Generic[R]):
                 message += " (skip_invalid=True skips such records)"
             self._stop = (TypeError if kind == "TypeError" else
                           ValueError)(message)
+        elif source_error is not None:
+            self._stop = source_error
 
     @property
     def clusters(self) -> List[Cluster]:
@@ -109,6 +128,37 @@ class DedupRun(Generic[R]):
                                     "seconds", "docs_per_second",
                                     "mb_per_second", "peak_rss_bytes")}
         return DedupStats(**{k: values[k] for k in names}, method_stats=own)
+
+
+_INTS = ("bands", "max_distance", "bits", "winnow_window", "num_perm",
+         "ngram", "threads", "seed", "batch_size")
+_FLOATS = ("threshold", "bloom_fp")
+_STRS = ("field", "method", "simhash_variant", "tokenizer", "hash_family",
+         "profile", "weighting")
+
+
+def _check_types(arguments: Dict[str, Any]) -> None:
+    """TypeError for an option of the wrong type, before any record."""
+    for name in _INTS:
+        if not isinstance(arguments[name], int) or isinstance(
+                arguments[name], bool):
+            raise TypeError(f"{name} takes an int, got "
+                            f"{arguments[name]!r}")
+    for name in _FLOATS:
+        if not isinstance(arguments[name], (int, float)) or isinstance(
+                arguments[name], bool):
+            raise TypeError(f"{name} takes a number, got "
+                            f"{arguments[name]!r}")
+    for name in _STRS:
+        if not isinstance(arguments[name], str):
+            raise TypeError(f"{name} takes a str, got {arguments[name]!r}")
+    for name in ("verification", "expected_docs"):
+        value = arguments[name]
+        wanted = str if name == "verification" else int
+        if value is not None and (not isinstance(value, wanted) or
+                                  isinstance(value, bool)):
+            raise TypeError(f"{name} takes a {wanted.__name__} or None, got "
+                            f"{value!r}")
 
 
 def dedup(records: Iterable[R], *, field: str = "text",
@@ -139,8 +189,8 @@ def dedup(records: Iterable[R], *, field: str = "text",
     ``method``: "minhash-lsh" (default), "lshbloom", "simhash" or
     "perceptual". ``verification``: "exact" (default; exact Jaccard of the
     shingle sets), "estimate" (lshbloom's default) or "none".
-    ``expected_docs`` sizes lshbloom's Bloom filters and the simhash index
-    (default: ``len(records)`` when it has one, else a million); the CLI
+    ``expected_docs`` sizes lshbloom's Bloom filters (default:
+    ``len(records)`` when it has one, else a million); the CLI
     estimates it from the input's size, so give both the same number for
     identical lshbloom results. ``threads``: fingerprinting threads (0: one
     per core); the results do not depend on it.
@@ -150,8 +200,10 @@ def dedup(records: Iterable[R], *, field: str = "text",
                          f"got {method!r}")
     if verification is None:
         verification = "estimate" if method == "lshbloom" else "exact"
-    if isinstance(records, (str, bytes, bytearray)):
-        raise TypeError("records takes an iterable of records, not one str")
+    if isinstance(records, (str, bytes, bytearray, Mapping)):
+        raise TypeError("records takes an iterable of records, not one "
+                        "record")
+    _check_types(locals())
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got "
                          f"{batch_size!r}")

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -62,10 +63,17 @@ struct MinHash {
   int num_perm() const { return static_cast<int>(slots.size()); }
   // Hashes the tokens (views valid for the call) and folds them in.
   void Fold(const std::vector<std::string_view>& tokens);
+  // keep_set: the token set's distinct hashes, sorted (in place, the first
+  // time after tokens were added). Null without keep_set.
+  const std::vector<uint64_t>* SortedSet();
 
   uint64_t seed;
   HashFamily family;
   std::vector<uint64_t> slots;
+  // keep_set: the low 64 bits of every token hash folded in, the set an
+  // exact Jaccard compares (as a collection keeps its shingle sets).
+  std::optional<std::vector<uint64_t>> set;
+  bool set_sorted = true;
 };
 
 // Folds an iterable's tokens into `minhash`. A list or tuple of up to

@@ -5,12 +5,12 @@
 #include <pybind11/stl.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bindings.h"
+#include "neardup/base/sync.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/dedup/in_memory_dedup.h"
@@ -123,12 +123,21 @@ class Dedup {
         why = TextOf(record, texts, document);
       } else if (PyDict_Check(record.ptr()) ||
                  py::isinstance(record, mapping)) {
-        PyObject* value = PyObject_GetItem(record.ptr(), key.ptr());
-        if (value == nullptr) {
-          if (!PyErr_ExceptionMatches(PyExc_KeyError)) {
-            throw py::error_already_set();
+        // A dict (subclasses too, such as defaultdict, whose __missing__
+        // would add the field) is read without running its code; another
+        // mapping by its __getitem__.
+        PyObject* value = nullptr;
+        if (PyDict_Check(record.ptr())) {
+          value = PyDict_GetItemWithError(record.ptr(), key.ptr());
+          Py_XINCREF(value);  // borrowed
+        } else {
+          value = PyObject_GetItem(record.ptr(), key.ptr());
+          if (value == nullptr && PyErr_ExceptionMatches(PyExc_KeyError)) {
+            PyErr_Clear();
           }
-          PyErr_Clear();
+        }
+        if (PyErr_Occurred()) throw py::error_already_set();
+        if (value == nullptr) {
           why = absl::StrCat("no field \"", field, "\"");
         } else {
           const py::object held = py::reinterpret_steal<py::object>(value);
@@ -152,7 +161,7 @@ class Dedup {
     uint64_t first = 0;  // the number of records[0]
     {
       py::gil_scoped_release release;
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       first = next_record_;
       status = dedup_->Decide(std::span<const InMemoryDedup::Document>(
                                   texts.documents.data(), decided),
@@ -185,7 +194,7 @@ class Dedup {
     std::string json;
     {
       py::gil_scoped_release release;
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       json = dedup_->stats().ToJson();
     }
     return py::str(json);
@@ -195,16 +204,18 @@ class Dedup {
     absl::StatusOr<std::string> lines;
     {
       py::gil_scoped_release release;
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       lines = dedup_->ClustersJsonLines();
     }
     return py::str(ValueOrRaise(std::move(lines)));
   }
 
  private:
-  std::mutex mu_;
-  std::unique_ptr<InMemoryDedup> dedup_;
-  uint64_t next_record_ = 0;  // under mu_ (written without the GIL)
+  // Taken with the GIL released, and released before the GIL is taken
+  // again, so the two never wait on each other.
+  Mutex mu_;
+  const std::unique_ptr<InMemoryDedup> dedup_ ABSL_PT_GUARDED_BY(mu_);
+  uint64_t next_record_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -26,17 +27,48 @@
 #include "neardup/core/index/lsh_params.h"
 #include "neardup/core/index/minhash_lsh_index.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/shingle_set.h"
 
 namespace neardup::python {
 namespace {
+
+// What query returns: "none", datasketch's candidates (keys sharing a
+// band); "estimate", those whose estimated Jaccard reaches min_score (the
+// threshold by default); "exact", those whose true Jaccard of the token
+// sets does (MinHashes made with keep_set=True).
+enum class Verification { kNone, kEstimate, kExact };
+
+Verification ParseVerification(const std::string& name) {
+  if (name == "none") return Verification::kNone;
+  if (name == "estimate") return Verification::kEstimate;
+  if (name == "exact") return Verification::kExact;
+  throw py::value_error(absl::StrCat(
+      "verification must be \"none\", \"estimate\" or \"exact\", got \"", name,
+      "\""));
+}
+
+const char* VerificationName(Verification verification) {
+  switch (verification) {
+    case Verification::kNone:
+      return "none";
+    case Verification::kEstimate:
+      return "estimate";
+    case Verification::kExact:
+      return "exact";
+  }
+  return "none";
+}
 
 class Lsh {
  public:
   Lsh(double threshold, int num_perm, std::pair<double, double> weights,
       std::optional<std::pair<int, int>> params,
       const py::object& storage_config, const py::object& prepickle,
-      const py::object& hashfunc)
-      : threshold_(threshold), num_perm_(num_perm), weights_(weights) {
+      const py::object& hashfunc, const std::string& verification)
+      : threshold_(threshold),
+        num_perm_(num_perm),
+        weights_(weights),
+        verification_(ParseVerification(verification)) {
     if (!storage_config.is_none()) {
       const py::dict config = storage_config.cast<py::dict>();
       if (!config.contains("type") ||
@@ -55,6 +87,11 @@ class Lsh {
     if (params.has_value()) {
       params_ = {params->first, params->second};
       RaiseIfError(ValidateLshParams(params_, num_perm));
+    } else if (verification_ != Verification::kNone) {
+      // Verified: bands that make (nearly) every pair at the threshold a
+      // candidate (probability >= 0.995), as a collection and dedup choose
+      // them, so verification sees them all.
+      params_ = ValueOrRaise(LshParamsRecallFirst(threshold, num_perm));
     } else {
       params_ = ValueOrRaise(LshParamsWeighted(threshold, num_perm,
                                                weights.first, weights.second));
@@ -66,17 +103,15 @@ class Lsh {
     index_ = ValueOrRaise(MinHashLshIndex::Create(options));
   }
 
-  void Insert(const py::object& key, const MinHash& minhash,
-              bool check_duplication) {
+  void Insert(const py::object& key, MinHash& minhash, bool check_duplication) {
     InsertMany({{key, &minhash}}, check_duplication);
   }
 
   // All or nothing: a refused item, or a failure half-way, leaves the index
   // and its keys as they were. A key given twice (check_duplication=False)
   // takes its last MinHash.
-  void InsertMany(
-      const std::vector<std::pair<py::object, const MinHash*>>& items,
-      bool check_duplication) {
+  void InsertMany(const std::vector<std::pair<py::object, MinHash*>>& items,
+                  bool check_duplication) {
     if (items.empty()) return;
     std::unique_lock<std::shared_mutex> lock = LockExclusive();
     const std::pair<uint64_t, HashFamily> hashing = hashing_.value_or(
@@ -86,6 +121,7 @@ class Lsh {
     for (size_t i = 0; i < items.size(); ++i) {
       const auto& [key, minhash] = items[i];
       CheckMinHash(*minhash, hashing);
+      CheckSet(*minhash);
       if (check_duplication && (ids_.contains(key) || batch.contains(key))) {
         throw py::value_error(absl::StrCat("The given key already exists: ",
                                            std::string(py::repr(key))));
@@ -98,15 +134,19 @@ class Lsh {
     std::vector<py::object> new_keys;
     std::vector<uint32_t> new_ids;
     std::vector<MinHashSignature> new_signatures;
+    // verification "exact": the sets of the replaced and of the new ids.
+    std::vector<std::vector<uint64_t>> replaced_sets, new_sets;
     std::vector<uint32_t> free_ids = free_ids_;
     const size_t old_size = keys_.size();
     size_t next_id = old_size;
     for (const auto& [key, position] : batch) {
-      const MinHash& minhash = *items[position.cast<size_t>()].second;
+      MinHash& minhash = *items[position.cast<size_t>()].second;
+      const bool exact = verification_ == Verification::kExact;
       if (ids_.contains(key)) {  // check_duplication=False: a replace
         const uint32_t id = ids_[key].cast<uint32_t>();
         replaced.emplace_back(id, MinHashSignature{minhash.slots});
         replaced_old.push_back(MinHashSignature{*index_->Get(id)});
+        if (exact) replaced_sets.push_back(*minhash.SortedSet());
         continue;
       }
       uint32_t id;
@@ -121,6 +161,7 @@ class Lsh {
       new_keys.push_back(py::reinterpret_borrow<py::object>(key));
       new_ids.push_back(id);
       new_signatures.push_back(MinHashSignature{minhash.slots});
+      if (exact) new_sets.push_back(*minhash.SortedSet());
     }
     // The index, then the key table; undone in full on any failure.
     size_t replaced_done = 0;
@@ -142,11 +183,19 @@ class Lsh {
       if (next_id > keys_.size()) {
         keys_.resize(next_id);
         occupied_.resize(next_id, false);
+        if (verification_ == Verification::kExact) sets_.resize(next_id);
       }
       for (; registered < new_ids.size(); ++registered) {
         ids_[new_keys[registered]] = new_ids[registered];
         keys_[new_ids[registered]] = new_keys[registered];
         occupied_[new_ids[registered]] = true;
+      }
+      // Moves, which cannot fail: the sets change only once all else did.
+      for (size_t i = 0; i < replaced_sets.size(); ++i) {
+        sets_[replaced[i].first] = std::move(replaced_sets[i]);
+      }
+      for (size_t i = 0; i < new_sets.size(); ++i) {
+        sets_[new_ids[i]] = std::move(new_sets[i]);
       }
     } catch (...) {
       for (size_t i = 0; i < registered; ++i) {
@@ -156,6 +205,7 @@ class Lsh {
       }
       keys_.resize(old_size);
       occupied_.resize(old_size);
+      if (sets_.size() > old_size) sets_.resize(old_size);
       {
         py::gil_scoped_release release;
         // BulkInsert may have placed some before failing: remove them all.
@@ -170,16 +220,15 @@ class Lsh {
     hashing_ = hashing;
   }
 
-  py::list Query(const MinHash& minhash, bool with_scores,
+  py::list Query(MinHash& minhash, bool with_scores,
                  std::optional<double> min_score) const {
     std::shared_lock<std::shared_mutex> lock = LockShared();
     CheckProbe(minhash);
-    const MinHashSignature signature{minhash.slots};
-    const bool scored = with_scores || min_score.has_value();
+    const Probing probing = ProbingOf(minhash);
     Found found;
     {
       py::gil_scoped_release release;
-      found = Probe(signature, scored, min_score.value_or(0.0));
+      found = Probe(probing, with_scores, min_score);
     }
     return Render(found, with_scores);
   }
@@ -191,16 +240,17 @@ class Lsh {
                      std::optional<double> min_score) const {
     // The caller's iterable first, without the lock: it may run Python
     // code that inserts into this index.
-    std::vector<MinHashSignature> signatures;
+    std::vector<Probing> probings;
     std::vector<std::pair<uint64_t, HashFamily>> hashings;
     for (py::handle item : minhashes) {
       if (!py::isinstance<MinHash>(item)) {
         throw py::type_error("query_many takes MinHashes, got " +
                              std::string(py::repr(item)));
       }
-      const MinHash& minhash = item.cast<const MinHash&>();
+      MinHash& minhash = item.cast<MinHash&>();
       CheckWidth(minhash);
-      signatures.push_back(MinHashSignature{minhash.slots});
+      CheckSet(minhash);
+      probings.push_back(ProbingOf(minhash));
       hashings.emplace_back(minhash.seed, minhash.family);
     }
     std::shared_lock<std::shared_mutex> lock = LockShared();
@@ -213,12 +263,11 @@ class Lsh {
         }
       }
     }
-    const bool scored = with_scores || min_score.has_value();
-    std::vector<Found> found(signatures.size());
+    std::vector<Found> found(probings.size());
     {
       py::gil_scoped_release release;
-      for (size_t i = 0; i < signatures.size(); ++i) {
-        found[i] = Probe(signatures[i], scored, min_score.value_or(0.0));
+      for (size_t i = 0; i < probings.size(); ++i) {
+        found[i] = Probe(probings[i], with_scores, min_score);
       }
     }
     py::list out;
@@ -234,6 +283,7 @@ class Lsh {
     }
     const uint32_t id = ids_[key].cast<uint32_t>();
     index_->Remove(id);
+    if (id < sets_.size()) std::vector<uint64_t>().swap(sets_[id]);
     ForgetId(id);
   }
 
@@ -243,6 +293,7 @@ class Lsh {
   int num_perm() const { return num_perm_; }
   const LshParams& params() const { return params_; }
   std::pair<double, double> weights() const { return weights_; }
+  const char* verification() const { return VerificationName(verification_); }
 
   // Pickling: the settings and every (key, slots), in id order.
   py::tuple State() const {
@@ -253,17 +304,18 @@ class Lsh {
       const std::optional<std::vector<uint64_t>> slots =
           index_->Get(static_cast<uint32_t>(id));
       if (!slots) continue;
-      entries.append(py::make_tuple(
-          keys_[id], py::bytes(reinterpret_cast<const char*>(slots->data()),
-                               slots->size() * sizeof(uint64_t))));
+      py::object set = py::none();
+      if (verification_ == Verification::kExact) set = Bytes(sets_[id]);
+      entries.append(py::make_tuple(keys_[id], Bytes(*slots), set));
     }
     py::object hashing = py::none();
     if (hashing_) {
       hashing = py::make_tuple(
           hashing_->first, std::string(kHashFamilies.Name(hashing_->second)));
     }
-    return py::make_tuple(1, threshold_, num_perm_, params_.bands, params_.rows,
-                          weights_, hashing, entries);
+    return py::make_tuple(2, threshold_, num_perm_, params_.bands, params_.rows,
+                          weights_, hashing, entries,
+                          VerificationName(verification_));
   }
 
   static std::unique_ptr<Lsh> FromState(const py::tuple& state) {
@@ -272,18 +324,23 @@ class Lsh {
     } catch (const py::cast_error&) {
     } catch (const py::value_error&) {
     }
-    throw py::value_error("not a neardup MinHashLSH state (version 1)");
+    throw py::value_error("not a neardup MinHashLSH state (version 1 or 2)");
   }
 
+  // Version 1: 8 fields, entries (key, slots). Version 2 adds the
+  // verification, and entries (key, slots, set or None).
   static std::unique_ptr<Lsh> FromStateUnchecked(const py::tuple& state) {
-    if (state.size() != 8 || state[0].cast<int>() != 1) {
-      throw py::value_error("not a neardup MinHashLSH state (version 1)");
+    const int version = state.size() > 0 ? state[0].cast<int>() : 0;
+    if (!((version == 1 && state.size() == 8) ||
+          (version == 2 && state.size() == 9))) {
+      throw py::value_error("");
     }
     auto lsh = std::make_unique<Lsh>(
         state[1].cast<double>(), state[2].cast<int>(),
         state[5].cast<std::pair<double, double>>(),
         std::make_pair(state[3].cast<int>(), state[4].cast<int>()), py::none(),
-        py::none(), py::none());
+        py::none(), py::none(),
+        version == 2 ? state[8].cast<std::string>() : "none");
     if (state[6].is_none()) {
       if (!state[7].cast<py::list>().empty()) throw py::value_error("");
       return lsh;
@@ -296,16 +353,24 @@ class Lsh {
     std::vector<py::object> keys;
     for (py::handle entry : state[7].cast<py::list>()) {
       const py::tuple pair = entry.cast<py::tuple>();
+      if (pair.size() != (version == 1 ? 2u : 3u)) throw py::value_error("");
       const std::string bytes = pair[1].cast<std::string>();
       if (bytes.size() != lsh->num_perm_ * sizeof(uint64_t)) {
         throw py::value_error("MinHashLSH state: an entry of the wrong width");
       }
       MinHash minhash(lsh->num_perm_, seed, family);
       std::memcpy(minhash.slots.data(), bytes.data(), bytes.size());
+      if (version == 2 && !pair[2].is_none()) {
+        const std::string set = pair[2].cast<std::string>();
+        if (set.size() % sizeof(uint64_t) != 0) throw py::value_error("");
+        minhash.set.emplace(set.size() / sizeof(uint64_t));
+        std::memcpy(minhash.set->data(), set.data(), set.size());
+        minhash.set_sorted = false;  // sorted again, not trusted
+      }
       minhashes.push_back(std::move(minhash));
       keys.push_back(py::reinterpret_borrow<py::object>(pair[0]));
     }
-    std::vector<std::pair<py::object, const MinHash*>> items;
+    std::vector<std::pair<py::object, MinHash*>> items;
     for (size_t i = 0; i < keys.size(); ++i) {
       items.emplace_back(keys[i], &minhashes[i]);
     }
@@ -320,17 +385,67 @@ class Lsh {
     std::vector<ScoredId> matches;  // scores 0 unless scored
   };
 
+  // A probe as the index reads it without the GIL: copies, so that another
+  // thread may change the MinHash meanwhile.
+  struct Probing {
+    MinHashSignature signature;
+    std::vector<uint64_t> set;  // verification "exact"
+  };
+
+  Probing ProbingOf(MinHash& minhash) const {
+    Probing probing{MinHashSignature{minhash.slots}, {}};
+    if (verification_ == Verification::kExact) {
+      probing.set = *minhash.SortedSet();
+    }
+    return probing;
+  }
+
   void CheckProbe(const MinHash& minhash) const {
     if (hashing_) CheckMinHash(minhash, *hashing_);
     CheckWidth(minhash);
+    CheckSet(minhash);
   }
 
-  Found Probe(const MinHashSignature& signature, bool scored,
-              double min_score) const {
+  void CheckSet(const MinHash& minhash) const {
+    if (verification_ == Verification::kExact && !minhash.set) {
+      throw py::value_error(
+          "verification=\"exact\" compares token sets: make the MinHashes "
+          "with keep_set=True (MinHash, MinHash.bulk, minhash_text, "
+          "minhash_texts)");
+    }
+  }
+
+  // Without verification, the candidates (scored when asked); with it, the
+  // keys whose estimated or exact Jaccard reaches min_score (the threshold
+  // by default), best first.
+  Found Probe(const Probing& probing, bool with_scores,
+              std::optional<double> min_score) const {
     Found found;
+    if (verification_ == Verification::kExact) {
+      absl::StatusOr<std::vector<uint32_t>> ids =
+          index_->Candidates(probing.signature);
+      if (!ids.ok()) {
+        found.status = ids.status();
+        return found;
+      }
+      const double floor = min_score.value_or(threshold_);
+      for (uint32_t id : *ids) {
+        const double score = ExactJaccard64(probing.set, sets_[id]);
+        if (score >= floor) found.matches.push_back({id, score});
+      }
+      std::sort(found.matches.begin(), found.matches.end(),
+                [](const ScoredId& a, const ScoredId& b) {
+                  return a.score != b.score ? a.score > b.score : a.id < b.id;
+                });
+      return found;
+    }
+    const bool scored = verification_ == Verification::kEstimate ||
+                        with_scores || min_score.has_value();
     if (scored) {
+      const double floor = min_score.value_or(
+          verification_ == Verification::kEstimate ? threshold_ : 0.0);
       absl::StatusOr<std::vector<ScoredId>> matches =
-          index_->Query(signature, min_score);
+          index_->Query(probing.signature, floor);
       if (matches.ok()) {
         found.matches = *std::move(matches);
       } else {
@@ -338,7 +453,8 @@ class Lsh {
       }
       return found;
     }
-    absl::StatusOr<std::vector<uint32_t>> ids = index_->Candidates(signature);
+    absl::StatusOr<std::vector<uint32_t>> ids =
+        index_->Candidates(probing.signature);
     if (!ids.ok()) {
       found.status = ids.status();
       return found;
@@ -346,6 +462,11 @@ class Lsh {
     found.matches.reserve(ids->size());
     for (uint32_t id : *ids) found.matches.push_back({id, 0.0});
     return found;
+  }
+
+  static py::bytes Bytes(const std::vector<uint64_t>& values) {
+    return py::bytes(reinterpret_cast<const char*>(values.data()),
+                     values.size() * sizeof(uint64_t));
   }
 
   // With the GIL and mu_ held (the ids are still the keys').
@@ -399,6 +520,7 @@ class Lsh {
   double threshold_;
   int num_perm_;
   std::pair<double, double> weights_;
+  Verification verification_;
   LshParams params_;
   std::unique_ptr<MinHashLshIndex> index_;
   mutable std::shared_mutex mu_;    // see the top of the file
@@ -406,6 +528,8 @@ class Lsh {
   std::vector<py::object> keys_;    // id -> key
   std::vector<bool> occupied_;      // id -> whether keys_[id] is a key
   std::vector<uint32_t> free_ids_;  // removed ids, reused first
+  // verification "exact": id -> the sorted, distinct token set.
+  std::vector<std::vector<uint64_t>> sets_;
   // The seed and hash family of the MinHashes held (the first insert's).
   std::optional<std::pair<uint64_t, HashFamily>> hashing_;
 };
@@ -421,15 +545,25 @@ share a band with the MinHash (datasketch's candidates); with_scores=True
 pairs each with its estimated Jaccard, best first, and min_score drops the
 ones below. Keys are any hashable objects. Deletes cost one pass over the
 bands. pickle saves and loads it. Bands x rows are datasketch's choice for
-threshold and weights unless params=(b, r) is given.)")
+threshold and weights unless params=(b, r) is given.
+
+verification="estimate" makes query return only the keys whose estimated
+Jaccard reaches min_score (default: the threshold), best first;
+verification="exact" those whose true Jaccard of the token sets does: the
+MinHashes must keep their token sets (keep_set=True), which the index then
+holds too (8 bytes per distinct token). With either, bands x rows (unless
+params is given) make a pair at the threshold a candidate with probability
+>= 0.995, so (nearly) every key at the threshold is found; weights apply to
+datasketch's choice only.)")
       .def(py::init<double, int, std::pair<double, double>,
                     std::optional<std::pair<int, int>>, py::object, py::object,
-                    py::object>(),
+                    py::object, const std::string&>(),
            py::arg("threshold") = 0.9, py::arg("num_perm") = 128,
            py::arg("weights") = std::make_pair(0.5, 0.5),
            py::arg("params") = py::none(),
            py::arg("storage_config") = py::none(),
-           py::arg("prepickle") = py::none(), py::arg("hashfunc") = py::none())
+           py::arg("prepickle") = py::none(), py::arg("hashfunc") = py::none(),
+           py::kw_only(), py::arg("verification") = "none")
       .def("insert", &Lsh::Insert, py::arg("key"), py::arg("minhash"),
            py::arg("check_duplication") = true,
            "Adds a key. ValueError if it is there already (with "
@@ -438,14 +572,14 @@ threshold and weights unless params=(b, r) is given.)")
           "insert_many",
           [](Lsh& self, py::iterable items, bool check_duplication) {
             std::vector<py::object> keep;  // the pairs, alive for the call
-            std::vector<std::pair<py::object, const MinHash*>> pairs;
+            std::vector<std::pair<py::object, MinHash*>> pairs;
             for (py::handle item : items) {
               keep.push_back(py::reinterpret_borrow<py::object>(item));
               try {
                 const py::tuple pair = py::cast<py::tuple>(item);
                 if (pair.size() != 2) throw py::cast_error();
                 keep.push_back(pair);
-                pairs.emplace_back(pair[0], &pair[1].cast<const MinHash&>());
+                pairs.emplace_back(pair[0], &pair[1].cast<MinHash&>());
               } catch (const std::exception&) {  // cast_error, None
                 throw py::type_error(
                     "insert_many takes (key, MinHash) pairs, got " +
@@ -485,6 +619,7 @@ threshold and weights unless params=(b, r) is given.)")
       .def_property_readonly("r",
                              [](const Lsh& self) { return self.params().rows; })
       .def_property_readonly("weights", &Lsh::weights)
+      .def_property_readonly("verification", &Lsh::verification)
       .def(py::pickle([](const Lsh& self) { return self.State(); },
                       [](py::tuple state) { return Lsh::FromState(state); }));
 }

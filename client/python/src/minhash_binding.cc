@@ -15,6 +15,7 @@
 #include "bindings.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/minhash.h"
+#include "neardup/core/shingle_set.h"
 #include "numpy_arrays.h"
 
 namespace neardup::python {
@@ -38,7 +39,8 @@ void CheckNumPerm(int num_perm) {
 
 MinHash Make(int num_perm, uint64_t seed, const py::object& hashfunc,
              const py::object& hashobj, const py::object& hashvalues,
-             const py::object& permutations, const std::string& hash_family) {
+             const py::object& permutations, const std::string& hash_family,
+             bool keep_set) {
   if (!hashfunc.is_none() || !hashobj.is_none()) {
     throw py::type_error(
         "neardup hashes tokens itself (hash_family='xxh3-64' or "
@@ -52,7 +54,13 @@ MinHash Make(int num_perm, uint64_t seed, const py::object& hashfunc,
   const HashFamily family = ParseFamily(hash_family);
   if (hashvalues.is_none()) {
     CheckNumPerm(num_perm);
-    return MinHash(num_perm, seed, family);
+    MinHash out(num_perm, seed, family);
+    if (keep_set) out.set.emplace();
+    return out;
+  }
+  if (keep_set) {
+    throw py::value_error(
+        "keep_set needs the tokens: a MinHash made from hashvalues has none");
   }
   std::vector<uint64_t> values = SlotsFrom(hashvalues);
   CheckNumPerm(static_cast<int>(values.size()));
@@ -61,9 +69,24 @@ MinHash Make(int num_perm, uint64_t seed, const py::object& hashfunc,
   return out;
 }
 
-double Jaccard(const MinHash& a, const MinHash& b) {
+double Jaccard(MinHash& a, MinHash& b, bool exact) {
   CheckComparable(a, b);
+  if (exact) {
+    const std::vector<uint64_t>* set_a = a.SortedSet();
+    const std::vector<uint64_t>* set_b = b.SortedSet();
+    if (set_a == nullptr || set_b == nullptr) {
+      throw py::value_error(
+          "exact=True compares token sets: make both MinHashes with "
+          "keep_set=True");
+    }
+    return ExactJaccard64(*set_a, *set_b);
+  }
   return EstimateJaccardUnchecked(a.slots.data(), b.slots.data(), a.num_perm());
+}
+
+py::bytes HashBytes(const std::vector<uint64_t>& values) {
+  return py::bytes(reinterpret_cast<const char*>(values.data()),
+                   values.size() * sizeof(uint64_t));
 }
 
 }  // namespace
@@ -78,6 +101,20 @@ void MinHash::Fold(const std::vector<std::string_view>& tokens) {
     hashes.push_back(HashToken(family, token, seed));
   }
   FoldTokenHashes(hashes, slots);
+  if (set && !hashes.empty()) {
+    set->reserve(set->size() + hashes.size());
+    for (const Hash128& hash : hashes) set->push_back(hash.lo);
+    set_sorted = false;
+  }
+}
+
+const std::vector<uint64_t>* MinHash::SortedSet() {
+  if (!set) return nullptr;
+  if (!set_sorted) {
+    SortUniqueHashes(&*set);
+    set_sorted = true;
+  }
+  return &*set;
 }
 
 void CheckComparable(const MinHash& a, const MinHash& b) {
@@ -100,14 +137,17 @@ datasketch's MinHash API: update, update_batch, jaccard, digest, count,
 merge, copy, clear, is_empty, bulk, len() and ==. Tokens are bytes (or str,
 hashed as UTF-8). Each token is hashed to 128 bits by xxh3 (or murmur3) with
 the seed, and slot i keeps the least lo + i*hi: the values are neardup's,
-not datasketch's, so signatures of the two do not mix.)")
+not datasketch's, so signatures of the two do not mix. keep_set=True also
+keeps the token set (8 bytes per distinct token) for jaccard(exact=True)
+and a MinHashLSH with verification="exact".)")
       .def(py::init(&Make), py::arg("num_perm") = 128,
            py::arg("seed") = kDatasketchSeed, py::arg("hashfunc") = py::none(),
            py::arg("hashobj") = py::none(), py::arg("hashvalues") = py::none(),
            py::arg("permutations") = py::none(), py::kw_only(),
-           py::arg("hash_family") = "xxh3-64",
+           py::arg("hash_family") = "xxh3-64", py::arg("keep_set") = false,
            "num_perm slots (1..4096); seed of the token hash; hashvalues: a "
-           "digest to start from (its length sets num_perm).")
+           "digest to start from (its length sets num_perm); keep_set: keep "
+           "the token set too, for exact Jaccard.")
       .def(
           "update",
           [](MinHash& self, py::handle token) {
@@ -123,8 +163,11 @@ not datasketch's, so signatures of the two do not mix.)")
             FoldIterable(self, tokens);
           },
           py::arg("b"), "Adds every token of an iterable.")
-      .def("jaccard", &Jaccard, py::arg("other"),
-           "The estimated Jaccard similarity: the share of equal slots.")
+      .def("jaccard", &Jaccard, py::arg("other"), py::kw_only(),
+           py::arg("exact") = false,
+           "The estimated Jaccard similarity: the share of equal slots; "
+           "with exact=True the true Jaccard of the token sets (both made "
+           "with keep_set=True).")
       .def(
           "digest", [](const MinHash& self) { return SlotsArray(self.slots); },
           "A copy of the slots (a NumPy uint64 array when NumPy is there).")
@@ -143,8 +186,18 @@ not datasketch's, so signatures of the two do not mix.)")
           "merge",
           [](MinHash& self, const MinHash& other) {
             CheckComparable(self, other);
+            if (self.set && !other.set) {
+              throw py::value_error(
+                  "this MinHash keeps its token set and the other has none: "
+                  "the union's set would be wrong");
+            }
             for (size_t i = 0; i < self.slots.size(); ++i) {
               self.slots[i] = std::min(self.slots[i], other.slots[i]);
+            }
+            if (self.set && !other.set->empty()) {
+              self.set->insert(self.set->end(), other.set->begin(),
+                               other.set->end());
+              self.set_sorted = false;
             }
           },
           py::arg("other"), "Makes this the MinHash of the union.")
@@ -159,6 +212,8 @@ not datasketch's, so signatures of the two do not mix.)")
           "clear",
           [](MinHash& self) {
             std::fill(self.slots.begin(), self.slots.end(), kEmptySlot);
+            if (self.set) self.set->clear();
+            self.set_sorted = true;
           },
           "Forgets every token.")
       .def(
@@ -182,6 +237,9 @@ not datasketch's, so signatures of the two do not mix.)")
       .def_property_readonly("num_perm", &MinHash::num_perm)
       .def_readonly("seed", &MinHash::seed)
       .def_property_readonly(
+          "keep_set", [](const MinHash& self) { return self.set.has_value(); },
+          "Whether the token set is kept (for exact Jaccard).")
+      .def_property_readonly(
           "hash_family",
           [](const MinHash& self) {
             return std::string(kHashFamilies.Name(self.family));
@@ -196,9 +254,10 @@ not datasketch's, so signatures of the two do not mix.)")
       .def_static(
           "bulk",
           [](py::iterable documents, int num_perm, uint64_t seed,
-             const std::string& hash_family) {
+             const std::string& hash_family, bool keep_set) {
             CheckNumPerm(num_perm);
-            const MinHash empty(num_perm, seed, ParseFamily(hash_family));
+            MinHash empty(num_perm, seed, ParseFamily(hash_family));
+            if (keep_set) empty.set.emplace();
             // One thread: reading Python's token objects, which needs the
             // GIL, costs more than hashing them (a second thread hashing
             // the chunk before measured slower, bench/README.md).
@@ -215,17 +274,21 @@ not datasketch's, so signatures of the two do not mix.)")
           },
           py::arg("b"), py::kw_only(), py::arg("num_perm") = 128,
           py::arg("seed") = kDatasketchSeed, py::arg("hash_family") = "xxh3-64",
-          "One MinHash per iterable of tokens.")
+          py::arg("keep_set") = false, "One MinHash per iterable of tokens.")
       .def(py::pickle(
-          [](const MinHash& self) {
-            return py::make_tuple(
-                self.seed, std::string(kHashFamilies.Name(self.family)),
-                py::bytes(reinterpret_cast<const char*>(self.slots.data()),
-                          self.slots.size() * sizeof(uint64_t)));
+          [](MinHash& self) {
+            const std::string family(kHashFamilies.Name(self.family));
+            if (!self.set) {
+              return py::make_tuple(self.seed, family, HashBytes(self.slots));
+            }
+            return py::make_tuple(self.seed, family, HashBytes(self.slots),
+                                  HashBytes(*self.SortedSet()));
           },
           [](py::tuple state) {
             try {
-              if (state.size() != 3) throw py::value_error("");
+              if (state.size() != 3 && state.size() != 4) {
+                throw py::value_error("");
+              }
               const std::string bytes = state[2].cast<std::string>();
               const size_t width = bytes.size() / sizeof(uint64_t);
               if (width < 1 || width > 4096 ||
@@ -235,6 +298,15 @@ not datasketch's, so signatures of the two do not mix.)")
               MinHash out(static_cast<int>(width), state[0].cast<uint64_t>(),
                           ParseFamily(state[1].cast<std::string>()));
               std::memcpy(out.slots.data(), bytes.data(), bytes.size());
+              if (state.size() == 4) {
+                const std::string set = state[3].cast<std::string>();
+                if (set.size() % sizeof(uint64_t) != 0) {
+                  throw py::value_error("");
+                }
+                out.set.emplace(set.size() / sizeof(uint64_t));
+                std::memcpy(out.set->data(), set.data(), set.size());
+                out.set_sorted = false;  // sorted again, not trusted
+              }
               return out;
             } catch (const py::cast_error&) {
             } catch (const py::value_error&) {

@@ -4,7 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -32,11 +34,22 @@ MinHasher TextHasher(int num_perm, int ngram, const std::string& tokenizer,
       MinHasher::Create(ValueOrRaise(MinHashConfigOf(settings))));
 }
 
-MinHash MinHashOf(const MinHasher& hasher, MinHashSignature signature) {
+MinHash MinHashOf(const MinHasher& hasher, MinHashSignature signature,
+                  std::optional<std::vector<uint64_t>> set) {
   MinHash out(hasher.config().num_perm, hasher.config().seed,
               hasher.config().family);
   out.slots = std::move(signature.slots);
+  out.set = std::move(set);  // sorted and distinct, as the core makes it
   return out;
+}
+
+// A text's signature and, with keep_set, its shingle set (the exact
+// evidence a collection keeps).
+absl::StatusOr<MinHashSignature> Sign(
+    const MinHasher& hasher, std::string_view text,
+    std::optional<std::vector<uint64_t>>* set) {
+  if (!set->has_value()) return hasher.Fingerprint(text);
+  return hasher.Fingerprint(text, &**set);
 }
 
 }  // namespace
@@ -64,30 +77,36 @@ capitals). ValueError for an unknown profile.)");
       "minhash_text",
       [](const std::string& text, int num_perm, int ngram,
          const std::string& tokenizer, uint64_t seed,
-         const std::string& hash_family, const std::string& profile) {
+         const std::string& hash_family, const std::string& profile,
+         bool keep_set) {
         const MinHasher hasher =
             TextHasher(num_perm, ngram, tokenizer, seed, hash_family, profile);
         absl::StatusOr<MinHashSignature> signature;
+        std::optional<std::vector<uint64_t>> set;
+        if (keep_set) set.emplace();
         {
           py::gil_scoped_release release;
-          signature = hasher.Fingerprint(text);
+          signature = Sign(hasher, text, &set);
         }
-        return MinHashOf(hasher, ValueOrRaise(std::move(signature)));
+        return MinHashOf(hasher, ValueOrRaise(std::move(signature)),
+                         std::move(set));
       },
       py::arg("text"), py::kw_only(), py::arg("num_perm") = 128,
       py::arg("ngram") = 0, py::arg("tokenizer") = "word",
       py::arg("seed") = kDefaultSeed, py::arg("hash_family") = "xxh3-64",
-      py::arg("profile") = "txtfp",
+      py::arg("profile") = "txtfp", py::arg("keep_set") = false,
       R"(neardup's MinHash of a text: canonicalized, cut into `ngram`-word
 shingles (tokenizer "word", "grapheme" or "cjk"; ngram 0 is 5), hashed with txtfp's
 seed: the signature a collection of these settings stores (num_perm 64,
-128 or 256). ValueError for a text without tokens or invalid settings.)");
+128 or 256). keep_set=True also keeps its shingle set, the exact
+evidence a collection keeps. ValueError for a text without tokens or
+invalid settings.)");
   m.def(
       "minhash_texts",
       [](py::iterable texts, int num_perm, int ngram,
          const std::string& tokenizer, uint64_t seed,
          const std::string& hash_family, const std::string& profile,
-         int threads) {
+         int threads, bool keep_set) {
         const MinHasher hasher =
             TextHasher(num_perm, ngram, tokenizer, seed, hash_family, profile);
         // str objects are immutable and `keep` holds them: their UTF-8
@@ -95,10 +114,15 @@ seed: the signature a collection of these settings stores (num_perm 64,
         const TokenBatch batch = ReadTokens(texts);
         std::vector<absl::StatusOr<MinHashSignature>> signatures(
             batch.views.size());
+        std::vector<std::optional<std::vector<uint64_t>>> sets(
+            batch.views.size());
+        if (keep_set) {
+          for (auto& set : sets) set.emplace();
+        }
         {
           py::gil_scoped_release release;
           RunParallel(batch.views.size(), Workers(threads), [&](size_t i) {
-            signatures[i] = hasher.Fingerprint(batch.views[i]);
+            signatures[i] = Sign(hasher, batch.views[i], &sets[i]);
           });
         }
         std::vector<MinHash> out;
@@ -109,7 +133,8 @@ seed: the signature a collection of these settings stores (num_perm 64,
                                absl::StrCat("text ", i, ": ",
                                             signatures[i].status().message())));
           }
-          out.push_back(MinHashOf(hasher, *std::move(signatures[i])));
+          out.push_back(
+              MinHashOf(hasher, *std::move(signatures[i]), std::move(sets[i])));
         }
         return out;
       },
@@ -117,6 +142,7 @@ seed: the signature a collection of these settings stores (num_perm 64,
       py::arg("ngram") = 0, py::arg("tokenizer") = "word",
       py::arg("seed") = kDefaultSeed, py::arg("hash_family") = "xxh3-64",
       py::arg("profile") = "txtfp", py::arg("threads") = 0,
+      py::arg("keep_set") = false,
       R"(minhash_text of each text (str, or UTF-8 bytes), in order, on
 `threads` threads (0: one per core) without the GIL. ValueError naming the
 first text without tokens.)");

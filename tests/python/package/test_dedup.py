@@ -178,7 +178,7 @@ def test_a_record_of_another_type_is_a_type_error():
     assert next(run) == "one two three four five"
     with pytest.raises(TypeError, match="record 1 is a int"):
         next(run)
-    with pytest.raises(TypeError, match="not one str"):
+    with pytest.raises(TypeError, match="not one record"):
         neardup.dedup("a text, not records")
 
 
@@ -214,3 +214,74 @@ def test_stats_name_the_method():
     assert stats.duplicates == stats.total - stats.unique
     assert stats.input_bytes == sum(
         len(r["text"].encode()) for r in corpus(300))
+
+
+def test_skipped_records_number_as_the_cli_numbers_them(tmp_path):
+    records = corpus(600, seed=5)
+    for i in (3, 40, 41, 299):
+        records[i] = {"id": records[i]["id"], "body": "no text field"}
+    records[77] = {"id": 77, "text": 12}
+    run = neardup.dedup(records, skip_invalid=True)
+    kept = [r["id"] for r in run]
+    cli_kept, cli_clusters = cli_dedup(records, tmp_path, "--skip-invalid")
+    assert kept == cli_kept
+    assert [c.__dict__ for c in run.clusters] == [
+        {k: c[k] for k in ("representative", "members", "size",
+                           "mean_similarity")} for c in cli_clusters]
+    assert run.stats.invalid == 5
+
+
+def test_the_kept_records_are_the_same_objects():
+    records = corpus(200)
+    assert all(any(r is x for x in records) for r in neardup.dedup(records))
+
+
+def test_a_defaultdict_is_read_without_adding_the_field():
+    import collections
+    record = collections.defaultdict(str, {"id": 1})
+    with pytest.raises(ValueError, match='no field "text"'):
+        list(neardup.dedup([record]))
+    assert "text" not in record
+
+
+def test_an_error_of_the_source_comes_after_the_records_before_it():
+    def source() -> Iterator[str]:
+        yield "alpha beta gamma delta epsilon zeta"
+        yield "one two three four five six seven"
+        raise OSError("the disk went away")
+
+    run = neardup.dedup(source(), batch_size=10)
+    assert next(run) == "alpha beta gamma delta epsilon zeta"
+    assert next(run) == "one two three four five six seven"
+    with pytest.raises(OSError, match="disk"):
+        next(run)
+    assert list(run) == []
+
+    class Broken(collections.abc.Mapping):
+        def __getitem__(self, key):
+            raise RuntimeError("broken row")
+
+        def __iter__(self):
+            return iter(())
+
+        def __len__(self):
+            return 0
+
+    run = neardup.dedup(["fine text with words", Broken(), "more"])
+    with pytest.raises(RuntimeError, match="broken row"):
+        next(run)
+    assert list(run) == []  # ended, no batch silently skipped
+
+
+@pytest.mark.parametrize("options", [
+    {"bands": 2.5}, {"seed": 1.0}, {"expected_docs": 10.0},
+    {"simhash_variant": None}, {"field": 3}, {"threshold": "0.8"},
+    {"verification": 1}, {"threads": True}])
+def test_options_of_the_wrong_type_are_type_errors(options):
+    with pytest.raises(TypeError, match="takes"):
+        neardup.dedup(["a text"], **options)
+
+
+def test_one_record_is_not_records():
+    with pytest.raises(TypeError, match="not one record"):
+        neardup.dedup({"text": "a dict is one record"})

@@ -285,3 +285,79 @@ def test_bad_settings_say_why():
     with pytest.raises(ValueError, match="in memory"):
         neardup.MinHashLSH(storage_config={"type": "redis"})
     assert neardup.MinHashLSH(num_perm=64, params=(8, 4)).b == 8
+
+
+def exact_minhash(tokens, num_perm=128):
+    m = neardup.MinHash(num_perm=num_perm, keep_set=True)
+    m.update_batch(t.encode() for t in tokens)
+    return m
+
+
+def true_jaccard(a, b):
+    return len(set(a) & set(b)) / len(set(a) | set(b))
+
+
+def test_exact_verification_returns_keys_at_the_threshold_by_true_jaccard():
+    docs = {f"d{i}": words(i, n=80, vocab=5000) for i in range(40)}
+    base = docs["d5"]
+    for k in (2, 6, 10, 16, 24):  # from just above to well below 0.7
+        docs[f"e{k}"] = edited(base, k)
+    lsh = neardup.MinHashLSH(threshold=0.7, num_perm=128,
+                             verification="exact")
+    assert lsh.verification == "exact"
+    lsh.insert_many((key, exact_minhash(t)) for key, t in docs.items())
+    found = lsh.query(exact_minhash(base), with_scores=True)
+    expected = sorted(((key, true_jaccard(base, t)) for key, t in docs.items()
+                       if true_jaccard(base, t) >= 0.7),
+                      key=lambda pair: (-pair[1], pair[0]))
+    assert [k for k, _ in found] == [k for k, _ in expected]
+    assert [s for _, s in found] == pytest.approx([s for _, s in expected])
+    assert len(found) >= 3  # d5, e2, e6 at least
+    # Plain query: the same keys, best first; min_score moves the floor.
+    assert lsh.query(exact_minhash(base)) == [k for k, _ in expected]
+    assert [k for k, _ in lsh.query(exact_minhash(base), with_scores=True,
+                                    min_score=0.99)] == ["d5"]
+    assert lsh.query_many([exact_minhash(base)]) == [[k for k, _ in expected]]
+    # The sets go with the index through pickle, and with a remove.
+    back = pickle.loads(pickle.dumps(lsh))
+    assert back.verification == "exact"
+    assert back.query(exact_minhash(base), with_scores=True) == found
+    back.remove("d5")
+    assert "d5" not in back.query(exact_minhash(base))
+
+
+def test_estimate_verification_filters_candidates_by_estimate():
+    lsh = neardup.MinHashLSH(threshold=0.8, num_perm=128,
+                             verification="estimate")
+    base = words(3, n=80, vocab=5000)
+    lsh.insert("same", minhash(base))
+    lsh.insert("far", minhash(edited(base, 30)))
+    scored = lsh.query(minhash(base), with_scores=True)
+    assert scored == [("same", 1.0)]
+    none = neardup.MinHashLSH(threshold=0.8, num_perm=128)
+    assert none.verification == "none"
+
+
+def test_exact_verification_needs_token_sets():
+    lsh = neardup.MinHashLSH(threshold=0.5, verification="exact")
+    with pytest.raises(ValueError, match="keep_set=True"):
+        lsh.insert("a", minhash(words(1)))
+    with pytest.raises(ValueError, match="keep_set=True"):
+        lsh.query(minhash(words(1)))
+    with pytest.raises(ValueError, match="keep_set=True"):
+        lsh.insert_many([("b", exact_minhash(words(2))),
+                         ("c", minhash(words(3)))])
+    assert len(lsh) == 0  # all or nothing
+    with pytest.raises(ValueError, match="verification must be"):
+        neardup.MinHashLSH(verification="strict")
+
+
+def test_a_replace_under_exact_verification_replaces_the_set():
+    lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64,
+                             verification="exact")
+    first, second = words(1, vocab=5000), words(2, vocab=5000)
+    lsh.insert("k", exact_minhash(first, 64))
+    lsh.insert("k", exact_minhash(second, 64), check_duplication=False)
+    assert lsh.query(exact_minhash(second, 64), with_scores=True) == [
+        ("k", 1.0)]
+    assert lsh.query(exact_minhash(first, 64)) == []

@@ -176,3 +176,44 @@ def test_canonicalize():
     assert neardup.canonicalize("Ｆﬁ HELLO") == "ffi hello"
     with pytest.raises(ValueError, match="profile"):
         neardup.canonicalize("x", profile="nope")
+
+
+def test_keep_set_gives_the_true_jaccard():
+    a = [f"t{i}" for i in range(0, 300)]
+    b = [f"t{i}" for i in range(100, 450)]
+    ma = neardup.MinHash(keep_set=True)
+    for token in a:
+        ma.update(token)  # one at a time: the set is sorted when read
+    mb = neardup.MinHash.bulk([b], keep_set=True)[0]
+    assert ma.keep_set and not neardup.MinHash().keep_set
+    assert ma.jaccard(mb, exact=True) == pytest.approx(200 / 450)
+    assert abs(ma.jaccard(mb) - 200 / 450) < 0.15  # the estimate
+    with pytest.raises(ValueError, match="keep_set=True"):
+        ma.jaccard(neardup.MinHash(), exact=True)
+    # merge is the union, copies and pickles keep the set, clear empties it.
+    union = ma.copy()
+    union.merge(mb)
+    whole = neardup.MinHash(keep_set=True)
+    whole.update_batch(set(a) | set(b))
+    assert union == whole and union.jaccard(whole, exact=True) == 1.0
+    back = pickle.loads(pickle.dumps(ma))
+    assert back.keep_set and back.jaccard(mb, exact=True) == pytest.approx(
+        200 / 450)
+    with pytest.raises(ValueError, match="token set"):
+        ma.copy().merge(neardup.MinHash())
+    ma.clear()
+    assert ma.is_empty() and ma.jaccard(neardup.MinHash(keep_set=True),
+                                        exact=True) == 1.0
+    with pytest.raises(ValueError, match="hashvalues"):
+        neardup.MinHash(hashvalues=mb.digest(), keep_set=True)
+
+
+def test_minhash_text_keeps_the_shingle_set_compare_uses():
+    a = ("The committee approved the budget for the new library on Tuesday "
+         "after a long debate about the cost of the building and its staff")
+    b = a.replace("Tuesday", "Monday").replace("long", "short")
+    ma = neardup.minhash_text(a, keep_set=True)
+    mb, = neardup.minhash_texts([b], keep_set=True)
+    assert ma.jaccard(mb, exact=True) == pytest.approx(
+        neardup.compare(a, b).exact_jaccard)
+    assert not neardup.minhash_text(a).keep_set

@@ -36,8 +36,8 @@ class InMemoryDedup {
   // (inputs, output, stream, clusters and stats files, explain, references,
   // content type, suffix-array) and for what ValidateOptions refuses.
   // `expected_docs` (options.expected_docs if set, else this; 0: a million)
-  // sizes lshbloom's Bloom filters and the simhash index, as the input size
-  // does for a run over files.
+  // sizes lshbloom's Bloom filters, as the input size does for a run over
+  // files (and reserves the MinHash index).
   static absl::StatusOr<std::unique_ptr<InMemoryDedup>> Create(
       const DedupOptions& options, uint64_t expected_docs);
   ~InMemoryDedup();
@@ -52,7 +52,9 @@ class InMemoryDedup {
                       std::vector<Decision>* decisions);
 
   // The counters so far (total, unique, duplicates, empty, invalid, the
-  // method's own figures); input_bytes counts the texts' bytes.
+  // method's own figures); input_bytes counts the texts' bytes. A malformed
+  // document that stopped it is in total only. The memory figures
+  // (token_set_bytes) depend on how the pool's tasks shared their chunks.
   RunStats stats() const;
   // The clusters so far as `--clusters` writes them; FAILED_PRECONDITION for
   // lshbloom, which keeps no documents to name.
