@@ -225,8 +225,12 @@ def _health_status(data: bytes) -> str:
     return _HEALTH_STATUS.get(status, str(status))
 
 
-class Client(_SyncMethods):
-    """A blocking client of neardupd (see the module's docstring)."""
+class _Connection:
+    """What Client and AsyncClient share: the connection's settings (the
+    CLI's, see the module's docstring), the channel made from them (by
+    ``_grpc``, grpc or grpc.aio), the raw stub and the health call."""
+
+    _grpc: Any
 
     def __init__(self, server: Optional[str] = None, *,
                  token: Optional[str] = None, tls: bool = False,
@@ -243,9 +247,9 @@ class Client(_SyncMethods):
             allow_plaintext_token, timeout, max_attempts, initial_backoff,
             max_backoff)
         s = self._settings
-        self._channel = grpc.secure_channel(
+        self._channel = self._grpc.secure_channel(
             s.server, s.credentials(), s.options()) if s.tls else \
-            grpc.insecure_channel(s.server, s.options())
+            self._grpc.insecure_channel(s.server, s.options())
         self.stub = neardup_pb2_grpc.NearDupStub(  # type: ignore[no-untyped-call]
             self._channel)
         self._health = self._channel.unary_unary(
@@ -255,6 +259,12 @@ class Client(_SyncMethods):
     @property
     def server(self) -> str:
         return self._settings.server
+
+
+class Client(_Connection, _SyncMethods):
+    """A blocking client of neardupd (see the module's docstring)."""
+
+    _grpc = grpc
 
     def close(self) -> None:
         self._channel.close()
@@ -344,38 +354,12 @@ class Client(_SyncMethods):
         return _responses(call, None, documents)
 
 
-class AsyncClient(_AsyncMethods):
+class AsyncClient(_Connection, _AsyncMethods):
     """The asyncio client: Client's methods as coroutines, its streams as
     async iterators (``upsert_many`` and ``query_many`` also take async
     iterables)."""
 
-    def __init__(self, server: Optional[str] = None, *,
-                 token: Optional[str] = None, tls: bool = False,
-                 tls_ca: Optional[str] = None,
-                 tls_cert: Optional[str] = None,
-                 tls_key: Optional[str] = None,
-                 tls_server_name: Optional[str] = None,
-                 allow_plaintext_token: bool = False,
-                 timeout: float = 30.0, max_attempts: int = 5,
-                 initial_backoff: float = 0.1,
-                 max_backoff: float = 2.0) -> None:
-        self._settings = _Settings(
-            server, token, tls, tls_ca, tls_cert, tls_key, tls_server_name,
-            allow_plaintext_token, timeout, max_attempts, initial_backoff,
-            max_backoff)
-        s = self._settings
-        self._channel = grpc.aio.secure_channel(
-            s.server, s.credentials(), s.options()) if s.tls else \
-            grpc.aio.insecure_channel(s.server, s.options())
-        self.stub = neardup_pb2_grpc.NearDupStub(  # type: ignore[no-untyped-call]
-            self._channel)
-        self._health = self._channel.unary_unary(
-            _HEALTH, request_serializer=lambda _: b"",
-            response_deserializer=_health_status)
-
-    @property
-    def server(self) -> str:
-        return self._settings.server
+    _grpc = grpc.aio
 
     async def close(self) -> None:
         await self._channel.close()

@@ -287,6 +287,20 @@ class Lsh {
     ForgetId(id);
   }
 
+  // Python's cyclic GC (a key that refers to its index): what it holds,
+  // and dropping it. Both run with the GIL held, which every change to the
+  // keys holds too.
+  int Traverse(visitproc visit, void* arg) const {
+    Py_VISIT(ids_.ptr());
+    for (const py::object& key : keys_) Py_VISIT(key.ptr());
+    return 0;
+  }
+  void ClearReferences() {
+    ids_ = py::dict();
+    keys_.clear();
+    occupied_.clear();
+  }
+
   bool Contains(const py::object& key) const { return ids_.contains(key); }
   size_t size() const { return ids_.size(); }
   double threshold() const { return threshold_; }
@@ -537,7 +551,30 @@ class Lsh {
 }  // namespace
 
 void BindLsh(py::module_& m) {
-  py::class_<Lsh>(m, "MinHashLSH", R"(An LSH index of MinHashes, by key.
+  // Taking part in the cyclic GC: keys are Python objects that may refer
+  // back to the index.
+  auto gc = py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+    PyTypeObject* type = &heap_type->ht_type;
+    type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+    type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
+#if PY_VERSION_HEX >= 0x03090000
+      Py_VISIT(Py_TYPE(self));  // a heap type's instances hold their type
+#endif
+      try {
+        return py::cast<const Lsh&>(py::handle(self)).Traverse(visit, arg);
+      } catch (const std::exception&) {
+        return 0;  // not initialized (__new__ without __init__): nothing
+      }
+    };
+    type->tp_clear = [](PyObject* self) {
+      try {
+        py::cast<Lsh&>(py::handle(self)).ClearReferences();
+      } catch (const std::exception&) {
+      }
+      return 0;
+    };
+  });
+  py::class_<Lsh>(m, "MinHashLSH", gc, R"(An LSH index of MinHashes, by key.
 
 datasketch's MinHashLSH API: insert, query, remove, `key in lsh`,
 insertion_session, is_empty, threshold, h, b, r. query returns the keys that

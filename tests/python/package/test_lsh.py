@@ -361,3 +361,24 @@ def test_a_replace_under_exact_verification_replaces_the_set():
     assert lsh.query(exact_minhash(second, 64), with_scores=True) == [
         ("k", 1.0)]
     assert lsh.query(exact_minhash(first, 64)) == []
+
+
+def test_an_index_in_a_cycle_with_its_keys_is_collected():
+    import gc
+    import weakref
+
+    class Key:
+        """A key that refers back to the index it is a key of."""
+
+        def __init__(self, lsh):
+            self.lsh = lsh
+
+        def __hash__(self):
+            return id(self)
+
+    lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64)
+    lsh.insert(Key(lsh), minhash(words(1), num_perm=64))
+    alive = weakref.ref(lsh)
+    del lsh
+    gc.collect()
+    assert alive() is None
