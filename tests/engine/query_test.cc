@@ -1,4 +1,5 @@
-// The engine's query steps without the API: CheckQuery, ProbeQuery and
+// The engine's query steps without the API: CheckQuery, PlanQuery,
+// ProbeQuery and
 // ResolveMatches over a real store.
 
 #include "neardup/engine/query.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/engine_test_util.h"
+#include "neardup/base/status_macros.h"
 
 namespace neardup::engine {
 namespace {
@@ -57,7 +59,10 @@ class QueryTest : public EngineTest {
                                    const ResolveOptions& options = {},
                                    size_t room = SIZE_MAX) {
     IndexQueryStats stats;
-    auto probe = ProbeQuery(*docs_, spec, nullptr, &stats);
+    auto plan = PlanQuery(*docs_, spec);
+    EXPECT_OK(plan.status());
+    if (!plan.ok()) return {};
+    auto probe = ProbeQuery(*docs_, spec, *plan, nullptr, &stats);
     EXPECT_OK(probe.status());
     std::vector<std::string> ids;
     if (!probe.ok()) return ids;
@@ -68,6 +73,13 @@ class QueryTest : public EngineTest {
                                return true;
                              }));
     return ids;
+  }
+
+  // PlanQuery, then ProbeQuery.
+  absl::StatusOr<ProbeResult> Probe(const QuerySpec& spec,
+                                    IndexQueryStats* stats) {
+    ASSIGN_OR_RETURN(const QueryPlan plan, PlanQuery(*docs_, spec));
+    return ProbeQuery(*docs_, spec, plan, nullptr, stats);
   }
 
   std::unique_ptr<Database> db_;
@@ -85,6 +97,26 @@ TEST_F(QueryTest, CheckQueryRefusesWhatTheCollectionCannotAnswer) {
               HasSubstr("apply to ALGORITHM_SEMANTIC"));
   spec.min_cosine.reset();
   EXPECT_OK(CheckQuery(*docs_, spec));
+}
+
+TEST_F(QueryTest, PlanQueryAppliesTheCollectionsDefaults) {
+  QuerySpec spec;
+  spec.top_k = 5;
+  ASSERT_OK_AND_ASSIGN(QueryPlan plan, PlanQuery(*docs_, spec));
+  EXPECT_EQ(plan.threshold, docs_->record().config.threshold);
+  EXPECT_EQ(plan.max_distance, docs_->record().config.simhash_max_distance);
+  EXPECT_EQ(plan.wanted, 5u);
+  EXPECT_EQ(plan.minhash_take, 5u);
+  spec.threshold = 0.6;
+  spec.max_distance = 1000;  // at most 64 bits apart
+  spec.exclude_id = "d0";    // one more, to skip it
+  ASSERT_OK_AND_ASSIGN(plan, PlanQuery(*docs_, spec));
+  EXPECT_EQ(plan.threshold, 0.6);
+  EXPECT_EQ(plan.max_distance, 64);
+  EXPECT_EQ(plan.wanted, 6u);
+  spec.algorithm = QueryAlgorithm::kSemantic;  // no vectors here
+  EXPECT_EQ(PlanQuery(*docs_, spec).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(QueryTest, AVectorOfTheWrongSizeIsRefused) {
@@ -108,8 +140,7 @@ TEST_F(QueryTest, MinHashFindsTheNearCopiesBestFirstAndVerifiesExactly) {
   spec.threshold = 0.8;
   EXPECT_THAT(Resolve(spec), ElementsAre("d0", "copy0", "copy0b"));
   IndexQueryStats stats;
-  ASSERT_OK_AND_ASSIGN(const ProbeResult result,
-                       ProbeQuery(*docs_, spec, nullptr, &stats));
+  ASSERT_OK_AND_ASSIGN(const ProbeResult result, Probe(spec, &stats));
   ASSERT_EQ(result.hits.size(), 3u);
   ASSERT_TRUE(result.hits[0].minhash.has_value());
   EXPECT_EQ(result.hits[0].minhash->exact, 1.0);
@@ -144,9 +175,8 @@ TEST_F(QueryTest, SimHashAnswersByHammingDistance) {
   QuerySpec signatures = spec;
   signatures.text.reset();
   signatures.signatures.emplace();  // no SimHash in it
-  EXPECT_THAT(
-      ProbeQuery(*docs_, signatures, nullptr, nullptr).status().message(),
-      HasSubstr("needs signatures.simhash"));
+  EXPECT_THAT(Probe(signatures, nullptr).status().message(),
+              HasSubstr("needs signatures.simhash"));
 }
 
 TEST_F(QueryTest, ExplainGivesPassagesOrSaysWhyNot) {
@@ -155,8 +185,7 @@ TEST_F(QueryTest, ExplainGivesPassagesOrSaysWhyNot) {
   spec.text = probe;
   spec.threshold = 0.9;
   IndexQueryStats stats;
-  ASSERT_OK_AND_ASSIGN(const ProbeResult result,
-                       ProbeQuery(*docs_, spec, nullptr, &stats));
+  ASSERT_OK_AND_ASSIGN(const ProbeResult result, Probe(spec, &stats));
   std::vector<ResolvedMatch> matches;
   ResolveOptions options;
   options.probe_text = &probe;
@@ -189,8 +218,7 @@ TEST_F(QueryTest, APassedDeadlineStopsExplaining) {
   spec.text = probe;
   spec.threshold = 0.8;
   IndexQueryStats stats;
-  ASSERT_OK_AND_ASSIGN(const ProbeResult result,
-                       ProbeQuery(*docs_, spec, nullptr, &stats));
+  ASSERT_OK_AND_ASSIGN(const ProbeResult result, Probe(spec, &stats));
   ResolveOptions options;
   options.probe_text = &probe;
   options.explain = true;

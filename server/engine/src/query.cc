@@ -149,102 +149,139 @@ absl::Status CheckQuery(const Collection& collection, const QuerySpec& spec) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ProbeResult> ProbeQuery(const Collection& collection,
-                                       const QuerySpec& spec,
-                                       const EmbedderCache* embedders,
-                                       IndexQueryStats* stats) {
+absl::StatusOr<QueryPlan> PlanQuery(const Collection& collection,
+                                    const QuerySpec& spec) {
   RETURN_IF_ERROR(CheckQuery(collection, spec));
   const CollectionConfig& config = collection.record().config;
-  ASSIGN_OR_RETURN(const Probe probe, Fingerprint(collection, spec, embedders));
-  const bool hybrid = IsHybrid(spec.algorithm);
-  const double min_cosine =
-      spec.min_cosine.value_or(config.embedding.min_cosine);
-  const size_t wanted = spec.top_k + (spec.exclude_id.empty() ? 0 : 1);
+  QueryPlan plan;
+  plan.algorithm = spec.algorithm;
+  plan.threshold = spec.threshold == 0 ? config.threshold : spec.threshold;
+  plan.max_distance =
+      spec.max_distance
+          ? static_cast<int>(std::min<uint32_t>(*spec.max_distance, 64))
+          : config.simhash_max_distance;
+  plan.min_cosine = spec.min_cosine.value_or(config.embedding.min_cosine);
+  plan.wanted = spec.top_k + (spec.exclude_id.empty() ? 0 : 1);
+  // Hybrid queries filter or merge the MinHash matches afterwards, so they
+  // take more of them than top_k: the best kMaxHybridMinHash.
+  plan.minhash_take = IsHybrid(spec.algorithm)
+                          ? std::max<size_t>(plan.wanted, kMaxHybridMinHash)
+                          : plan.wanted;
+  return plan;
+}
 
+namespace {
+
+// Probe: the index the algorithm asks. MinHash matches come verified (the
+// exact Jaccard of the shingle sets, where the collection verifies
+// exactly: Collection::QueryMinHash).
+absl::StatusOr<ProbeResult> ProbeIndexes(const Collection& collection,
+                                         const QueryPlan& plan,
+                                         const Probe& probe,
+                                         IndexQueryStats* stats) {
   ProbeResult result;
   std::vector<QueryHit>& hits = result.hits;
-  if (spec.algorithm == QueryAlgorithm::kSimHash) {
-    const int max_distance =
-        spec.max_distance
-            ? static_cast<int>(std::min<uint32_t>(*spec.max_distance, 64))
-            : config.simhash_max_distance;
-    ASSIGN_OR_RETURN(
-        std::vector<IdDistance> found,
-        collection.QuerySimHash(*probe.simhash, max_distance, wanted, stats));
+  if (plan.algorithm == QueryAlgorithm::kSimHash) {
+    ASSIGN_OR_RETURN(const std::vector<IdDistance> found,
+                     collection.QuerySimHash(*probe.simhash, plan.max_distance,
+                                             plan.wanted, stats));
     for (const IdDistance& m : found) {
       hits.push_back(
           {m.id, SimHashSimilarity(m.distance), m.distance, {}, {}, {}});
     }
-  } else if (spec.algorithm == QueryAlgorithm::kSemantic) {
+  } else if (plan.algorithm == QueryAlgorithm::kSemantic) {
     ASSIGN_OR_RETURN(
         const std::vector<IdCosine> found,
-        collection.QuerySemantic(*probe.vector, min_cosine, wanted));
+        collection.QuerySemantic(*probe.vector, plan.min_cosine, plan.wanted));
     for (const IdCosine& m : found) {
       hits.push_back({m.id, m.cosine, {}, {}, m.cosine, {}});
     }
   } else {
-    const double threshold =
-        spec.threshold == 0 ? config.threshold : spec.threshold;
-    // Hybrid queries filter or merge the MinHash matches afterwards, so
-    // they take more of them than top_k: the best kMaxHybridMinHash.
-    const size_t take =
-        hybrid ? std::max<size_t>(wanted, kMaxHybridMinHash) : wanted;
     ASSIGN_OR_RETURN(
-        std::vector<MinHashMatch> found,
+        const std::vector<MinHashMatch> found,
         collection.QueryMinHash(probe.minhash,
                                 probe.shingles ? &*probe.shingles : nullptr,
-                                threshold, take, stats));
-    if (hybrid && found.size() >= take) result.truncated = true;
+                                plan.threshold, plan.minhash_take, stats));
+    if (IsHybrid(plan.algorithm) && found.size() >= plan.minhash_take) {
+      result.truncated = true;
+    }
     for (const MinHashMatch& m : found) {
       hits.push_back({m.internal_id, m.score(), {}, m, {}, {}});
     }
   }
-  if (hybrid) {
-    std::vector<uint32_t> ids;
-    for (const QueryHit& hit : hits) ids.push_back(hit.internal_id);
-    ASSIGN_OR_RETURN(const std::vector<std::optional<float>> cosines,
-                     collection.CosineTo(*probe.vector, ids));
-    for (size_t h = 0; h < hits.size(); ++h) hits[h].cosine = cosines[h];
-    // No vector: deleted since MinHash answered.
-    std::erase_if(hits, [&](const QueryHit& hit) {
-      return !hit.cosine ||
-             (spec.algorithm == QueryAlgorithm::kHybridAll &&
-              !ReachesCosine(*hit.cosine, static_cast<float>(min_cosine)));
-    });
-    if (spec.algorithm == QueryAlgorithm::kHybridAny) {
-      ASSIGN_OR_RETURN(
-          const std::vector<IdCosine> semantic,
-          collection.QuerySemantic(*probe.vector, min_cosine, wanted));
-      const absl::flat_hash_set<uint32_t> have(ids.begin(), ids.end());
-      for (const IdCosine& m : semantic) {
-        if (!have.contains(m.id)) {
-          hits.push_back({m.id, 0, {}, {}, m.cosine, {}});
-        }
-      }
-    }
-    for (QueryHit& hit : hits) hit.similarity = *hit.cosine;
-    std::sort(
-        hits.begin(), hits.end(), [](const QueryHit& a, const QueryHit& b) {
-          return a.similarity != b.similarity ? a.similarity > b.similarity
-                                              : a.internal_id < b.internal_id;
-        });
-    if (hits.size() > wanted) hits.resize(wanted);  // before any read
-  }
-  // Kept families' distances: one read per family for every hit, only for
-  // a family the probe has a value of.
+  return result;
+}
+
+// Hybrids: the MinHash matches weighed by cosine (hybrid-all: only those
+// reaching min_cosine), hybrid-any with the semantic matches added, all
+// ranked by cosine.
+absl::Status MergeHybrid(const Collection& collection, const QueryPlan& plan,
+                         const Probe& probe, std::vector<QueryHit>* hits) {
   std::vector<uint32_t> ids;
-  for (const QueryHit& hit : hits) ids.push_back(hit.internal_id);
+  for (const QueryHit& hit : *hits) ids.push_back(hit.internal_id);
+  ASSIGN_OR_RETURN(const std::vector<std::optional<float>> cosines,
+                   collection.CosineTo(*probe.vector, ids));
+  for (size_t h = 0; h < hits->size(); ++h) (*hits)[h].cosine = cosines[h];
+  // No vector: deleted since MinHash answered.
+  std::erase_if(*hits, [&](const QueryHit& hit) {
+    return !hit.cosine ||
+           (plan.algorithm == QueryAlgorithm::kHybridAll &&
+            !ReachesCosine(*hit.cosine, static_cast<float>(plan.min_cosine)));
+  });
+  if (plan.algorithm == QueryAlgorithm::kHybridAny) {
+    ASSIGN_OR_RETURN(
+        const std::vector<IdCosine> semantic,
+        collection.QuerySemantic(*probe.vector, plan.min_cosine, plan.wanted));
+    const absl::flat_hash_set<uint32_t> have(ids.begin(), ids.end());
+    for (const IdCosine& m : semantic) {
+      if (!have.contains(m.id))
+        hits->push_back({m.id, 0, {}, {}, m.cosine, {}});
+    }
+  }
+  for (QueryHit& hit : *hits) hit.similarity = *hit.cosine;
+  std::sort(
+      hits->begin(), hits->end(), [](const QueryHit& a, const QueryHit& b) {
+        return a.similarity != b.similarity ? a.similarity > b.similarity
+                                            : a.internal_id < b.internal_id;
+      });
+  if (hits->size() > plan.wanted) hits->resize(plan.wanted);  // before reads
+  return absl::OkStatus();
+}
+
+// Kept families' distances: one read per family for every hit, only for a
+// family the probe has a value of.
+absl::Status AddKeptDistances(const Collection& collection, const Probe& probe,
+                              std::vector<QueryHit>* hits) {
+  std::vector<uint32_t> ids;
+  for (const QueryHit& hit : *hits) ids.push_back(hit.internal_id);
   for (const KeptValue& value : probe.kept) {
     if (ids.empty()) break;
     ASSIGN_OR_RETURN(const KeptFamily* family, KeptFamilyNamed(value.family));
     ASSIGN_OR_RETURN(const auto stored, collection.KeptOf(value.family, ids));
-    for (size_t h = 0; h < hits.size(); ++h) {
+    for (size_t h = 0; h < hits->size(); ++h) {
       if (!stored[h]) continue;
       ASSIGN_OR_RETURN(const int distance,
                        family->distance(value.value, *stored[h]));
-      hits[h].kept_distances.push_back({value.family, distance});
+      (*hits)[h].kept_distances.push_back({value.family, distance});
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ProbeResult> ProbeQuery(const Collection& collection,
+                                       const QuerySpec& spec,
+                                       const QueryPlan& plan,
+                                       const EmbedderCache* embedders,
+                                       IndexQueryStats* stats) {
+  ASSIGN_OR_RETURN(const Probe probe, Fingerprint(collection, spec, embedders));
+  ASSIGN_OR_RETURN(ProbeResult result,
+                   ProbeIndexes(collection, plan, probe, stats));
+  if (IsHybrid(plan.algorithm)) {
+    RETURN_IF_ERROR(MergeHybrid(collection, plan, probe, &result.hits));
+  }
+  RETURN_IF_ERROR(AddKeptDistances(collection, probe, &result.hits));
   return result;
 }
 

@@ -71,7 +71,7 @@ absl::Status Handlers::QueryHere(const v1::QueryRequest& request,
                        spec.algorithm == engine::QueryAlgorithm::kHybridAll ||
                        spec.algorithm == engine::QueryAlgorithm::kHybridAny;
   if (request.has_embedding()) {
-    // Decoded only where it can apply; elsewhere CheckQuery says why not.
+    // Decoded only where it can apply; elsewhere PlanQuery says why not.
     if (vectors && record.config.embedding.enabled()) {
       ASSIGN_OR_RETURN(spec.embedding, EmbeddingFromProto(request.embedding(),
                                                           record, "embedding"));
@@ -80,12 +80,11 @@ absl::Status Handlers::QueryHere(const v1::QueryRequest& request,
     }
   }
   if (request.has_min_cosine()) spec.min_cosine = request.min_cosine();
-  // The raw text until it is extracted below: CheckQuery only asks whether
+  // The raw text until it is extracted below: planning only asks whether
   // the probe is a text.
   if (request.probe_case() == v1::QueryRequest::kText) {
     spec.text = request.text();
   }
-  RETURN_IF_ERROR(engine::CheckQuery(*collection, spec));
   if (request.top_k() > kMaxTopK) {
     return absl::InvalidArgumentError(absl::StrCat(
         "top_k must be at most ", kMaxTopK, ", got ", request.top_k()));
@@ -97,6 +96,9 @@ absl::Status Handlers::QueryHere(const v1::QueryRequest& request,
   spec.exclude_id = request.exclude_id();
   spec.threshold = request.threshold();
   if (request.has_max_distance()) spec.max_distance = request.max_distance();
+  // Plan: the query against the collection, before any text is extracted.
+  ASSIGN_OR_RETURN(const engine::QueryPlan plan,
+                   engine::PlanQuery(*collection, spec));
   std::optional<FieldText> probe_text;
   switch (request.probe_case()) {
     case v1::QueryRequest::kText: {
@@ -118,9 +120,10 @@ absl::Status Handlers::QueryHere(const v1::QueryRequest& request,
       break;
   }
 
-  // Plan, probe and verify.
-  ASSIGN_OR_RETURN(const engine::ProbeResult probe,
-                   engine::ProbeQuery(*collection, spec, &embedders_, stats));
+  // Probe and verify.
+  ASSIGN_OR_RETURN(
+      const engine::ProbeResult probe,
+      engine::ProbeQuery(*collection, spec, plan, &embedders_, stats));
   if (probe.truncated) response->set_truncated(true);
 
   // Resolve and render: matches stop before the answer would outgrow the

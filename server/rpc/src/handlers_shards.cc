@@ -3,7 +3,6 @@
 // document's shard; and what this node answers for the shard it holds.
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/engine/shard_merge.h"
 #include "neardup/server/internal/handlers.h"
 #include "neardup/server/internal/proto_convert.h"
 #include "neardup/server/internal/request_fields.h"
@@ -18,7 +18,8 @@
 namespace neardup::server {
 namespace {
 
-// Room kept in a merged Query answer for everything but the matches.
+// Room kept in a merged Query answer for everything but the matches (the
+// ranking itself is the engine's, MergeShardAnswers).
 constexpr size_t kMergedSlackBytes = 4096;
 
 template <typename Message>
@@ -67,17 +68,8 @@ absl::Status Handlers::QueryShards(const v1::QueryRequest& request,
   std::vector<absl::StatusOr<std::string>> answers = cluster_->AskEveryShard(
       request.collection(), cluster::ShardCallKind::kQuery,
       request.SerializeAsString(), request.log_sequence(), ShardDeadline(call));
-  std::vector<v1::Match> matches;
-  // Of a shard that left matches out (its answer outgrew a message): its
-  // last match. Merged matches ranked after the worst of these may be
-  // below ones left out, so the answer ends before them.
-  std::optional<v1::Match> cut;
-  const auto better = [](const v1::Match& a, const v1::Match& b) {
-    // Best first, as a single node ranks; ties to the lower id (a single
-    // node breaks them by its internal ids).
-    return a.similarity() != b.similarity() ? a.similarity() > b.similarity()
-                                            : a.id() < b.id();
-  };
+  std::vector<v1::QueryResponse> parts;
+  std::vector<engine::ShardAnswer> ranked;
   for (const absl::StatusOr<std::string>& answer : answers) {
     // A shard that did not answer would leave its matches out: the query
     // fails rather than answer with less than it asked.
@@ -85,26 +77,18 @@ absl::Status Handlers::QueryShards(const v1::QueryRequest& request,
                      Parse<v1::QueryResponse>(answer, "query answer"));
     stats->candidates += part.candidates();
     stats->accepted += static_cast<size_t>(part.matches_size());
-    if (part.truncated()) {
-      response->set_truncated(true);
-      if (part.matches_size() > 0) {
-        const v1::Match& last = part.matches(part.matches_size() - 1);
-        if (!cut.has_value() || better(last, *cut)) cut = last;
-      } else {
-        cut = v1::Match();  // nothing of it: nothing can be ranked safely
-        cut->set_similarity(std::numeric_limits<double>::infinity());
-      }
-    }
-    for (v1::Match& match : *part.mutable_matches()) {
-      matches.push_back(std::move(match));
+    parts.push_back(std::move(part));
+  }
+  for (const v1::QueryResponse& part : parts) {
+    engine::ShardAnswer& answer = ranked.emplace_back();
+    answer.truncated = part.truncated();
+    for (const v1::Match& match : part.matches()) {
+      answer.matches.push_back({match.id(), match.similarity()});
     }
   }
-  std::sort(matches.begin(), matches.end(), better);
-  if (cut.has_value()) {
-    std::erase_if(matches, [&](const v1::Match& m) { return better(*cut, m); });
-  }
-  const size_t top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
-  if (matches.size() > top_k) matches.resize(top_k);
+  const engine::MergedRanking merged = engine::MergeShardAnswers(
+      ranked, request.top_k() == 0 ? kDefaultTopK : request.top_k());
+  if (merged.truncated) response->set_truncated(true);
   const size_t limit =
       call.max_response_bytes > 0
           ? std::min(call.max_response_bytes, settings_.max_response_bytes)
@@ -112,8 +96,10 @@ absl::Status Handlers::QueryShards(const v1::QueryRequest& request,
   const size_t budget =
       limit > kMergedSlackBytes ? limit - kMergedSlackBytes : 0;
   size_t answer_bytes = 0;
-  for (size_t rank = 0; rank < matches.size(); ++rank) {
-    v1::Match& match = matches[rank];
+  for (size_t rank = 0; rank < merged.entries.size(); ++rank) {
+    const engine::MergedRanking::Entry& entry = merged.entries[rank];
+    v1::Match& match =
+        *parts[entry.shard].mutable_matches(static_cast<int>(entry.match));
     if (rank >= kExplainMatchesPerQuery && match.passages_size() > 0) {
       // Each shard explained its best: the query's budget is the merged
       // ranking's, as on a single node.

@@ -2,10 +2,11 @@
 #define NEARDUP_ENGINE_QUERY_H_
 
 // A query against one collection, in the engine's terms (no protobuf): it
-// reads as validate (CheckQuery) -> plan and probe (ProbeQuery: fingerprint
-// the probe, ask the indexes, verify exactly, merge hybrids, add kept
-// distances) -> resolve (ResolveMatches: read each hit's document, explain
-// it) -> render (the caller's).
+// reads as validate and plan (PlanQuery: CheckQuery, then the collection's
+// defaults applied) -> probe and verify (ProbeQuery: fingerprint the probe,
+// ask the index, verify exactly, merge hybrids, add kept distances) ->
+// resolve (ResolveMatches: read each hit's document, explain it) -> render
+// (the caller's).
 
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +75,23 @@ struct QuerySpec {
 // against the collection's families, embedding and min_cosine.
 absl::Status CheckQuery(const Collection& collection, const QuerySpec& spec);
 
+// A query's parameters with the collection's defaults applied: what
+// ProbeQuery runs.
+struct QueryPlan {
+  QueryAlgorithm algorithm = QueryAlgorithm::kMinHash;
+  double threshold = 0;     // MinHash and hybrids
+  int max_distance = 0;     // SimHash, at most 64
+  double min_cosine = 0;    // semantic and hybrids
+  size_t wanted = 0;        // hits: top_k, and one more to skip exclude_id
+  size_t minhash_take = 0;  // from the MinHash index: wanted, or for a
+                            // hybrid at least kMaxHybridMinHash
+};
+
+// Validates `spec` (CheckQuery; a text probe only needs to be there, not
+// extracted yet) and plans it.
+absl::StatusOr<QueryPlan> PlanQuery(const Collection& collection,
+                                    const QuerySpec& spec);
+
 // One ranked hit, before its document is read.
 struct QueryHit {
   uint32_t internal_id = 0;
@@ -91,11 +109,13 @@ struct ProbeResult {
   bool truncated = false;      // a hybrid left MinHash matches out
 };
 
-// Fingerprints the probe as the algorithm needs, asks the indexes, verifies
-// (exact Jaccard where the collection verifies exactly), merges hybrids and
-// adds each kept family's distance where both sides have a value.
+// Runs `plan` (PlanQuery's, of this spec): fingerprints the probe as the
+// algorithm needs, asks the index, verifies (exact Jaccard where the
+// collection verifies exactly), merges hybrids and adds each kept family's
+// distance where both sides have a value.
 absl::StatusOr<ProbeResult> ProbeQuery(const Collection& collection,
                                        const QuerySpec& spec,
+                                       const QueryPlan& plan,
                                        const EmbedderCache* embedders,
                                        IndexQueryStats* stats);
 
