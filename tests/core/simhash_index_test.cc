@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -111,6 +112,79 @@ INSTANTIATE_TEST_SUITE_P(Configs, SimHashIndexScanTest,
                          ::testing::Values(std::pair{0, 0}, std::pair{3, 0},
                                            std::pair{3, 6}, std::pair{5, 7},
                                            std::pair{8, 0}));
+
+// A flood of identical SimHashes is one twin class: a query lists only its
+// first `limit` members (by id) and counts them all as candidates; removing
+// members, the representative included, and replacing one keep every
+// answer what a linear scan gives.
+TEST(SimHashIndex, AFloodOfTwinsAnswersItsFirstLimitMembers) {
+  auto index = MakeIndex(3);
+  const uint64_t flood = 0x0123456789abcdefULL;
+  std::mt19937_64 rng(3);
+  std::vector<uint32_t> ids;
+  std::vector<uint64_t> hashes;
+  for (uint32_t id = 0; id < 20000; ++id) {
+    ids.push_back(id);
+    hashes.push_back(id % 2 == 0 ? flood : rng());  // others: random
+  }
+  ASSERT_OK(index->BulkInsert(ids, hashes, 2));
+  IndexQueryStats stats;
+  ASSERT_OK_AND_ASSIGN(auto top, index->Query(flood, 0, &stats, 10));
+  ASSERT_EQ(top.size(), 10u);
+  for (uint32_t i = 0; i < 10; ++i) EXPECT_EQ(top[i], (IdDistance{2 * i, 0}));
+  EXPECT_GE(stats.candidates, 10000u);  // every member counts
+  // The flood's class once per shard it spans (even ids over 4 shards:
+  // 2), and the few random hashes that share a block with it.
+  EXPECT_LE(stats.scored, 8u);
+  EXPECT_EQ(index->Query(flood, 0)->size(), 10000u);  // no limit: all
+  // The representative (the first) and others go; a member changes hash.
+  for (uint32_t id = 0; id < 4000; id += 2) EXPECT_TRUE(index->Remove(id));
+  ASSERT_OK(index->Insert(4000, ~flood));
+  ASSERT_OK_AND_ASSIGN(top, index->Query(flood, 0, nullptr, 3));
+  EXPECT_THAT(top, ElementsAre(IdDistance{4002, 0}, IdDistance{4004, 0},
+                               IdDistance{4006, 0}));
+  EXPECT_EQ(index->Query(flood, 0)->size(), 10000u - 2000u - 1u);
+  EXPECT_THAT(*index->Query(~flood, 0), ElementsAre(IdDistance{4000, 0}));
+  EXPECT_EQ(index->size(), 20000u - 2000u);
+}
+
+// Twins, removals and replacements at random, each query with a limit,
+// against a linear scan.
+TEST(SimHashIndex, TwinsMatchALinearScanThroughChurn) {
+  auto index = MakeIndex(3);
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> pool;  // few distinct hashes: many twins
+  for (int i = 0; i < 12; ++i) pool.push_back(rng());
+  std::map<uint32_t, uint64_t> model;
+  for (int step = 0; step < 6000; ++step) {
+    const uint32_t id = rng() % 800;
+    if (rng() % 4 == 0) {
+      EXPECT_EQ(index->Remove(id), model.erase(id) == 1);
+    } else {
+      uint64_t h = pool[rng() % pool.size()];
+      if (rng() % 3 == 0) h = FlipBits(h, {static_cast<int>(rng() % 64)});
+      ASSERT_OK(index->Insert(id, h));
+      model[id] = h;
+    }
+    if (step % 50 != 0) continue;
+    const uint64_t probe = pool[rng() % pool.size()];
+    const size_t limit = rng() % 3 == 0 ? 0 : 1 + rng() % 20;
+    std::vector<IdDistance> expected;
+    for (const auto& [i, h] : model) {
+      const int d = std::popcount(h ^ probe);
+      if (d <= 3) expected.push_back({i, d});
+    }
+    std::sort(expected.begin(), expected.end(),
+              [](const IdDistance& a, const IdDistance& b) {
+                return a.distance != b.distance ? a.distance < b.distance
+                                                : a.id < b.id;
+              });
+    if (limit > 0 && expected.size() > limit) expected.resize(limit);
+    ASSERT_EQ(*index->Query(probe, -1, nullptr, limit), expected)
+        << "step " << step;
+  }
+  EXPECT_EQ(index->size(), model.size());
+}
 
 TEST(SimHashIndex, ConcurrentWriters) {
   auto index = MakeIndex();

@@ -179,6 +179,24 @@ TEST_F(QueryTest, SimHashAnswersByHammingDistance) {
               HasSubstr("needs signatures.simhash"));
 }
 
+// A flood of identical texts is one twin class in the SimHash index: a
+// query lists its first top_k members, scored once.
+TEST_F(QueryTest, ASimHashFloodAnswersItsFirstTopK) {
+  const std::string flood = Text(42);
+  for (int i = 0; i < 50; ++i) Put(absl::StrCat("f", i), flood);
+  QuerySpec spec;
+  spec.algorithm = QueryAlgorithm::kSimHash;
+  spec.text = flood;
+  spec.max_distance = 0;
+  spec.top_k = 3;
+  EXPECT_THAT(Resolve(spec), ElementsAre("f0", "f1", "f2"));
+  IndexQueryStats stats;
+  ASSERT_OK_AND_ASSIGN(const ProbeResult result, Probe(spec, &stats));
+  EXPECT_EQ(result.hits.size(), 3u);
+  EXPECT_EQ(stats.candidates, 50u);
+  EXPECT_EQ(stats.scored, 1u);
+}
+
 TEST_F(QueryTest, ExplainGivesPassagesOrSaysWhyNot) {
   const std::string probe = Text(1);
   QuerySpec spec;

@@ -34,16 +34,18 @@ def main() -> int:
              os.path.join(work, "data")],
             stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
-            # SERVING once the port answers (the example's client retries
-            # its reads while the server starts, but not its writes).
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    socket.create_connection(
-                        ("127.0.0.1", int(address.split(":")[1])),
-                        timeout=1).close()
-                    break
-                except OSError:
+            # Until the server answers SERVING (its store is open): the
+            # example's writes are not retried, and before that they would
+            # be refused as UNAVAILABLE.
+            import neardup
+            deadline = time.monotonic() + 120
+            with neardup.Client(address, timeout=5, max_attempts=1) as client:
+                while True:
+                    try:
+                        if client.health() == "SERVING":
+                            break
+                    except neardup.NeardupError:
+                        pass  # not listening yet
                     if server.poll() is not None or \
                             time.monotonic() > deadline:
                         log.close()

@@ -404,6 +404,7 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
     }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    if (stats) stats->scored += rows.size();
     for (uint32_t row : rows) {
       const size_t size = shard.twins.SizeOf(row);
       if (stats) stats->candidates += size;

@@ -11,15 +11,18 @@
 #include "neardup/base/worker_pool.h"
 #include "neardup/core/index/internal/bitset.h"
 #include "neardup/core/index/internal/key_chains.h"
+#include "neardup/core/index/internal/twin_classes.h"
 
 namespace neardup {
 
 using index_internal::KeyChains;
 using index_internal::TagOf;
+using index_internal::TwinClasses;
 
 namespace {
 
 constexpr int kMaxTables = 512;
+constexpr uint32_t kNoRow = 0xFFFFFFFFu;
 
 // Masks of the `blocks` contiguous bit blocks (the first 64 % m blocks get
 // one extra bit).
@@ -63,14 +66,45 @@ struct SimHashIndex::Shard {
   index_internal::Bitset present ABSL_GUARDED_BY(mu);
   std::vector<uint64_t> hashes ABSL_GUARDED_BY(mu);  // per row
   std::vector<KeyChains> tables ABSL_GUARDED_BY(mu);
+  // Rows with equal SimHashes: only a class's representative sits in the
+  // tables, so a flood of N identical documents costs a query one
+  // distance and the members it lists, not N (as MinHashLshIndex's).
+  TwinClasses twins ABSL_GUARDED_BY(mu);
   size_t count ABSL_GUARDED_BY(mu) = 0;
+
+  // At most this many rows of table 0's chain are looked at for a twin: a
+  // flood's representative sits near the head (documents of other hashes
+  // rarely share its table-0 key), and one missed just starts a second
+  // class.
+  static constexpr int kRowsLooked = 8;
+
+  // A table row other than `row` whose SimHash is `simhash`, or kNoRow.
+  uint32_t FindTwinLocked(uint32_t row, uint64_t simhash,
+                          const std::vector<uint64_t>& masks) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu) {
+    uint32_t twin = kNoRow;
+    int looked = 0;
+    tables[0].ForEachWhile(TagOf(simhash & masks[0]), [&](uint32_t candidate) {
+      if (candidate != row && hashes[candidate] == simhash) {
+        twin = candidate;
+        return false;
+      }
+      return ++looked < kRowsLooked;
+    });
+    return twin;
+  }
 
   void InsertLocked(uint32_t row, uint64_t simhash,
                     const std::vector<uint64_t>& masks)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (present.Test(row)) RemoveLocked(row);
-    for (size_t t = 0; t < tables.size(); ++t) {
-      tables[t].Insert(TagOf(simhash & masks[t]), row);
+    if (const uint32_t twin = FindTwinLocked(row, simhash, masks);
+        twin != kNoRow) {
+      twins.Join(twin, simhash, row);
+    } else {
+      for (size_t t = 0; t < tables.size(); ++t) {
+        tables[t].Insert(TagOf(simhash & masks[t]), row);
+      }
     }
     if (row >= hashes.size()) {
       // Grow the capacity by 25% at a time: reserving just enough on every
@@ -87,7 +121,17 @@ struct SimHashIndex::Shard {
   }
 
   void RemoveLocked(uint32_t row) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    for (KeyChains& table : tables) table.Remove(row);
+    const TwinClasses::Removal removal = twins.Remove(row);
+    if (!removal.was_member) {
+      for (KeyChains& table : tables) table.Remove(row);
+    } else if (removal.new_representative != kNoRow) {
+      // The class keeps its table entries under another member.
+      for (KeyChains& table : tables) {
+        const uint32_t tag = table.tag(row);
+        table.Remove(row);
+        table.Insert(tag, removal.new_representative);
+      }
+    }
     present.Clear(row);
     --count;
   }
@@ -238,7 +282,8 @@ std::optional<uint64_t> SimHashIndex::Get(uint32_t id) const {
 }
 
 absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
-    uint64_t simhash, int max_distance, IndexQueryStats* stats) const {
+    uint64_t simhash, int max_distance, IndexQueryStats* stats,
+    size_t limit) const {
   if (max_distance < 0) max_distance = options_.max_distance;
   if (max_distance > options_.max_distance) {
     return absl::InvalidArgumentError(
@@ -257,18 +302,25 @@ absl::StatusOr<std::vector<IdDistance>> SimHashIndex::Query(
     }
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-    if (stats) stats->candidates += rows.size();
+    if (stats) stats->scored += rows.size();
     for (uint32_t row : rows) {
+      // A twin class's members are all at the representative's distance:
+      // the first `limit` of them (by id) are all an answer can use.
+      const size_t size = shard.twins.SizeOf(row);
+      if (stats) stats->candidates += size;
       const int distance = std::popcount(shard.hashes[row] ^ simhash);
-      if (distance <= max_distance)
-        out.push_back({shards_.id_of(s, row), distance});
+      if (distance > max_distance) continue;
+      if (stats) stats->accepted += size;
+      shard.twins.ForEachMember(row, limit, [&](uint32_t member) {
+        out.push_back({shards_.id_of(s, member), distance});
+      });
     }
   }
-  if (stats) stats->accepted += out.size();
   std::sort(
       out.begin(), out.end(), [](const IdDistance& a, const IdDistance& b) {
         return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
       });
+  if (limit > 0 && out.size() > limit) out.resize(limit);
   return out;
 }
 
@@ -284,7 +336,8 @@ size_t SimHashIndex::MemoryBytes() const {
          shards_.MemoryBytes() + shards_.Sum([](const Shard& shard) {
            ReaderLock lock(&shard.mu);
            size_t bytes = sizeof(Shard) + shard.present.MemoryBytes() +
-                          shard.hashes.capacity() * sizeof(uint64_t);
+                          shard.hashes.capacity() * sizeof(uint64_t) +
+                          shard.twins.MemoryBytes();
            for (const KeyChains& table : shard.tables) {
              bytes += sizeof(KeyChains) + table.MemoryBytes();
            }

@@ -654,10 +654,7 @@ absl::StatusOr<std::vector<IdDistance>> Collection::QuerySimHash(
     return absl::FailedPreconditionError(absl::StrCat(
         "collection '", record_.name, "' was created without SimHash"));
   }
-  ASSIGN_OR_RETURN(std::vector<IdDistance> matches,
-                   simhash_index_->Query(simhash, max_distance, stats));
-  if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
-  return matches;
+  return simhash_index_->Query(simhash, max_distance, stats, top_k);
 }
 
 absl::StatusOr<std::vector<IdCosine>> Collection::QuerySemantic(

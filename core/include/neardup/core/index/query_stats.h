@@ -9,6 +9,9 @@ namespace neardup {
 struct IndexQueryStats {
   size_t candidates = 0;  // distinct documents pulled from the tables
   size_t accepted = 0;    // candidates that passed verification
+  // Table rows scored: a twin class (documents with equal signatures)
+  // once, however many members it has.
+  size_t scored = 0;
 };
 
 }  // namespace neardup

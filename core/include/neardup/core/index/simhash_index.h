@@ -69,10 +69,14 @@ class SimHashIndex {
   std::optional<uint64_t> Get(uint32_t id) const;
 
   // Ids within `max_distance` (-1: the index's k; more than k is
-  // INVALID_ARGUMENT), nearest first, ties by ascending id.
+  // INVALID_ARGUMENT), nearest first, ties by ascending id; the first
+  // `limit` of them (0: all). Documents with equal SimHashes form a twin
+  // class that sits in the tables once, so a flood of N identical ones
+  // costs one distance and `limit` ids, not N. `stats` counts every
+  // member of a class.
   absl::StatusOr<std::vector<IdDistance>> Query(
-      uint64_t simhash, int max_distance = -1,
-      IndexQueryStats* stats = nullptr) const;
+      uint64_t simhash, int max_distance = -1, IndexQueryStats* stats = nullptr,
+      size_t limit = 0) const;
 
   size_t size() const;
   size_t MemoryBytes() const;
