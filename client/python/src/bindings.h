@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/hash.h"
 
 namespace neardup::python {
@@ -85,6 +86,11 @@ void FoldIterable(MinHash& minhash, py::handle tokens);
 
 // ValueError unless a and b can be compared (width, seed, hash family).
 void CheckComparable(const MinHash& a, const MinHash& b);
+
+// The fingerprint settings a dict of the CLI's names holds (profile,
+// tokenizer, ngram, num_perm, seed, hash_family, weighting), as
+// _stateless.py and _dedup.py pass them; ValueError for unknown names.
+FingerprintSettings FingerprintSettingsOf(const py::dict& words);
 
 void BindMinHash(py::module_& m);
 void BindLsh(py::module_& m);

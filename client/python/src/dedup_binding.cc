@@ -41,15 +41,7 @@ DedupOptions OptionsOf(const py::dict& words) {
   o.skip_invalid = words["skip_invalid"].cast<bool>();
   o.drop_empty = words["drop_empty"].cast<bool>();
   o.progress = false;
-  FingerprintSettings& settings = o.fingerprint;
-  settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(text("profile")));
-  settings.tokenizer = text("tokenizer");
-  settings.shingle_k = number("ngram");
-  settings.num_perm = number("num_perm");
-  settings.seed = words["seed"].cast<uint64_t>();
-  settings.family = ValueOrRaise(kHashFamilies.Parse(text("hash_family")));
-  settings.weighting =
-      ValueOrRaise(kSimHashWeightings.Parse(text("weighting")));
+  o.fingerprint = FingerprintSettingsOf(words);
   return o;
 }
 

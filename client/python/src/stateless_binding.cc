@@ -28,15 +28,8 @@ StatelessOptions OptionsOf(const py::dict& words) {
   auto number = [&](const char* name) { return words[name].cast<int>(); };
   StatelessOptions options;
   options.kind = ValueOrRaise(kFingerprintKinds.Parse(text("kind")));
-  FingerprintSettings& settings = options.settings;
-  settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(text("profile")));
-  settings.tokenizer = text("tokenizer");
-  settings.shingle_k = number("ngram");
-  settings.num_perm = number("num_perm");
-  settings.seed = words["seed"].cast<uint64_t>();
-  settings.family = ValueOrRaise(kHashFamilies.Parse(text("hash_family")));
-  settings.weighting =
-      ValueOrRaise(kSimHashWeightings.Parse(text("weighting")));
+  options.settings = FingerprintSettingsOf(words);
+  const FingerprintSettings& settings = options.settings;
   options.newsbot_bits = number("bits");
   options.winnow_window = number("winnow_window");
   if (options.kind == FingerprintKind::kCollection) {
@@ -97,6 +90,20 @@ py::dict FingerprintDict(const TextFingerprint& f) {
 }
 
 }  // namespace
+
+FingerprintSettings FingerprintSettingsOf(const py::dict& words) {
+  auto text = [&](const char* name) { return words[name].cast<std::string>(); };
+  FingerprintSettings settings;
+  settings.canonicalizer = ValueOrRaise(CanonicalizerProfile(text("profile")));
+  settings.tokenizer = text("tokenizer");
+  settings.shingle_k = words["ngram"].cast<int>();
+  settings.num_perm = words["num_perm"].cast<int>();
+  settings.seed = words["seed"].cast<uint64_t>();
+  settings.family = ValueOrRaise(kHashFamilies.Parse(text("hash_family")));
+  settings.weighting =
+      ValueOrRaise(kSimHashWeightings.Parse(text("weighting")));
+  return settings;
+}
 
 void BindStateless(py::module_& m) {
   m.def("_fingerprint", [](const std::string& text, const py::dict& words) {

@@ -121,17 +121,7 @@ struct SimHashIndex::Shard {
   }
 
   void RemoveLocked(uint32_t row) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    const TwinClasses::Removal removal = twins.Remove(row);
-    if (!removal.was_member) {
-      for (KeyChains& table : tables) table.Remove(row);
-    } else if (removal.new_representative != kNoRow) {
-      // The class keeps its table entries under another member.
-      for (KeyChains& table : tables) {
-        const uint32_t tag = table.tag(row);
-        table.Remove(row);
-        table.Insert(tag, removal.new_representative);
-      }
-    }
+    index_internal::RemoveTwinOrRow(twins, tables, row);
     present.Clear(row);
     --count;
   }

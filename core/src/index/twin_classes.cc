@@ -97,4 +97,18 @@ size_t TwinClasses::MemoryBytes() const {
          free_class_ids_.capacity() * sizeof(uint32_t) + members * 6;
 }
 
+void RemoveTwinOrRow(TwinClasses& twins, std::vector<KeyChains>& tables,
+                     uint32_t row) {
+  const TwinClasses::Removal removal = twins.Remove(row);
+  if (!removal.was_member) {
+    for (KeyChains& table : tables) table.Remove(row);
+  } else if (removal.new_representative != TwinClasses::kNoRepresentative) {
+    for (KeyChains& table : tables) {
+      const uint32_t tag = table.tag(row);
+      table.Remove(row);
+      table.Insert(tag, removal.new_representative);
+    }
+  }
+}
+
 }  // namespace neardup::index_internal

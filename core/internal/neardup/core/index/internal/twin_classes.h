@@ -18,18 +18,20 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
+#include "neardup/core/index/internal/key_chains.h"
 
 namespace neardup::index_internal {
 
 class TwinClasses {
  public:
+  static constexpr uint32_t kNoRepresentative = 0xFFFFFFFFu;
   // What a remove changed.
   struct Removal {
     bool was_member = false;  // `row` belonged to a class
     // When `row` was its class's representative and others remain: the
     // member that now represents them (the caller puts it in the tables).
-    // Otherwise kNoRow-like 0xFFFFFFFF.
-    uint32_t new_representative = 0xFFFFFFFFu;
+    // Otherwise kNoRepresentative.
+    uint32_t new_representative = kNoRepresentative;
   };
 
   bool empty() const { return class_of_.empty(); }
@@ -63,6 +65,13 @@ class TwinClasses {
   std::vector<uint32_t> free_class_ids_;
   uint32_t next_class_id_ = 0;
 };
+
+// Removes `row` from `twins` and from the `tables` it sits in: a member's
+// row is in none, a representative's class keeps its table entries under
+// the member that now represents it, and a row outside any class leaves
+// every table.
+void RemoveTwinOrRow(TwinClasses& twins, std::vector<KeyChains>& tables,
+                     uint32_t row);
 
 }  // namespace neardup::index_internal
 
