@@ -100,11 +100,14 @@ class DedupRun(Generic[R]):
             raise
         self._ready.extend(batch[i] for i in kept)
         if stop is not None:
-            kind, message = stop
-            if kind == "ValueError":
-                message += " (skip_invalid=True skips such records)"
-            self._stop = (TypeError if kind == "TypeError" else
-                          ValueError)(message)
+            kind, detail = stop
+            if kind == "raise":  # a mapping's own exception
+                self._stop = detail
+            elif kind == "ValueError":
+                self._stop = ValueError(
+                    detail + " (skip_invalid=True skips such records)")
+            else:
+                self._stop = TypeError(detail)
         elif source_error is not None:
             self._stop = source_error
 

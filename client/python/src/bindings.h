@@ -64,6 +64,13 @@ struct MinHash {
   int num_perm() const { return static_cast<int>(slots.size()); }
   // Hashes the tokens (views valid for the call) and folds them in.
   void Fold(const std::vector<std::string_view>& tokens);
+  // The two halves of Fold: hashing and folding the slots touch nothing a
+  // reader of this MinHash could see move (run them without the GIL);
+  // Keep grows the set, which readers (query, pickle, jaccard) walk: with
+  // the GIL held.
+  std::vector<Hash128> Hash(const std::vector<std::string_view>& tokens) const;
+  void FoldSlots(const std::vector<Hash128>& hashes);
+  void Keep(const std::vector<Hash128>& hashes);
   // keep_set: the token set's distinct hashes, sorted (in place, the first
   // time after tokens were added). Null without keep_set.
   const std::vector<uint64_t>* SortedSet();

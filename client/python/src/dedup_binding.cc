@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,7 @@ class Dedup {
     texts.documents.resize(n);
     py::object stop = py::none();
     std::string wrong_type;  // of records[decided], which stops the batch
+    std::optional<py::error_already_set> raised;  // by records[decided]
     size_t decided = n;
     const py::str key(field);
     const py::object mapping =
@@ -128,7 +130,13 @@ class Dedup {
             PyErr_Clear();
           }
         }
-        if (PyErr_Occurred()) throw py::error_already_set();
+        if (PyErr_Occurred()) {
+          // The mapping's own exception: raised after the records before
+          // this one are decided (and the kept ones yielded).
+          raised.emplace();
+          decided = i;
+          break;
+        }
         if (value == nullptr) {
           why = absl::StrCat("no field \"", field, "\"");
         } else {
@@ -166,6 +174,8 @@ class Dedup {
     if (!status.ok()) {
       if (status.code() != absl::StatusCode::kInvalidArgument) Raise(status);
       stop = py::make_tuple("ValueError", std::string(status.message()));
+    } else if (raised) {
+      stop = py::make_tuple("raise", raised->value());
     } else if (decided < n) {
       stop = py::make_tuple(
           "TypeError",

@@ -91,8 +91,13 @@ void FoldIterable(MinHash& minhash, py::handle tokens) {
     return;
   }
   const TokenBatch batch = ReadTokens(tokens);
-  py::gil_scoped_release release;
-  minhash.Fold(batch.views);
+  std::vector<Hash128> hashes;
+  {
+    py::gil_scoped_release release;
+    hashes = minhash.Hash(batch.views);
+    minhash.FoldSlots(hashes);
+  }
+  minhash.Keep(hashes);
 }
 
 }  // namespace neardup::python

@@ -84,6 +84,11 @@ class Lsh {
     if (!hashfunc.is_none()) {
       throw py::value_error("hashfunc applies to Redis storage only");
     }
+    if (verification_ != Verification::kNone &&
+        !(threshold > 0 && threshold <= 1)) {
+      throw py::value_error(absl::StrCat(
+          "threshold must be in (0, 1] to verify by it, got ", threshold));
+    }
     if (params.has_value()) {
       params_ = {params->first, params->second};
       RaiseIfError(ValidateLshParams(params_, num_perm));
@@ -296,9 +301,16 @@ class Lsh {
     return 0;
   }
   void ClearReferences() {
+    // Empty, and consistent: the index forgets the ids the keys named.
+    for (size_t id = 0; id < occupied_.size(); ++id) {
+      if (occupied_[id]) index_->Remove(static_cast<uint32_t>(id));
+    }
     ids_ = py::dict();
     keys_.clear();
     occupied_.clear();
+    free_ids_.clear();
+    sets_.clear();
+    hashing_.reset();
   }
 
   bool Contains(const py::object& key) const { return ids_.contains(key); }
@@ -337,6 +349,9 @@ class Lsh {
       return FromStateUnchecked(state);
     } catch (const py::cast_error&) {
     } catch (const py::value_error&) {
+    } catch (const py::error_already_set&) {  // IndexError, TypeError, ...
+    } catch (const py::index_error&) {
+    } catch (const py::type_error&) {
     }
     throw py::value_error("not a neardup MinHashLSH state (version 1 or 2)");
   }
@@ -360,6 +375,7 @@ class Lsh {
       return lsh;
     }
     const py::tuple hashing = state[6].cast<py::tuple>();
+    if (hashing.size() != 2) throw py::value_error("");
     const uint64_t seed = hashing[0].cast<uint64_t>();
     const HashFamily family =
         ValueOrRaise(kHashFamilies.Parse(hashing[1].cast<std::string>()));

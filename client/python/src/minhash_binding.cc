@@ -94,18 +94,31 @@ py::bytes HashBytes(const std::vector<uint64_t>& values) {
 MinHash::MinHash(int num_perm, uint64_t seed, HashFamily family)
     : seed(seed), family(family), slots(num_perm, kEmptySlot) {}
 
-void MinHash::Fold(const std::vector<std::string_view>& tokens) {
+std::vector<Hash128> MinHash::Hash(
+    const std::vector<std::string_view>& tokens) const {
   std::vector<Hash128> hashes;
   hashes.reserve(tokens.size());
   for (std::string_view token : tokens) {
     hashes.push_back(HashToken(family, token, seed));
   }
+  return hashes;
+}
+
+void MinHash::FoldSlots(const std::vector<Hash128>& hashes) {
   FoldTokenHashes(hashes, slots);
-  if (set && !hashes.empty()) {
-    set->reserve(set->size() + hashes.size());
-    for (const Hash128& hash : hashes) set->push_back(hash.lo);
-    set_sorted = false;
-  }
+}
+
+void MinHash::Keep(const std::vector<Hash128>& hashes) {
+  if (!set || hashes.empty()) return;
+  // push_back grows geometrically: one token per update stays linear.
+  for (const Hash128& hash : hashes) set->push_back(hash.lo);
+  set_sorted = false;
+}
+
+void MinHash::Fold(const std::vector<std::string_view>& tokens) {
+  const std::vector<Hash128> hashes = Hash(tokens);
+  FoldSlots(hashes);
+  Keep(hashes);
 }
 
 const std::vector<uint64_t>* MinHash::SortedSet() {
@@ -186,6 +199,7 @@ and a MinHashLSH with verification="exact".)")
           "merge",
           [](MinHash& self, const MinHash& other) {
             CheckComparable(self, other);
+            if (&self == &other) return;  // the union with itself
             if (self.set && !other.set) {
               throw py::value_error(
                   "this MinHash keeps its token set and the other has none: "

@@ -82,16 +82,16 @@ struct SimHashIndex::Shard {
   uint32_t FindTwinLocked(uint32_t row, uint64_t simhash,
                           const std::vector<uint64_t>& masks) const
       ABSL_SHARED_LOCKS_REQUIRED(mu) {
-    uint32_t twin = kNoRow;
+    uint32_t heads[kRowsLooked];
     int looked = 0;
     tables[0].ForEachWhile(TagOf(simhash & masks[0]), [&](uint32_t candidate) {
-      if (candidate != row && hashes[candidate] == simhash) {
-        twin = candidate;
-        return false;
-      }
-      return ++looked < kRowsLooked;
+      heads[looked++] = candidate;
+      return looked < kRowsLooked;
     });
-    return twin;
+    for (int i = 0; i < looked; ++i) {
+      if (heads[i] != row && hashes[heads[i]] == simhash) return heads[i];
+    }
+    return kNoRow;
   }
 
   void InsertLocked(uint32_t row, uint64_t simhash,

@@ -268,6 +268,7 @@ def test_an_error_of_the_source_comes_after_the_records_before_it():
             return 0
 
     run = neardup.dedup(["fine text with words", Broken(), "more"])
+    assert next(run) == "fine text with words"  # decided before it
     with pytest.raises(RuntimeError, match="broken row"):
         next(run)
     assert list(run) == []  # ended, no batch silently skipped

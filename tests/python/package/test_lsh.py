@@ -266,7 +266,13 @@ def test_malformed_pickle_states_raise_value_error():
                   (1, 0.5, 64, 8, 8, (0.5, 0.5), None, [("k", b"x")]),
                   (1, 0.5, 64, 8, 8, (0.5, 0.5), (1, "xxh3-64"),
                    [("k", b"short")]),
-                  (1, "x", 64, 8, 8, (0.5, 0.5), None, [])]:
+                  (1, "x", 64, 8, 8, (0.5, 0.5), None, []),
+                  (1, 0.5, 64, 8, 8, (0.5, 0.5), (), [("k", b"\0" * 512)]),
+                  (1, 0.5, 64, 8, 8, (0.5, 0.5), (1, "xxh3-64"),
+                   [(["unhashable"], b"\0" * 512)]),
+                  (2, 0.5, 64, 8, 8, (0.5, 0.5), (1, "xxh3-64"),
+                   [("k", b"\0" * 512, None)], "exact"),
+                  (2, 5.0, 64, 8, 8, (0.5, 0.5), None, [], "exact")]:
         with pytest.raises(ValueError, match="not a neardup MinHashLSH"):
             neardup.MinHashLSH.__new__(neardup.MinHashLSH).__setstate__(state)
     m = neardup.MinHash()
@@ -336,6 +342,18 @@ def test_estimate_verification_filters_candidates_by_estimate():
     assert scored == [("same", 1.0)]
     none = neardup.MinHashLSH(threshold=0.8, num_perm=128)
     assert none.verification == "none"
+
+
+def test_exact_verification_ranks_ties_by_insertion_id():
+    lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64,
+                             verification="exact")
+    base = words(11, vocab=5000)
+    for key in ("b", "a", "c"):  # equal sets: ties, in insertion order
+        lsh.insert(key, exact_minhash(base, 64))
+    assert lsh.query(exact_minhash(base, 64)) == ["b", "a", "c"]
+    with pytest.raises(ValueError, match="threshold must be in"):
+        neardup.MinHashLSH(threshold=1.5, num_perm=64, params=(8, 8),
+                           verification="exact")
 
 
 def test_exact_verification_needs_token_sets():

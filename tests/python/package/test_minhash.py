@@ -206,6 +206,22 @@ def test_keep_set_gives_the_true_jaccard():
                                         exact=True) == 1.0
     with pytest.raises(ValueError, match="hashvalues"):
         neardup.MinHash(hashvalues=mb.digest(), keep_set=True)
+    same = mb.copy()
+    same.merge(same)  # the union with itself: unchanged
+    assert same.jaccard(mb, exact=True) == 1.0 and same == mb
+
+
+def test_keep_set_updates_one_token_at_a_time_in_linear_time():
+    import time
+    m = neardup.MinHash(num_perm=64, keep_set=True)
+    start = time.perf_counter()
+    for i in range(200000):
+        m.update(b"t%d" % i)
+    # Quadratic growth (a reallocation per update) took minutes here.
+    assert time.perf_counter() - start < 30
+    other = neardup.MinHash(num_perm=64, keep_set=True)
+    other.update_batch(b"t%d" % i for i in range(100000))
+    assert m.jaccard(other, exact=True) == pytest.approx(0.5)
 
 
 def test_minhash_text_keeps_the_shingle_set_compare_uses():
