@@ -85,6 +85,14 @@ absl::Status Handlers::QueryHere(const v1::QueryRequest& request,
   if (request.probe_case() == v1::QueryRequest::kText) {
     spec.text = request.text();
   }
+  spec.top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
+  spec.exclude_id = request.exclude_id();
+  spec.threshold = request.threshold();
+  if (request.has_max_distance()) spec.max_distance = request.max_distance();
+  // Plan: the query against the collection, before any text is extracted
+  // (and before the fields below, whose errors it has always come before).
+  ASSIGN_OR_RETURN(const engine::QueryPlan plan,
+                   engine::PlanQuery(*collection, spec));
   if (request.top_k() > kMaxTopK) {
     return absl::InvalidArgumentError(absl::StrCat(
         "top_k must be at most ", kMaxTopK, ", got ", request.top_k()));
@@ -92,13 +100,6 @@ absl::Status Handlers::QueryHere(const v1::QueryRequest& request,
   if (!request.exclude_id().empty()) {
     RETURN_IF_ERROR(CheckId(request.exclude_id(), "exclude_id"));
   }
-  spec.top_k = request.top_k() == 0 ? kDefaultTopK : request.top_k();
-  spec.exclude_id = request.exclude_id();
-  spec.threshold = request.threshold();
-  if (request.has_max_distance()) spec.max_distance = request.max_distance();
-  // Plan: the query against the collection, before any text is extracted.
-  ASSIGN_OR_RETURN(const engine::QueryPlan plan,
-                   engine::PlanQuery(*collection, spec));
   std::optional<FieldText> probe_text;
   switch (request.probe_case()) {
     case v1::QueryRequest::kText: {
