@@ -21,6 +21,8 @@ if(NOT NEARDUP_CORE_ONLY)
   # proto/, server/, client/: the gRPC API, metrics, logs and config files.
   find_package(gRPC CONFIG REQUIRED)
   find_package(prometheus-cpp CONFIG REQUIRED)
+  # neardupd's HTTP/JSON listener (server/http): Boost.Beast, headers only.
+  find_package(Boost 1.74 REQUIRED)
   find_package(spdlog CONFIG REQUIRED)
   find_package(yaml-cpp CONFIG REQUIRED)
   # server/extract/: HTML, Markdown and PDF to text.

@@ -7,6 +7,8 @@
 #   server/engine/    -> server/rpc/, server/cluster/, client/ (gRPC)
 #   server/cluster/   -> server/rpc/, client/ (gRPC)
 #   server/extract/, server/embed/ -> the engine, rpc, cluster, storage/
+#   server/http/      -> the engine, rpc, cluster, storage/ (it reaches the
+#                        service by gRPC, in process)
 #   server/, proto/   -> client/
 #   client/           -> the engine, rpc, cluster, storage/
 
@@ -83,6 +85,7 @@ function(neardup_check_link_rules)
       "server/cluster/=server/rpc/ client/ gRPC::"
       "server/extract/=server/engine/ server/rpc/ server/cluster/ storage/"
       "server/embed/=server/engine/ server/rpc/ server/cluster/ storage/"
+      "server/http/=server/engine/ server/rpc/ server/cluster/ storage/"
       "server/=client/"
       "proto/=client/"
       "client/=server/engine/ server/rpc/ server/cluster/ storage/")

@@ -266,7 +266,10 @@ ServerMetrics::ServerMetrics()
       state_collector_(std::make_shared<StateCollector>()) {
   auto& rpcs = prometheus::BuildCounter()
                    .Name("neardup_rpcs_total")
-                   .Help("Finished RPCs by method and gRPC status code.")
+                   .Help(
+                       "Finished RPCs by method, gRPC status code and "
+                       "protocol (grpc, or http through the HTTP/JSON "
+                       "listener).")
                    .Register(*registry_);
   auto& items = prometheus::BuildCounter()
                     .Name("neardup_stream_items_total")
@@ -277,19 +280,34 @@ ServerMetrics::ServerMetrics()
   auto& latency =
       prometheus::BuildHistogram()
           .Name("neardup_rpc_duration_seconds")
-          .Help("RPC latency from arrival to completion, by method.")
+          .Help(
+              "RPC latency from arrival to completion, by method and "
+              "protocol.")
           .Register(*registry_);
   const prometheus::Histogram::BucketBoundaries latency_buckets = {
       0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
       0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
-  for (int m = 0; m < static_cast<int>(Method::kCount); ++m) {
-    for (int c = 0; c < kNumStatusCodes; ++c) {
-      rpcs_[m][c] =
-          &rpcs.Add({{"method", kMethodNames[m]}, {"code", kCodeNames[c]}});
-      stream_items_[m][c] = nullptr;
+  static constexpr const char* kProtocolNames[] = {"grpc", "http"};
+  for (int p = 0; p < kProtocols; ++p) {
+    for (int m = 0; m < kMethods; ++m) {
+      for (int c = 0; c < kNumStatusCodes; ++c) {
+        rpcs_[p][m][c] = &rpcs.Add({{"method", kMethodNames[m]},
+                                    {"code", kCodeNames[c]},
+                                    {"protocol", kProtocolNames[p]}});
+      }
+      latency_[p][m] = &latency.Add(
+          {{"method", kMethodNames[m]}, {"protocol", kProtocolNames[p]}},
+          latency_buckets);
     }
-    latency_[m] = &latency.Add({{"method", kMethodNames[m]}}, latency_buckets);
   }
+  for (auto& codes : stream_items_) codes.fill(nullptr);
+  http_responses_ = &prometheus::BuildCounter()
+                         .Name("neardup_http_responses_total")
+                         .Help(
+                             "Answers of the HTTP/JSON listener by HTTP "
+                             "status, including requests refused before "
+                             "any RPC (bad JSON, unknown route).")
+                         .Register(*registry_);
   for (Method m : {Method::kBulkUpsert, Method::kBatchQuery}) {
     for (int c = 0; c < kNumStatusCodes; ++c) {
       stream_items_[static_cast<int>(m)][c] =
@@ -422,11 +440,16 @@ void ServerMetrics::SetBackupsEnabled(bool enabled) {
   backups_enabled_->Set(enabled ? 1 : 0);
 }
 
-void ServerMetrics::RecordRpc(Method method, grpc::StatusCode code,
-                              double seconds) {
+void ServerMetrics::RecordRpc(Method method, Protocol protocol,
+                              grpc::StatusCode code, double seconds) {
   const int m = static_cast<int>(method);
-  rpcs_[m][CodeIndex(code)]->Increment();
-  latency_[m]->Observe(seconds);
+  const int p = static_cast<int>(protocol);
+  rpcs_[p][m][CodeIndex(code)]->Increment();
+  latency_[p][m]->Observe(seconds);
+}
+
+void ServerMetrics::RecordHttpResponse(int status) {
+  http_responses_->Add({{"status", absl::StrCat(status)}}).Increment();
 }
 
 void ServerMetrics::RecordStreamItem(Method method, grpc::StatusCode code) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "absl/random/random.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +20,7 @@
 #include "neardup/cluster/cluster_node.h"
 #include "neardup/engine/database.h"
 #include "neardup/extract/extract_pool.h"
+#include "neardup/http/gateway.h"
 #include "neardup/server/internal/metrics.h"
 #include "neardup/server/internal/resource_limits.h"
 #include "neardup/server/internal/service.h"
@@ -177,6 +179,12 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
     spdlog::info("backups: CreateBackup writes under {}", config.backup_dir);
   }
   server->metrics_->SetBackupsEnabled(!config.backup_dir.empty());
+  if (!config.http_address.empty()) {
+    absl::BitGen random;
+    options.gateway_key =
+        absl::StrCat(absl::Hex(absl::Uniform<uint64_t>(random)),
+                     absl::Hex(absl::Uniform<uint64_t>(random)));
+  }
   server->service_ = std::make_unique<NearDupService>(
       options, server->pool_.get(), server->metrics_.get());
 
@@ -247,10 +255,50 @@ absl::StatusOr<std::unique_ptr<NeardupServer>> NeardupServer::Start(
     const std::vector<int> ports = server->exposer_->GetListeningPorts();
     server->metrics_port_ = ports.empty() ? 0 : ports.front();
   }
-  spdlog::info("listening for gRPC on port {}, metrics on port {}",
-               server->grpc_port_, server->metrics_port_);
+  if (!config.http_address.empty()) {
+    if (absl::Status started = server->StartHttp(options.gateway_key);
+        !started.ok()) {
+      server->grpc_server_->Shutdown();
+      return started;
+    }
+  }
+  spdlog::info(
+      "listening for gRPC on port {}, metrics on port {}, HTTP on port {}",
+      server->grpc_port_, server->metrics_port_, server->http_port_);
   server->loader_ = std::thread([s = server.get()] { s->OpenDatabase(); });
   return server;
+}
+
+absl::Status NeardupServer::StartHttp(const std::string& gateway_key) {
+  http::GatewayOptions options;
+  options.server.listen = config_.http_address;
+  options.server.threads = config_.http_threads;
+  options.server.max_waiting_connections = config_.http_max_waiting_connections;
+  options.server.request_timeout =
+      absl::Seconds(config_.http_request_timeout_seconds);
+  options.server.keep_alive_timeout =
+      std::min(absl::Seconds(5), options.server.request_timeout);
+  options.server.tls_cert = config_.tls_cert;
+  options.server.tls_key = config_.tls_key;
+  options.server.tls_client_ca = config_.tls_client_ca;
+  options.max_body_bytes = config_.max_message_bytes;
+  options.gateway_key = gateway_key;
+  options.on_response = [metrics = metrics_.get()](int status) {
+    metrics->RecordHttpResponse(status);
+  };
+  // The gateway's calls are limited by the service, as gRPC clients' are,
+  // not by the channel.
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);
+  arguments.SetMaxSendMessageSize(-1);
+  absl::StatusOr<std::unique_ptr<http::Gateway>> gateway = http::Gateway::Start(
+      std::move(options), grpc_server_->InProcessChannel(arguments));
+  if (!gateway.ok()) return gateway.status();
+  gateway_ = *std::move(gateway);
+  http_port_ = gateway_->port();
+  spdlog::info("HTTP/JSON API and console on {} ({})", config_.http_address,
+               config_.tls_cert.empty() ? "http, no TLS" : "https");
+  return absl::OkStatus();
 }
 
 void NeardupServer::OpenDatabase() {
@@ -451,6 +499,9 @@ void NeardupServer::Shutdown(std::chrono::milliseconds grace) {
     // Waits for in-flight calls until the deadline, then cancels the rest.
     grpc_server_->Shutdown(std::chrono::system_clock::now() + grace);
   }
+  // After gRPC's shutdown: its calls in flight have ended, new ones fail at
+  // once.
+  gateway_.reset();
   if (loader_.joinable()) loader_.join();
   pool_.reset();  // runs whatever is still queued, then joins
   shard_reads_pool_.reset();

@@ -42,6 +42,17 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
   visit("data-dir", c.data_dir, "RocksDB data directory (created if missing)");
   visit("metrics-listen", c.metrics_address,
         "Prometheus /metrics address (host:port); off disables");
+  visit("http-listen", c.http_address,
+        "HTTP/JSON API and web console address (host:port); empty or off: "
+        "none. Same TLS, tokens, limits and metrics as gRPC (docs/http.md)");
+  visit("http-threads", c.http_threads,
+        "HTTP connections served at once; more wait in a queue");
+  visit("http-max-waiting-connections", c.http_max_waiting_connections,
+        "HTTP connections that may wait for a thread; more are answered 503 "
+        "and closed");
+  visit("http-request-timeout", c.http_request_timeout_seconds,
+        "seconds an HTTP client may take to send a request's headers, and "
+        "for each read or write after them, before its connection is closed");
   visit("shards", c.shards,
         "in-memory MinHash and SimHash index shards per collection: each one "
         "speeds up index rebuilds on a core of its own and costs every query "
@@ -314,6 +325,19 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
     return absl::InvalidArgumentError(
         "--plaintext contradicts --tls-cert; choose one");
   }
+  if (c.http_threads < 1 || c.http_threads > 1024) {
+    return absl::InvalidArgumentError("--http-threads must be in [1, 1024]");
+  }
+  if (c.http_max_waiting_connections < 0 ||
+      c.http_max_waiting_connections > 65536) {
+    return absl::InvalidArgumentError(
+        "--http-max-waiting-connections must be in [0, 65536]");
+  }
+  if (!(c.http_request_timeout_seconds >= 0.1) ||
+      c.http_request_timeout_seconds > 3600) {
+    return absl::InvalidArgumentError(
+        "--http-request-timeout must be in [0.1, 3600] seconds");
+  }
   if (c.max_streams_per_client < 1) {
     return absl::InvalidArgumentError("--max-streams-per-client must be >= 1");
   }
@@ -377,6 +401,9 @@ ParsedCommandLine ParseCommandLine(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (config.http_address == "off" || config.http_address == "none") {
+    config.http_address.clear();
   }
   if (config.metrics_address == "off" || config.metrics_address == "none") {
     config.metrics_address.clear();

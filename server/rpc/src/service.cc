@@ -8,6 +8,7 @@
 #include "neardup/base/tsan_handoff.h"
 #include "neardup/extract/content_type.h"
 #include "neardup/extract/extract_pool.h"
+#include "neardup/http/gateway.h"
 #include "neardup/server/internal/export_reactor.h"
 #include "neardup/server/internal/grpc_status.h"
 #include "neardup/server/internal/ordered_stream_reactor.h"
@@ -98,6 +99,42 @@ absl::StatusOr<const TokenEntry*> NearDupService::Authenticate(
           ? std::string_view()
           : std::string_view(it->second.data(), it->second.size());
   return options_.auth->Authenticate(header);
+}
+
+namespace {
+
+std::string_view MetadataValue(grpc::CallbackServerContext* context,
+                               std::string_view key) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(grpc::string_ref(key.data(), key.size()));
+  return it == metadata.end()
+             ? std::string_view()
+             : std::string_view(it->second.data(), it->second.size());
+}
+
+}  // namespace
+
+bool NearDupService::ViaGateway(grpc::CallbackServerContext* context) const {
+  // Only the gateway knows the key: a gRPC client cannot pass as it.
+  return !options_.gateway_key.empty() &&
+         MetadataValue(context, http::kGatewayKeyMetadata) ==
+             options_.gateway_key;
+}
+
+Protocol NearDupService::ProtocolOf(
+    grpc::CallbackServerContext* context) const {
+  return ViaGateway(context) ? Protocol::kHttp : Protocol::kGrpc;
+}
+
+std::string NearDupService::ConnectionOf(
+    grpc::CallbackServerContext* context) const {
+  // An HTTP client is its address (its requests come over many
+  // connections, and all reach the service over one in-process channel).
+  if (ViaGateway(context)) {
+    return absl::StrCat(
+        "http:", AbslView(MetadataValue(context, http::kHttpClientMetadata)));
+  }
+  return context->peer();
 }
 
 namespace {
@@ -205,8 +242,10 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
     Access access, std::string_view collection, CallCost cost, Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const Clock::time_point start = Clock::now();
+  const Protocol protocol = ProtocolOf(context);
   auto refuse = [&](const grpc::Status& status) {
-    metrics_->RecordRpc(method, status.error_code(), SecondsSince(start));
+    metrics_->RecordRpc(method, protocol, status.error_code(),
+                        SecondsSince(start));
     reactor->Finish(status);
     return reactor;
   };
@@ -223,7 +262,7 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
   // Fairness key: the token's name when authentication is on, else the
   // connection.
   std::string peer = *token != nullptr ? absl::StrCat("token:", (*token)->name)
-                                       : context->peer();
+                                       : ConnectionOf(context);
   if (cost == CallCost::kExtracts && *token != nullptr) {
     if (absl::Status may = MayExtract(**token); !may.ok()) {
       return refuse(ToGrpcStatus(may));
@@ -249,8 +288,8 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
       std::chrono::duration_cast<std::chrono::system_clock::duration>(
           std::chrono::duration<double>(options_.default_deadline_seconds));
   const auto deadline = std::min(client_deadline, default_deadline);
-  auto task = [this, method, context, reactor, start, deadline, work, peer,
-               extracts] {
+  auto task = [this, method, protocol, context, reactor, start, deadline, work,
+               peer, extracts] {
     grpc::Status status;
     if (context->IsCancelled()) {
       status = grpc::Status(grpc::StatusCode::CANCELLED, "call cancelled");
@@ -268,7 +307,8 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
       call.cancelled = [context] { return context->IsCancelled(); };
       status = ToGrpcStatus(work(handlers, call));
     }
-    metrics_->RecordRpc(method, status.error_code(), SecondsSince(start));
+    metrics_->RecordRpc(method, protocol, status.error_code(),
+                        SecondsSince(start));
     if (extracts) extraction_slots_.Release(peer);
     client_slots_.Release(peer);
     reactor->Finish(status);
@@ -289,7 +329,8 @@ grpc::ServerUnaryReactor* NearDupService::Dispatch(
         absl::StrCat("server busy: ", pool->queued(),
                      " requests are queued (--max-queued-requests); retry "
                      "with backoff"));
-    metrics_->RecordRpc(method, busy.error_code(), SecondsSince(start));
+    metrics_->RecordRpc(method, protocol, busy.error_code(),
+                        SecondsSince(start));
     reactor->Finish(busy);
   }
   return reactor;
@@ -475,8 +516,9 @@ grpc::ServerWriteReactor<v1::ExportResponse>* NearDupService::Export(
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
   std::string peer;
+  const Protocol protocol = ProtocolOf(context);
   auto refuse = [&](const grpc::Status& status) {
-    metrics_->RecordRpc(Method::kExport, status.error_code(),
+    metrics_->RecordRpc(Method::kExport, protocol, status.error_code(),
                         SecondsSince(start));
     return new RefusedWriteStream<v1::ExportResponse>(status);
   };
@@ -506,9 +548,9 @@ grpc::ServerWriteReactor<v1::ExportResponse>* NearDupService::Export(
   return new ExportReactor(
       context, std::move(export_start->collection),
       std::move(export_start->record), std::move(export_start->cursor), options,
-      [this, start, peer](const grpc::Status& status) {
+      [this, start, peer, protocol](const grpc::Status& status) {
         ReleaseStream(peer);
-        metrics_->RecordRpc(Method::kExport, status.error_code(),
+        metrics_->RecordRpc(Method::kExport, protocol, status.error_code(),
                             SecondsSince(start));
       });
 }
@@ -546,7 +588,7 @@ grpc::Status NearDupService::AdmitStream(grpc::CallbackServerContext* context,
     if (!allowed.ok()) return ToGrpcStatus(allowed);
   }
   *peer = *token != nullptr ? absl::StrCat("token:", (*token)->name)
-                            : context->peer();
+                            : ConnectionOf(context);
   if (!stream_slots_.TryAcquire(*peer, options_.max_streams_per_client)) {
     return grpc::Status(
         grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -593,9 +635,10 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
   std::string peer;
+  const Protocol protocol = ProtocolOf(context);
   if (grpc::Status status = AdmitStream(context, Access::kWrite, &token, &peer);
       !status.ok()) {
-    metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(), 0);
+    metrics_->RecordRpc(Method::kBulkUpsert, protocol, status.error_code(), 0);
     return new RefusedStream<Request, Response>(status);
   }
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
@@ -667,10 +710,10 @@ NearDupService::BulkUpsert(grpc::CallbackServerContext* context) {
         }
         return grpc::Status::OK;
       },
-      [this, start, peer, extraction](const grpc::Status& status) {
+      [this, start, peer, protocol, extraction](const grpc::Status& status) {
         extraction->Finish();
         ReleaseStream(peer);
-        metrics_->RecordRpc(Method::kBulkUpsert, status.error_code(),
+        metrics_->RecordRpc(Method::kBulkUpsert, protocol, status.error_code(),
                             SecondsSince(start));
       },
       [this] { return stopping_.load(); },
@@ -690,9 +733,10 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
   const Clock::time_point start = Clock::now();
   const TokenEntry* token = nullptr;
   std::string peer;
+  const Protocol protocol = ProtocolOf(context);
   if (grpc::Status status = AdmitStream(context, Access::kRead, &token, &peer);
       !status.ok()) {
-    metrics_->RecordRpc(Method::kBatchQuery, status.error_code(), 0);
+    metrics_->RecordRpc(Method::kBatchQuery, protocol, status.error_code(), 0);
     return new RefusedStream<v1::QueryRequest, v1::QueryResponse>(status);
   }
   Handlers* handlers = handlers_.load(std::memory_order_acquire);
@@ -742,11 +786,12 @@ NearDupService::BatchQuery(grpc::CallbackServerContext* context) {
             Method::kBatchQuery, static_cast<grpc::StatusCode>(status.code()));
         return ToGrpcStatus(status);
       },
-      [this, start, peer, extraction, ended](const grpc::Status& status) {
+      [this, start, peer, protocol, extraction,
+       ended](const grpc::Status& status) {
         ended->store(true);
         extraction->Finish();
         ReleaseStream(peer);
-        metrics_->RecordRpc(Method::kBatchQuery, status.error_code(),
+        metrics_->RecordRpc(Method::kBatchQuery, protocol, status.error_code(),
                             SecondsSince(start));
       },
       [this] { return stopping_.load(); },

@@ -23,6 +23,9 @@ namespace neardup {
 namespace engine {
 class Database;
 }
+namespace http {
+class Gateway;
+}
 namespace extract {
 class ExtractPool;
 }
@@ -53,12 +56,14 @@ class NeardupServer {
 
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_port_; }  // 0 when disabled
+  int http_port() const { return http_port_; }        // 0 when disabled
   // True once the indexes are rebuilt and the service answers.
   bool serving() const;
 
  private:
   explicit NeardupServer(const ServerConfig& config);
   void OpenDatabase();
+  absl::Status StartHttp(const std::string& gateway_key);
   // Joins the cluster of config_.cluster_nats: hosts its collections and
   // applies their logs until caught up. Waits for a log that is not up yet;
   // CANCELLED when shut down meanwhile.
@@ -78,12 +83,14 @@ class NeardupServer {
   std::unique_ptr<NearDupService> service_;
   std::unique_ptr<grpc::Server> grpc_server_;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<http::Gateway> gateway_;
   std::unique_ptr<engine::Database> db_;  // set once by the loader thread
   // In a cluster, set once by the loader thread; gone before db_.
   std::unique_ptr<cluster::ClusterNode> cluster_;
   std::thread loader_;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
+  int http_port_ = 0;
 
   mutable Mutex mu_;
   CondVar stopped_cv_;

@@ -20,6 +20,14 @@ struct ServerConfig {
   // Prometheus /metrics endpoint; empty (or "off" on the command line)
   // disables it.
   std::string metrics_address = "127.0.0.1:9464";
+  // HTTP/JSON API and web console (docs/http.md); empty: off. Same TLS,
+  // tokens and limits as gRPC.
+  std::string http_address;
+  int http_threads = 16;  // HTTP connections served at once
+  // Connections waiting for one of them; more are refused with a 503.
+  int http_max_waiting_connections = 64;
+  // Reading one HTTP request's headers, and each read or write after them.
+  double http_request_timeout_seconds = 30;
   int shards = 1;  // index shards per collection (see MinHashIndexOptions)
   int worker_threads = 0;  // 0: one per hardware thread
   int max_queued_requests = 1024;

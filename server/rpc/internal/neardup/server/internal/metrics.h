@@ -49,13 +49,21 @@ enum class Method : int {
 };
 const char* MethodName(Method method);
 
+// How a call reached the service: directly, or through the HTTP/JSON
+// gateway (the `protocol` label).
+enum class Protocol : int { kGrpc, kHttp, kCount };
+
 inline constexpr int kNumStatusCodes = 17;  // google.rpc.Code 0..16
 
 class ServerMetrics {
  public:
   ServerMetrics();
 
-  void RecordRpc(Method method, grpc::StatusCode code, double seconds);
+  void RecordRpc(Method method, Protocol protocol, grpc::StatusCode code,
+                 double seconds);
+  // An answer of the HTTP gateway, by HTTP status (its calls also count as
+  // RPCs with protocol="http").
+  void RecordHttpResponse(int status);
   // One BulkUpsert item or BatchQuery probe.
   void RecordStreamItem(Method method, grpc::StatusCode code);
   void RecordQuery(const IndexQueryStats& stats);
@@ -85,13 +93,18 @@ class ServerMetrics {
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
-  std::array<std::array<prometheus::Counter*, kNumStatusCodes>,
-             static_cast<int>(Method::kCount)>
+  static constexpr int kProtocols = static_cast<int>(Protocol::kCount);
+  static constexpr int kMethods = static_cast<int>(Method::kCount);
+  std::array<
+      std::array<std::array<prometheus::Counter*, kNumStatusCodes>, kMethods>,
+      kProtocols>
       rpcs_;
   std::array<std::array<prometheus::Counter*, kNumStatusCodes>,
              static_cast<int>(Method::kCount)>
       stream_items_;
-  std::array<prometheus::Histogram*, static_cast<int>(Method::kCount)> latency_;
+  std::array<std::array<prometheus::Histogram*, kMethods>, kProtocols> latency_;
+  // One counter per status seen (Add finds it again; it is thread-safe).
+  prometheus::Family<prometheus::Counter>* http_responses_;
   prometheus::Histogram* candidates_;
   prometheus::Counter* verified_accepted_;
   prometheus::Counter* verified_rejected_;

@@ -63,6 +63,10 @@ struct ServiceOptions {
   // Bytes of answers one stream may hold before it stops reading; each
   // BatchQuery answer is kept to this over stream_window (at least 1 MiB).
   size_t stream_buffer_bytes = size_t{64} << 20;
+  // The HTTP gateway's secret (http::kGatewayKeyMetadata): calls carrying
+  // it count as protocol http, keyed by the HTTP client's address. Empty:
+  // no gateway.
+  std::string gateway_key;
 };
 
 class NearDupService final : public v1::NearDup::CallbackService {
@@ -150,6 +154,11 @@ class NearDupService final : public v1::NearDup::CallbackService {
                std::string_view collection) const;
   absl::StatusOr<const TokenEntry*> Authenticate(
       grpc::CallbackServerContext* context) const;
+  bool ViaGateway(grpc::CallbackServerContext* context) const;
+  Protocol ProtocolOf(grpc::CallbackServerContext* context) const;
+  // Who a call counts against when it carries no token: its connection
+  // (gRPC) or its client's address (HTTP).
+  std::string ConnectionOf(grpc::CallbackServerContext* context) const;
   // Admission of a stream: availability, token, stream count. On success
   // the caller owns one stream slot (released by ReleaseStream).
   grpc::Status AdmitStream(grpc::CallbackServerContext* context, Access access,
