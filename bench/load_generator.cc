@@ -3,6 +3,9 @@
 //   build/release/server/neardupd --data-dir /tmp/nd &
 //   build/release/bench/load_generator --server 127.0.0.1:50051
 //       --docs 100000 --clients 4 --queries 20000
+// --query-mode http sends the same probes to neardupd's HTTP/JSON listener
+// (--http, neardupd --http-listen) from --clients threads, each on one
+// kept-alive connection: HTTP against gRPC on the same store.
 // Documents are generated English-like texts of about 2 KB (300 words),
 // made before any timing starts; every query is a near copy of a stored
 // document (one word in 100 replaced: Jaccard about 0.9).
@@ -20,7 +23,12 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "boost/asio/connect.hpp"
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/beast/core.hpp"
+#include "boost/beast/http.hpp"
 #include "neardup/base/absl_compat.h"
 #include "neardup/client/client.h"
 #include "support/corpus.h"
@@ -97,6 +105,56 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
 
 }  // namespace
 
+// One client thread of --query-mode http: POSTs each probe's proto3 JSON
+// (bodies made before the clock starts, as the gRPC modes build their
+// messages) on one kept-alive connection; an answer names the source when
+// its JSON holds "id":"<source>" (no JSON parse: the client's cost stays
+// small, like a gRPC client's binary parse).
+void RunHttpClient(const std::string& address, const std::string& target,
+                   const std::vector<std::string>& bodies,
+                   const std::vector<std::string>& sources, int first, int step,
+                   int queries, std::vector<double>* latencies,
+                   std::atomic<int>* found, std::atomic<int>* errors) {
+  namespace net = boost::asio;
+  namespace bhttp = boost::beast::http;
+  net::io_context io;
+  const size_t colon = address.rfind(':');
+  net::ip::tcp::resolver resolver(io);
+  boost::beast::tcp_stream stream(io);
+  boost::beast::error_code error;
+  stream.connect(
+      resolver.resolve(address.substr(0, colon), address.substr(colon + 1)),
+      error);
+  if (error) {
+    ++*errors;
+    return;
+  }
+  boost::beast::flat_buffer buffer;
+  for (int q = first; q < queries; q += step) {
+    const size_t probe = static_cast<size_t>(q) % bodies.size();
+    bhttp::request<bhttp::string_body> request(bhttp::verb::post, target, 11);
+    request.set(bhttp::field::host, address);
+    request.set(bhttp::field::content_type, "application/json");
+    request.keep_alive(true);
+    request.body() = bodies[probe];
+    request.prepare_payload();
+    const auto t0 = Clock::now();
+    bhttp::write(stream, request, error);
+    bhttp::response<bhttp::string_body> response;
+    if (!error) bhttp::read(stream, buffer, response, error);
+    latencies->push_back(Seconds(t0) * 1e3);
+    if (error || response.result_int() != 200) {
+      ++*errors;
+      if (error) return;
+      continue;
+    }
+    if (response.body().find(absl::StrCat("\"id\":\"", sources[probe], "\"")) !=
+        std::string::npos) {
+      ++*found;
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   neardup::SkipAbslLockOrderChecks();  // as the neardup CLI does
   std::string server = "127.0.0.1:50051";
@@ -122,8 +180,10 @@ int main(int argc, char** argv) {
                  "unary: one blocking Query call at a time per client "
                  "thread; async: --clients Query calls kept in flight by "
                  "gRPC's callback API (cheaper on the client); stream: each "
-                 "client pipelines its probes on one BatchQuery stream")
-      ->check(CLI::IsMember({"unary", "async", "stream"}))
+                 "client pipelines its probes on one BatchQuery stream; "
+                 "http: one POST .../documents:query at a time per client "
+                 "thread on a kept-alive HTTP connection to --http")
+      ->check(CLI::IsMember({"unary", "async", "stream", "http"}))
       ->capture_default_str();
   app.add_option("--stream-window", stream_window,
                  "stream mode: probes a client keeps unanswered at most")
@@ -133,6 +193,10 @@ int main(int argc, char** argv) {
   app.add_option("--verification", verification,
                  "the collection's: exact (default) or estimate")
       ->check(CLI::IsMember({"exact", "estimate"}))
+      ->capture_default_str();
+  std::string http_address = "127.0.0.1:8080";
+  app.add_option("--http", http_address,
+                 "neardupd's --http-listen address (query mode http)")
       ->capture_default_str();
   int cluster_shards = 0;
   app.add_option("--cluster-shards", cluster_shards,
@@ -216,7 +280,25 @@ int main(int argc, char** argv) {
   if (query_mode == "async")
     RunAsyncQueries(options, collection, probes, sources, queries, clients,
                     &latencies, &found, &errors);
-  for (int c = 0; query_mode != "async" && c < clients; ++c) {
+  std::vector<std::string> http_bodies;
+  if (query_mode == "http") {
+    for (const std::string& probe : probes) {
+      http_bodies.push_back(
+          absl::StrCat(R"({"text":")", absl::Base64Escape(probe), R"("})"));
+    }
+  }
+  const auto http_start = Clock::now();
+  for (int c = 0; query_mode == "http" && c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      RunHttpClient(
+          http_address,
+          absl::StrCat("/v1/collections/", collection, "/documents:query"),
+          http_bodies, sources, c, clients, queries, &latencies[c], &found,
+          &errors);
+    });
+  }
+  for (int c = 0;
+       (query_mode == "unary" || query_mode == "stream") && c < clients; ++c) {
     threads.emplace_back([&, c] {
       neardup::client::Client client(options);
       if (query_mode == "stream") {
@@ -280,7 +362,8 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& t : threads) t.join();
-  const double seconds = Seconds(start);
+  const double seconds =
+      query_mode == "http" ? Seconds(http_start) : Seconds(start);
   std::vector<double> all;
   for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());

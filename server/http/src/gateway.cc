@@ -99,24 +99,33 @@ class BodyReader {
   // of the body. A line may not exceed max_bytes.
   absl::StatusOr<std::optional<std::string>> NextLine() {
     while (true) {
-      const size_t end = buffer_.find('\n', scanned_);
-      if (end != std::string::npos || (eof_ && !buffer_.empty())) {
+      const size_t end = buffer_.find('\n', start_ + scanned_);
+      if (end != std::string::npos || (eof_ && start_ < buffer_.size())) {
         const size_t cut = end == std::string::npos ? buffer_.size() : end;
-        std::string line = buffer_.substr(0, cut);
-        buffer_.erase(0, end == std::string::npos ? cut : cut + 1);
+        const std::string_view line =
+            std::string_view(buffer_).substr(start_, cut - start_);
+        // Consumed by moving an offset: erasing each line from the front
+        // would copy the rest of the buffer once per (blank) line.
+        start_ = end == std::string::npos ? cut : cut + 1;
         scanned_ = 0;
         ++line_number_;
-        if (absl::StripAsciiWhitespace(line).empty()) continue;
-        return std::optional<std::string>(std::move(line));
+        if (absl::StripAsciiWhitespace(AbslView(line)).empty()) continue;
+        std::optional<std::string> out(std::in_place, line);
+        Compact();
+        return out;
       }
       if (eof_) return std::optional<std::string>();
-      scanned_ = buffer_.size();
-      if (buffer_.size() > max_bytes_) {
+      scanned_ = buffer_.size() - start_;
+      if (scanned_ > max_bytes_) {
         return TooLarge(absl::StrCat("line ", line_number_ + 1));
       }
+      Compact();
       if (!Fill()) return read_error_;
     }
   }
+
+  // The whole body has been read.
+  bool done() const { return eof_; }
 
   int line_number() const { return line_number_; }
 
@@ -142,47 +151,80 @@ class BodyReader {
     return true;
   }
 
+  // Drops consumed bytes once they are at least half the buffer.
+  void Compact() {
+    if (start_ > 0 && start_ >= buffer_.size() / 2) {
+      buffer_.erase(0, start_);
+      start_ = 0;
+    }
+  }
+
   Exchange& exchange_;
   const size_t max_bytes_;
   std::string buffer_;
-  size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
+  size_t start_ = 0;    // where the unread part of buffer_ begins
+  size_t scanned_ = 0;  // bytes after start_ known to hold no newline
   bool eof_ = false;
   int line_number_ = 0;
   absl::Status read_error_;
 };
 
 // Writes NDJSON lines as chunks, sending 200's headers before the first.
+// While a request body still arrives, answers are held (up to hold_limit
+// bytes): most HTTP clients read nothing until they have sent their whole
+// body, so answers written meanwhile would fill both sides' buffers and
+// stall the exchange.
 class NdjsonWriter {
  public:
-  explicit NdjsonWriter(Exchange& exchange) : exchange_(exchange) {}
+  NdjsonWriter(Exchange& exchange, bool hold, size_t hold_limit)
+      : exchange_(exchange), holding_(hold), hold_limit_(hold_limit) {}
 
-  bool started() const { return started_; }
+  // Some answer line was made (sent or held).
+  bool any() const { return started_ || !pending_.empty(); }
 
   // False when the client is gone.
   bool Line(std::string_view json) {
-    if (!Start()) return false;
-    std::string line(json);
-    line.push_back('\n');
-    return exchange_.Chunk(line);
+    pending_.append(json.data(), json.size());
+    pending_.push_back('\n');
+    if (holding_ && pending_.size() <= hold_limit_) return true;
+    return Flush();
+  }
+
+  // The body has been read: what is held goes out, and later lines at once.
+  bool StopHolding() {
+    holding_ = false;
+    return pending_.empty() || Flush();
   }
 
   void End() {
-    if (Start()) exchange_.EndChunks();
+    if (Flush()) exchange_.EndChunks();
   }
 
  private:
-  bool Start() {
+  bool Flush() {
     if (!started_) {
       started_ = true;
       ok_ = exchange_.StartChunks(200, kNdjson);
     }
+    if (ok_ && !pending_.empty()) ok_ = exchange_.Chunk(pending_);
+    pending_.clear();
     return ok_;
   }
 
   Exchange& exchange_;
+  bool holding_;
+  const size_t hold_limit_;
+  std::string pending_;
   bool started_ = false;
   bool ok_ = true;
 };
+
+// POST and PUT carry the request in their body; a body sent with GET or
+// DELETE is not read.
+bool TakesBody(const Exchange& exchange) {
+  return exchange.has_body() &&
+         (exchange.method() == "POST" || exchange.method() == "PUT");
+}
 
 std::string Lower(std::string_view text) {
   return absl::AsciiStrToLower(AbslView(text));
@@ -231,8 +273,66 @@ struct Gateway::State {
       return status;
     }
     const Rpc& rpc = rpcs.at(match->route);
+    if (const int refused = RefuseUnsafe(exchange, rpc); refused != 0) {
+      return refused;
+    }
     return rpc.streaming ? Stream(exchange, *match, rpc)
                          : Unary(exchange, *match, rpc);
+  }
+
+  // Requests a browser could be made to send from another site, and
+  // headers that cannot become gRPC metadata. Returns the status answered,
+  // or 0 to go on.
+  int RefuseUnsafe(Exchange& exchange, const Rpc& rpc) const {
+    if (exchange.header("Sec-Fetch-Site").has_value() &&
+        Lower(*exchange.header("Sec-Fetch-Site")) == "cross-site") {
+      SendError(exchange, 403, grpc::StatusCode::PERMISSION_DENIED,
+                "a page of another site may not call this API");
+      return 403;
+    }
+    if (options.loopback_hosts_only) {
+      // A DNS-rebinding page reaches a loopback listener under its own
+      // name; a real local client says localhost or the address.
+      std::string host(exchange.header("Host").value_or("localhost"));
+      if (!host.empty() && host.front() == '[') {
+        host = host.substr(0, host.find(']') + 1);
+      } else {
+        host = host.substr(0, host.find(':'));
+      }
+      host = Lower(host);
+      if (host != "localhost" && !host.ends_with(".localhost") &&
+          !host.starts_with("127.") && host != "[::1]") {
+        SendError(exchange, 403, grpc::StatusCode::PERMISSION_DENIED,
+                  absl::StrCat("Host \"", host,
+                               "\" is not a loopback name, and this listener "
+                               "is on a loopback address"));
+        return 403;
+      }
+    }
+    if (auto auth = exchange.header("Authorization")) {
+      for (char c : *auth) {
+        if (c < 0x20 || c > 0x7e) {
+          SendError(exchange, 401, grpc::StatusCode::UNAUTHENTICATED,
+                    "the Authorization header may hold printable ASCII "
+                    "only");
+          return 401;
+        }
+      }
+    }
+    const std::string_view verb = exchange.method();
+    if (verb == "POST" || verb == "PUT") {
+      // Every POST and PUT, with a body or not: a form or a no-cors fetch
+      // from another site can send neither this type nor custom headers.
+      if (!CheckContentType(exchange, rpc.streaming)) return 415;
+      if (!exchange.query().empty()) {
+        SendError(exchange, 400, grpc::StatusCode::INVALID_ARGUMENT,
+                  absl::StrCat(AbslView(verb),
+                               " takes its fields in the JSON body, not in "
+                               "the query string"));
+        return 400;
+      }
+    }
+    return 0;
   }
 
   // Sets what every call carries; false (answered) on a bad header.
@@ -277,8 +377,7 @@ struct Gateway::State {
 
   int Unary(Exchange& exchange, const RouteMatch& match, const Rpc& rpc) const {
     std::unique_ptr<Message> request(rpc.request_prototype->New());
-    if (exchange.has_body()) {
-      if (!CheckContentType(exchange, false)) return 415;
+    if (TakesBody(exchange)) {
       const std::optional<uint64_t> length = exchange.content_length();
       if (length.has_value() && *length > options.max_body_bytes) {
         SendError(
@@ -329,18 +428,28 @@ struct Gateway::State {
   }
 
   // Streams: request messages are the body's NDJSON lines (a GET has one,
-  // from the path and query), answers go out as NDJSON lines as they come.
-  // A bad line ends the requests: the lines before it are still answered,
-  // then a last line {"error": ...} says why (or, when nothing was
-  // answered yet, a plain error answer).
+  // from the path and query), answers go out as NDJSON lines. A bad line
+  // ends the requests: the lines before it are still answered (they may
+  // have been applied), then a last line {"error": ...} says why (or, when
+  // nothing was answered, a plain error answer).
   int Stream(Exchange& exchange, const RouteMatch& match,
              const Rpc& rpc) const {
-    const bool has_body = exchange.has_body();
-    if (has_body && !CheckContentType(exchange, true)) return 415;
+    const bool has_body = TakesBody(exchange);
+    // A GET's one request, checked before any call starts.
+    std::unique_ptr<Message> only(rpc.request_prototype->New());
+    if (!has_body) {
+      absl::Status fields = ApplyQueryString(exchange.query(), only.get());
+      if (fields.ok()) fields = ApplyPathFields(match.path_fields, only.get());
+      if (!fields.ok()) {
+        SendError(exchange, 400, ToGrpcCode(fields.code()),
+                  std::string(fields.message()));
+        return 400;
+      }
+    }
     grpc::ClientContext context;
     if (!PrepareContext(exchange, &context)) return 400;
     StreamCall call(*stub, &context, rpc.wire_method);
-    NdjsonWriter out(exchange);
+    NdjsonWriter out(exchange, has_body, options.max_body_bytes);
     std::optional<grpc::Status> bad_request;
     std::optional<grpc::Status> relay_failure;
     bool client_gone = false;
@@ -371,33 +480,17 @@ struct Gateway::State {
         }
       }
     };
-    auto invalid = [&](const absl::Status& status, int line) {
-      bad_request = grpc::Status(
-          ToGrpcCode(status.code()),
-          line > 0 ? absl::StrCat("line ", line, ": ", status.message())
-                   : std::string(status.message()));
-    };
     if (!has_body) {
-      std::unique_ptr<Message> request(rpc.request_prototype->New());
-      absl::Status fields = ApplyQueryString(exchange.query(), request.get());
-      if (fields.ok())
-        fields = ApplyPathFields(match.path_fields, request.get());
-      if (!fields.ok()) {
-        invalid(fields, 0);
-      } else {
-        send(*request);
-      }
-    } else if (!exchange.query().empty()) {
-      invalid(absl::InvalidArgumentError(
-                  "a streaming body's lines carry the fields; the query "
-                  "string must be empty"),
-              0);
+      send(*only);
     } else {
       BodyReader reader(exchange, options.max_body_bytes);
       while (!client_gone && !relay_failure.has_value()) {
         absl::StatusOr<std::optional<std::string>> line = reader.NextLine();
         if (!line.ok()) {
-          invalid(line.status(), reader.line_number() + 1);
+          bad_request =
+              grpc::Status(ToGrpcCode(line.status().code()),
+                           absl::StrCat("line ", reader.line_number() + 1, ": ",
+                                        line.status().message()));
           break;
         }
         if (!line->has_value()) break;
@@ -407,17 +500,20 @@ struct Gateway::State {
           parsed = ApplyPathFields(match.path_fields, request.get());
         }
         if (!parsed.ok()) {
-          invalid(parsed, reader.line_number());
+          bad_request = grpc::Status(ToGrpcCode(parsed.code()),
+                                     absl::StrCat("line ", reader.line_number(),
+                                                  ": ", parsed.message()));
           break;
         }
         if (!send(*request)) break;
       }
+      // The body is read (or abandoned): held answers may go out now.
+      if (!client_gone && !out.StopHolding()) client_gone = true;
     }
     if (client_gone || relay_failure.has_value()) {
       context.TryCancel();
     } else {
-      // The requests sent so far are answered, also before a bad line: they
-      // may have been applied.
+      // The requests sent so far are answered, also before a bad line.
       call.CloseWrites();
       std::string bytes;
       bool reading = true;
@@ -440,14 +536,16 @@ struct Gateway::State {
     }
     const grpc::Status status = call.Finish();
     if (client_gone) return 499;
+    // What the client did wrong comes first: the call's status may only be
+    // its consequence (a cancelled or short stream).
     std::optional<grpc::Status> failure = relay_failure;
-    if (!failure.has_value() && !status.ok()) failure = status;
     if (!failure.has_value()) failure = bad_request;
+    if (!failure.has_value() && !status.ok()) failure = status;
     if (!failure.has_value()) {
       out.End();
       return 200;
     }
-    if (!out.started()) {
+    if (!out.any()) {
       const int http_status = HttpStatusOf(failure->error_code());
       SendStatus(exchange, *failure);
       return http_status;

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <deque>
 #include <limits>
 #include <thread>
@@ -58,6 +59,14 @@ class Watchdog {
   void Add(Deadline* deadline) {
     MutexLock lock(&mu_);
     deadlines_.push_back(deadline);
+    if (cut_all_) {
+      // Taken after CutAll: cut at once (its thread must not serve on).
+      {
+        MutexLock inner(&deadline->mu);
+        deadline->at = absl::InfinitePast();
+      }
+      Sweep();
+    }
   }
   // After this, the watchdog no longer touches `deadline`.
   void Remove(Deadline* deadline) {
@@ -67,6 +76,7 @@ class Watchdog {
   // Cuts every connection (at shutdown).
   void CutAll() {
     MutexLock lock(&mu_);
+    cut_all_ = true;
     for (Deadline* deadline : deadlines_) {
       MutexLock inner(&deadline->mu);
       deadline->at = absl::InfinitePast();
@@ -97,6 +107,7 @@ class Watchdog {
   Mutex mu_;
   CondVar wake_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool cut_all_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<Deadline*> deadlines_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
@@ -148,7 +159,9 @@ class BeastExchange final : public Exchange {
       if (!continued_) {
         continued_ = true;
         auto expect = header("Expect");
-        if (expect.has_value() && *expect == "100-continue") {
+        if (expect.has_value() &&
+            beast::iequals(beast::string_view(expect->data(), expect->size()),
+                           "100-continue")) {
           if (!WriteAll(std::string_view("HTTP/1.1 100 Continue\r\n\r\n"))) {
             return absl::UnavailableError("the client is gone");
           }
@@ -159,7 +172,9 @@ class BeastExchange final : public Exchange {
       parser_.get().body().more = true;
       beast::error_code error;
       deadline_.Arm(options_.request_timeout);
-      bhttp::read(stream_, buffer_, parser_, error);
+      // What has arrived, not a full buffer: a client may wait for answers
+      // before it sends more.
+      bhttp::read_some(stream_, buffer_, parser_, error);
       deadline_.Disarm();
       if (error == bhttp::error::need_buffer) error = {};
       if (error) {
@@ -197,10 +212,16 @@ class BeastExchange final : public Exchange {
                  beast::string_view(content_type.data(), content_type.size()));
     response.set(bhttp::field::cache_control, "no-store");
     response.set("X-Content-Type-Options", "nosniff");
-    response.chunked(true);
-    // The body may still be arriving: the connection closes after this
-    // answer unless it has all been read by then (see EndChunks).
-    response.keep_alive(parser_.get().keep_alive());
+    if (parser_.get().version() >= 11) {
+      response.chunked(true);
+      // The body may still be arriving: the connection closes after this
+      // answer unless it has all been read by then (see EndChunks).
+      response.keep_alive(parser_.get().keep_alive());
+    } else {
+      // HTTP/1.0 has no chunks: the answer ends when the connection does.
+      raw_ = true;
+      response.keep_alive(false);
+    }
     bhttp::response_serializer<bhttp::empty_body> serializer(response);
     beast::error_code error;
     deadline_.Arm(options_.request_timeout);
@@ -214,14 +235,20 @@ class BeastExchange final : public Exchange {
     if (failed_ || data.empty()) return !failed_;
     beast::error_code error;
     deadline_.Arm(options_.request_timeout);
-    net::write(stream_,
-               bhttp::make_chunk(net::buffer(data.data(), data.size())), error);
+    if (raw_) {
+      net::write(stream_, net::buffer(data.data(), data.size()), error);
+    } else {
+      net::write(stream_,
+                 bhttp::make_chunk(net::buffer(data.data(), data.size())),
+                 error);
+    }
     deadline_.Disarm();
     if (error) failed_ = true;
     return !failed_;
   }
 
   void EndChunks() override {
+    if (raw_) failed_ = true;  // closing the connection ends the answer
     if (failed_) return;
     beast::error_code error;
     deadline_.Arm(options_.request_timeout);
@@ -233,6 +260,9 @@ class BeastExchange final : public Exchange {
   }
 
   bool responded() const override { return responded_; }
+
+  // The handler failed half-way: the connection may not carry more.
+  void Abandon() { failed_ = true; }
 
   // Whether the connection may carry another request.
   bool reusable() const {
@@ -268,6 +298,7 @@ class BeastExchange final : public Exchange {
   bool continued_ = false;
   bool responded_ = false;
   bool failed_ = false;
+  bool raw_ = false;  // an HTTP/1.0 stream: no chunks
 };
 
 // A short answer written by the server itself (malformed requests).
@@ -303,6 +334,8 @@ struct HttpServer::Impl {
   Mutex mu;
   CondVar changed;
   bool stopping ABSL_GUARDED_BY(mu) = false;
+  // Read without the lock between requests of a kept-alive connection.
+  std::atomic<bool> stopping_requests{false};
   std::deque<tcp::socket> waiting ABSL_GUARDED_BY(mu);
   size_t serving ABSL_GUARDED_BY(mu) = 0;  // connections a worker holds
   std::thread acceptor_thread;
@@ -449,11 +482,24 @@ struct HttpServer::Impl {
         return false;
       }
       first = false;
+      if (parser.get().method() == bhttp::verb::head) {
+        // An answer to HEAD has no body; none of the routes serves one.
+        bhttp::response<bhttp::empty_body> response(
+            bhttp::status::method_not_allowed, parser.get().version());
+        response.set(bhttp::field::allow, "GET, POST, PUT, DELETE");
+        response.keep_alive(false);
+        response.content_length(0);
+        deadline.Arm(options.request_timeout);
+        bhttp::write(stream, response, error);
+        deadline.Disarm();
+        return !parser.is_done();
+      }
       BeastExchange<Stream> exchange(stream, buffer, parser, deadline, options,
                                      client);
       try {
         handler(exchange);
       } catch (const std::exception& e) {
+        exchange.Abandon();
         if (!exchange.responded()) {
           exchange.Respond(500, "application/json",
                            R"({"code":13,"status":"INTERNAL",)"
@@ -462,6 +508,7 @@ struct HttpServer::Impl {
         }
       }
       if (!exchange.reusable()) return !parser.is_done();
+      if (stopping_requests.load(std::memory_order_acquire)) return false;
     }
   }
 };
@@ -528,6 +575,7 @@ HttpServer::~HttpServer() {
     impl_->stopping = true;
     impl_->changed.SignalAll();
   }
+  impl_->stopping_requests.store(true, std::memory_order_release);
   // Wakes the blocked accept (Linux: a shut-down listening socket fails it).
   ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
   impl_->acceptor_thread.join();

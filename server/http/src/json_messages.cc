@@ -177,7 +177,14 @@ absl::Status ApplyQueryString(std::string_view query, Message* message) {
       slot = *std::move(json);
     }
   }
-  return MergeJson(object.dump(), message);
+  std::string json;
+  try {
+    json = object.dump();
+  } catch (const nlohmann::json::exception&) {
+    return absl::InvalidArgumentError(
+        "a query parameter is not UTF-8 once percent-decoded");
+  }
+  return MergeJson(json, message);
 }
 
 std::string ToJson(const Message& message) {

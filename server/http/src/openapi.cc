@@ -3,6 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
@@ -90,9 +91,31 @@ Json MessageSchema(const Descriptor* type,
     }
     properties[field->json_name()] = std::move(schema);
   }
-  return {{"type", "object"},
-          {"properties", std::move(properties)},
-          {"additionalProperties", false}};
+  Json schema = {{"type", "object"},
+                 {"properties", std::move(properties)},
+                 {"additionalProperties", false}};
+  // Oneofs (not proto3 `optional`, whose oneof is synthetic): at most one
+  // member may be set; JSON Schema draft 4 cannot say it simply.
+  std::vector<std::string> oneofs;
+  for (int i = 0; i < type->oneof_decl_count(); ++i) {
+    const google::protobuf::OneofDescriptor* oneof = type->oneof_decl(i);
+    if (oneof->field_count() == 1 && oneof->field(0)->has_optional_keyword()) {
+      continue;
+    }
+    std::vector<std::string> members;
+    for (int f = 0; f < oneof->field_count(); ++f) {
+      members.push_back(oneof->field(f)->json_name());
+    }
+    oneofs.push_back(
+        absl::StrCat("at most one of ", absl::StrJoin(members, ", ")));
+  }
+  schema["description"] = absl::StrCat(
+      type->full_name(),
+      oneofs.empty() ? ""
+                     : absl::StrCat(" (", absl::StrJoin(oneofs, "; "), ")"),
+      ". Field names are lowerCamelCase as answers write them; requests may "
+      "also use the proto names.");
+  return schema;
 }
 
 Json Content(std::string_view media, const Descriptor* type,

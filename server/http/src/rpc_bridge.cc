@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "neardup/base/tsan_handoff.h"
+
 namespace neardup::http {
 namespace {
 
@@ -54,6 +56,9 @@ StreamCall::StreamCall(grpc::GenericStub& stub, grpc::ClientContext* context,
     MutexLock lock(&mu_);
     reading_ = true;
   }
+  // gRPC calls back on its own threads, ordered by synchronisation TSan
+  // does not see (base/tsan_handoff.h).
+  TsanRelease(this);
   StartRead(&read_buffer_);
   StartCall();
 }
@@ -76,6 +81,7 @@ void StreamCall::Write(const std::string& message) {
     write_result_.reset();
   }
   write_buffer_ = ToBuffer(message);
+  TsanRelease(this);
   StartWrite(&write_buffer_);
 }
 
@@ -105,7 +111,10 @@ StreamCall::Event StreamCall::Next(std::string* answer) {
     }
   }
   // Outside the lock: gRPC may run the reaction on this thread.
-  if (resume_reading) StartRead(&read_buffer_);
+  if (resume_reading) {
+    TsanRelease(this);
+    StartRead(&read_buffer_);
+  }
   return event;
 }
 
@@ -120,12 +129,14 @@ grpc::Status StreamCall::Finish() {
 }
 
 void StreamCall::OnWriteDone(bool ok) {
+  TsanAcquire(this);
   MutexLock lock(&mu_);
   write_result_ = ok;
   changed_.SignalAll();
 }
 
 void StreamCall::OnReadDone(bool ok) {
+  TsanAcquire(this);
   bool read_again = false;
   {
     MutexLock lock(&mu_);
@@ -139,10 +150,14 @@ void StreamCall::OnReadDone(bool ok) {
     }
     changed_.SignalAll();
   }
-  if (read_again) StartRead(&read_buffer_);
+  if (read_again) {
+    TsanRelease(this);
+    StartRead(&read_buffer_);
+  }
 }
 
 void StreamCall::OnDone(const grpc::Status& status) {
+  TsanAcquire(this);
   MutexLock lock(&mu_);
   status_ = status;
   reads_done_ = true;

@@ -282,6 +282,13 @@ absl::Status NeardupServer::StartHttp(const std::string& gateway_key) {
   options.server.tls_key = config_.tls_key;
   options.server.tls_client_ca = config_.tls_client_ca;
   options.max_body_bytes = config_.max_message_bytes;
+  {
+    // On a loopback address, API requests must name a loopback host.
+    std::string host =
+        config_.http_address.substr(0, config_.http_address.rfind(':'));
+    options.loopback_hosts_only =
+        host == "localhost" || host == "[::1]" || host.starts_with("127.");
+  }
   options.gateway_key = gateway_key;
   options.on_response = [metrics = metrics_.get()](int status) {
     metrics->RecordHttpResponse(status);

@@ -23,6 +23,9 @@ struct GatewayOptions {
   // Sent with every call as metadata: the service trusts the client
   // address and protocol of calls that carry it.
   std::string gateway_key;
+  // The listener is on a loopback address: API requests must name a
+  // loopback host (a DNS-rebinding page names its own).
+  bool loopback_hosts_only = false;
   // Each answer's HTTP status, for metrics.
   std::function<void(int)> on_response;
 };
