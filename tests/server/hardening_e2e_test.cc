@@ -219,7 +219,7 @@ TEST_F(Hardening, AttacksNeitherKillNorFreezeTheServer) {
   EXPECT_GT(permission_denied.load(), 0);
   EXPECT_THAT(metrics, ::testing::HasSubstr(
                            "neardup_rpcs_total{code=\"DEADLINE_EXCEEDED\","
-                           "method=\"BatchQuery\"} 2"));
+                           "method=\"BatchQuery\",protocol=\"grpc\"} 2"));
   EXPECT_LT(peak, size_t{2500} << 20);
   // Still serving what it serves.
   v1::QueryRequest plain;

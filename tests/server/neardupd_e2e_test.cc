@@ -708,8 +708,11 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   ASSERT_NO_FATAL_FAILURE(samples = ScrapeMetrics());
   EXPECT_EQ(samples["neardup_collection_documents{collection=\"m\"}"],
             kBaseDocs + kCopies);
-  EXPECT_EQ(samples["neardup_rpcs_total{code=\"OK\",method=\"Query\"}"], 1);
-  EXPECT_EQ(samples["neardup_rpcs_total{code=\"OK\",method=\"BulkUpsert\"}"],
+  EXPECT_EQ(samples["neardup_rpcs_total{code=\"OK\",method=\"Query\",protocol="
+                    "\"grpc\"}"],
+            1);
+  EXPECT_EQ(samples["neardup_rpcs_total{code=\"OK\",method=\"BulkUpsert\","
+                    "protocol=\"grpc\"}"],
             1);
   EXPECT_EQ(
       samples["neardup_stream_items_total{code=\"OK\",method=\"BulkUpsert\"}"],
@@ -723,7 +726,8 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   EXPECT_GT(samples["neardup_data_dir_available_bytes"], 0);
   EXPECT_GT(samples["neardup_data_dir_capacity_bytes"], 0);
   EXPECT_TRUE(samples.count(
-      "neardup_rpc_duration_seconds_bucket{method=\"Query\",le=\"+Inf\"}"));
+      "neardup_rpc_duration_seconds_bucket{method=\"Query\",protocol=\"grpc\","
+      "le=\"+Inf\"}"));
 }
 
 // A reserve larger than any disk makes the disk "full" without root or a

@@ -557,7 +557,7 @@ TEST(Security, TokensAreCheckedBeforeTheBodyOverTls) {
       absl::StrCat("Authorization: Basic ",
                    absl::Base64Escape("prometheus:metrics-token"), "\r\n"));
   EXPECT_THAT(metrics, HasSubstr("neardup_rpcs_total{code=\"UNAUTHENTICATED\","
-                                 "method=\"Upsert\"} 0"));
+                                 "method=\"Upsert\",protocol=\"grpc\"} 0"));
 }
 
 }  // namespace

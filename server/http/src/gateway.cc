@@ -449,7 +449,7 @@ struct Gateway::State {
     grpc::ClientContext context;
     if (!PrepareContext(exchange, &context)) return 400;
     StreamCall call(*stub, &context, rpc.wire_method);
-    NdjsonWriter out(exchange, has_body, options.max_body_bytes);
+    NdjsonWriter out(exchange, has_body, options.max_held_answer_bytes);
     std::optional<grpc::Status> bad_request;
     std::optional<grpc::Status> relay_failure;
     bool client_gone = false;

@@ -20,6 +20,10 @@ struct GatewayOptions {
   HttpServerOptions server;
   // Largest request body (a JSON message, or one NDJSON line).
   size_t max_body_bytes = size_t{64} << 20;
+  // Answers of a stream held while its body still arrives (clients that
+  // read only after sending); past this they go out at once. Per
+  // connection: threads × this bounds the memory held.
+  size_t max_held_answer_bytes = size_t{32} << 20;
   // Sent with every call as metadata: the service trusts the client
   // address and protocol of calls that carry it.
   std::string gateway_key;
