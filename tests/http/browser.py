@@ -99,6 +99,21 @@ class Browser:
         self.evaluate(f"document.querySelector({json.dumps(selector)})"
                       f".click()")
 
+    def press_enter(self) -> None:
+        """Enter on the focused element, as a keyboard sends it."""
+        for kind in ("keyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", type=kind, key="Enter",
+                      code="Enter", windowsVirtualKeyCode=13,
+                      **({"text": "\r"} if kind == "keyDown" else {}))
+
+    def choose_file(self, selector: str, path: str) -> None:
+        """Sets a file input's file, as the file chooser would."""
+        document = self.call("DOM.getDocument")
+        node = self.call("DOM.querySelector",
+                         nodeId=document["root"]["nodeId"], selector=selector)
+        self.call("DOM.setFileInputFiles", files=[path],
+                  nodeId=node["nodeId"])
+
     def screenshot(self, path: str) -> None:
         data = self.call("Page.captureScreenshot", format="png",
                          captureBeyondViewport=True)["data"]

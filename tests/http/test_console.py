@@ -121,6 +121,25 @@ def test_console_search_compare_and_documents(server: Neardupd, browser,
                for p in found["stored"]), found
     browser.screenshot(os.path.join(artifacts, "search.png"))
 
+    # A file of another content type: an HTML page holding the edited
+    # story, chosen with the file input; the server extracts its text.
+    page = os.path.join(artifacts, "edited-story.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(f"<html><body><h1>Harbour</h1><p>{EDITED}</p></body></html>")
+    browser.go(f"{base}/#/search?collection=console-news")
+    browser.wait_for("document.getElementById('search-collection').value "
+                     "=== 'console-news'")
+    browser.evaluate("document.getElementById('search-text').value = ''; "
+                     "document.getElementById('search-results')"
+                     ".replaceChildren(); true")
+    browser.choose_file("#search-file", page)
+    browser.click("#search-form button[type=submit]")
+    browser.wait_for("document.querySelector('.match[data-id=\"story-0\"] "
+                     "pre[data-side=\"stored\"] mark')",
+                     what="the file's match")
+    assert "edited-story.html" in browser.evaluate(
+        "document.querySelector('.match[data-id=\"story-0\"]').textContent")
+
     # Compare two texts.
     browser.go(f"{base}/#/compare")
     browser.type_into("#compare-a", ORIGINAL)
@@ -136,8 +155,13 @@ def test_console_search_compare_and_documents(server: Neardupd, browser,
     assert compared["a"] > 0 and compared["b"] > 0, compared
     browser.screenshot(os.path.join(artifacts, "compare.png"))
 
-    # A document: shown, then deleted after confirming.
-    browser.go(f"{base}/#/document?collection=console-news&id=story-1")
+    # A document, asked for from the keyboard (type the id, press Enter),
+    # then deleted after confirming.
+    browser.go(f"{base}/#/document?collection=console-news")
+    browser.wait_for("document.getElementById('document-collection').value "
+                     "=== 'console-news'")
+    browser.type_into("#document-id", "story-1")
+    browser.press_enter()
     browser.wait_for("document.getElementById('delete-button')",
                      what="the document view")
     text = browser.evaluate("document.querySelector('#document-view pre')"

@@ -638,3 +638,51 @@ def test_ndjson_clients_that_read_only_after_sending_get_every_answer(server):
     results = [r for line in answer.lines() for r in line["results"]]
     assert len(results) == 30000
     assert all(r["code"] == 0 for r in results)
+
+
+def test_deadlines_and_per_client_limits_apply_to_http(work):
+    server = start(work, ["--max-streams-per-client", "1"])
+    try:
+        server.wait_serving()
+        assert create(server, "http-limits").status == 200
+        server.request("PUT", "/v1/collections/http-limits/documents/a",
+                       {"text": b64(TEXT)})
+        # X-Server-Timeout is the call's deadline: 1 ms cannot fingerprint
+        # a megabyte, so the call ends with DEADLINE_EXCEEDED (504).
+        check_error(server.request(
+            "POST", "/v1/collections/http-limits/documents:query",
+            {"text": b64(TEXT * 8000)}, {"X-Server-Timeout": "0.001"}),
+            504, "DEADLINE_EXCEEDED")
+        assert server.request(
+            "POST", "/v1/collections/http-limits/documents:query",
+            {"text": b64(TEXT * 8000)},
+            {"X-Server-Timeout": "60"}).status == 200
+        # One stream per client (its IP without tokens): a second stream
+        # while the first is open is refused as on gRPC.
+        held = socket.create_connection(("127.0.0.1", server.http_port))
+        line = json.dumps({"text": b64(TEXT)}).encode() + b"\n"
+        held.sendall(b"POST /v1/collections/http-limits/documents:batchQuery "
+                     b"HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                     b"application/x-ndjson\r\nTransfer-Encoding: chunked\r\n"
+                     b"\r\n" + b"%x\r\n%s\r\n" % (len(line), line))
+        time.sleep(0.5)  # the stream is open, its body still coming
+        message = check_error(server.request(
+            "POST", "/v1/collections/http-limits/documents:batchQuery",
+            line, {"Content-Type": "application/x-ndjson"}),
+            429, "RESOURCE_EXHAUSTED")
+        assert "streams" in message
+        held.sendall(b"0\r\n\r\n")  # the first stream ends normally
+        held.settimeout(10)
+        data = b""
+        while b"0\r\n\r\n" not in data:
+            got = held.recv(65536)
+            assert got, data
+            data += got
+        assert b"HTTP/1.1 200" in data and b'"matches"' in data
+        held.close()
+        metrics = server.metrics()
+        assert re.search(r'neardup_rpcs_total\{(?=[^}]*method="BatchQuery")'
+                         r'(?=[^}]*code="RESOURCE_EXHAUSTED")'
+                         r'(?=[^}]*protocol="http")[^}]*\} 1', metrics)
+    finally:
+        server.stop()
