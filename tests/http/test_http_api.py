@@ -564,8 +564,12 @@ def test_hostile_headers_and_cross_site_requests(server):
     check_error(server.request("GET", "/v1/collections",
                                headers={"Host": "attacker.example:8080"}),
                 403, "PERMISSION_DENIED")
-    assert server.request("GET", "/v1/collections",
-                          headers={"Host": "localhost:1"}).status == 200
+    check_error(server.request("GET", "/v1/collections",
+                               headers={"Host": "127.attacker.example"}),
+                403, "PERMISSION_DENIED")
+    for host in ("localhost:1", "127.0.0.2", "[::1]:8080", "x.localhost"):
+        assert server.request("GET", "/v1/collections",
+                              headers={"Host": host}).status == 200, host
 
 
 def test_head_expect_and_http_1_0(server):
@@ -686,3 +690,99 @@ def test_deadlines_and_per_client_limits_apply_to_http(work):
                          r'(?=[^}]*protocol="http")[^}]*\} 1', metrics)
     finally:
         server.stop()
+
+
+def test_stream_edge_cases(server):
+    assert create(server, "http-edges").status == 200
+    path = "/v1/collections/http-edges/documents:batchQuery"
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    # An empty body: no requests, no answers.
+    empty = server.request("POST", path, b"", ndjson)
+    assert empty.status == 200 and empty.lines() == []
+    # A line over --max-message-bytes (1 MiB here): 413, as for a body.
+    message = check_error(server.request(
+        "POST", path, b'{"text": "' + b"A" * (1536 << 10) + b'"}\n', ndjson),
+        413, "RESOURCE_EXHAUSTED")
+    assert message.startswith("line 1 ")
+
+
+def test_a_client_waiting_for_each_answer_gets_it(server):
+    """One line, wait for its answer, then the next: answers go out while
+    the body is still open (up to 64 KiB of them)."""
+    assert create(server, "http-talk").status == 200
+    server.request("PUT", "/v1/collections/http-talk/documents/a",
+                   {"text": b64(TEXT)})
+    with socket.create_connection(("127.0.0.1", server.http_port),
+                                  timeout=10) as s:
+        s.sendall(b"POST /v1/collections/http-talk/documents:batchQuery "
+                  b"HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                  b"application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
+        received = b""
+        for turn in range(3):
+            line = json.dumps({"text": b64(TEXT)}).encode() + b"\n"
+            s.sendall(b"%x\r\n%s\r\n" % (len(line), line))
+            # Its answer arrives although the body has not ended.
+            while received.count(b'"matches"') < turn + 1:
+                got = s.recv(65536)  # a timeout fails the test
+                assert got, received
+                received += got
+        s.sendall(b"0\r\n\r\n")
+        while not received.endswith(b"0\r\n\r\n"):
+            got = s.recv(65536)
+            assert got, received
+            received += got
+    assert received.startswith(b"HTTP/1.1 200")
+    assert received.count(b'"id":"a"') == 3
+
+
+def test_trickled_bodies_and_endless_chunk_lines_are_cut(work):
+    server = start(work, ["--http-request-timeout", "1"])
+    try:
+        server.wait_serving()
+        # A byte now and then: within each read's timeout, far below the
+        # minimum rate.
+        with socket.create_connection(("127.0.0.1", server.http_port),
+                                      timeout=30) as s:
+            s.sendall(b"POST /v1:compare HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Content-Type: application/json\r\n"
+                      b"Content-Length: 1000000\r\n\r\n")
+            started = time.monotonic()
+            data = b""
+            try:
+                while time.monotonic() - started < 20:
+                    s.sendall(b" ")
+                    s.settimeout(0.5)
+                    try:
+                        got = s.recv(4096)
+                        if not got:
+                            break
+                        data += got
+                    except socket.timeout:
+                        pass
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            assert time.monotonic() - started < 10, "the trickle was not cut"
+        # A chunk-size line that never ends: refused, memory bounded.
+        with socket.create_connection(("127.0.0.1", server.http_port),
+                                      timeout=30) as s:
+            s.sendall(b"POST /v1:compare HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Content-Type: application/json\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n1;")
+            try:
+                for _ in range(64):
+                    s.sendall(b"a" * (64 << 10))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        assert server.request("GET", "/v1/health").status == 200
+        assert server.process.poll() is None
+    finally:
+        server.stop()
+
+
+def test_answers_the_listener_writes_itself_are_counted(server):
+    c = server.connect()
+    c.request("GET", "/v1/health", headers={"X-Big": "y" * (64 << 10)})
+    assert c.getresponse().status == 431
+    c.close()
+    assert re.search(r'neardup_http_responses_total\{status="431"\} [1-9]',
+                     server.metrics())

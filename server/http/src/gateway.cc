@@ -1,5 +1,8 @@
 #include "neardup/http/gateway.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <chrono>
 #include <optional>
 #include <vector>
@@ -102,6 +105,9 @@ class BodyReader {
       const size_t end = buffer_.find('\n', start_ + scanned_);
       if (end != std::string::npos || (eof_ && start_ < buffer_.size())) {
         const size_t cut = end == std::string::npos ? buffer_.size() : end;
+        if (cut - start_ > max_bytes_) {
+          return TooLarge(absl::StrCat("line ", line_number_ + 1));
+        }
         const std::string_view line =
             std::string_view(buffer_).substr(start_, cut - start_);
         // Consumed by moving an offset: erasing each line from the front
@@ -127,7 +133,11 @@ class BodyReader {
   // The whole body has been read.
   bool done() const { return eof_; }
 
-  int line_number() const { return line_number_; }
+  int64_t line_number() const { return line_number_; }
+
+  // Called before a read that would wait for the client (no body bytes
+  // have arrived yet): the moment to send answers a waiting client needs.
+  void OnWait(std::function<void()> hook) { on_wait_ = std::move(hook); }
 
  private:
   absl::Status TooLarge(std::string what) const {
@@ -137,10 +147,16 @@ class BodyReader {
 
   // Reads what arrives next; false on a read error.
   bool Fill() {
+    if (on_wait_ && !exchange_.BodyBytesWaiting()) on_wait_();
     char chunk[64 << 10];
     absl::StatusOr<size_t> got = exchange_.ReadBody(chunk, sizeof(chunk));
     if (!got.ok()) {
-      read_error_ = got.status();
+      read_error_ =
+          line_number_ > 0 || start_ < buffer_.size()
+              ? absl::Status(got.status().code(),
+                             absl::StrCat("at line ", line_number_ + 1, ": ",
+                                          got.status().message()))
+              : got.status();
       return false;
     }
     if (*got == 0) {
@@ -165,7 +181,8 @@ class BodyReader {
   size_t start_ = 0;    // where the unread part of buffer_ begins
   size_t scanned_ = 0;  // bytes after start_ known to hold no newline
   bool eof_ = false;
-  int line_number_ = 0;
+  int64_t line_number_ = 0;
+  std::function<void()> on_wait_;
   absl::Status read_error_;
 };
 
@@ -190,6 +207,18 @@ class NdjsonWriter {
     return Flush();
   }
 
+  // The client is not sending: a client that waits for its answers before
+  // its next line gets them, up to kEarlyBytes in all (more could fill the
+  // buffers of a client that only paused while sending, and stall it).
+  bool FlushEarly() {
+    if (!holding_ || pending_.empty() ||
+        early_ + pending_.size() > kEarlyBytes) {
+      return ok_;
+    }
+    early_ += pending_.size();
+    return Flush();
+  }
+
   // The body has been read: what is held goes out, and later lines at once.
   bool StopHolding() {
     holding_ = false;
@@ -211,13 +240,33 @@ class NdjsonWriter {
     return ok_;
   }
 
+  static constexpr size_t kEarlyBytes = 64 << 10;
+
   Exchange& exchange_;
   bool holding_;
   const size_t hold_limit_;
+  size_t early_ = 0;
   std::string pending_;
   bool started_ = false;
   bool ok_ = true;
 };
+
+// localhost, *.localhost, 127.0.0.0/8 or [::1]: names and addresses only a
+// local client uses.
+bool IsLoopbackHost(const std::string& host) {
+  if (host == "localhost" || host.ends_with(".localhost")) return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    in6_addr v6{};
+    return inet_pton(AF_INET6, host.substr(1, host.size() - 2).c_str(), &v6) ==
+               1 &&
+           IN6_IS_ADDR_LOOPBACK(&v6);
+  }
+  return false;
+}
 
 // POST and PUT carry the request in their body; a body sent with GET or
 // DELETE is not read.
@@ -300,8 +349,7 @@ struct Gateway::State {
         host = host.substr(0, host.find(':'));
       }
       host = Lower(host);
-      if (host != "localhost" && !host.ends_with(".localhost") &&
-          !host.starts_with("127.") && host != "[::1]") {
+      if (!IsLoopbackHost(host)) {
         SendError(exchange, 403, grpc::StatusCode::PERMISSION_DENIED,
                   absl::StrCat("Host \"", host,
                                "\" is not a loopback name, and this listener "
@@ -434,8 +482,11 @@ struct Gateway::State {
   // nothing was answered, a plain error answer).
   int Stream(Exchange& exchange, const RouteMatch& match,
              const Rpc& rpc) const {
-    const bool has_body = TakesBody(exchange);
-    // A GET's one request, checked before any call starts.
+    // POST streams take their requests from the body (none when it is
+    // empty); a GET's one request comes from the path and query, checked
+    // before any call starts.
+    const bool has_body =
+        exchange.method() == "POST" || exchange.method() == "PUT";
     std::unique_ptr<Message> only(rpc.request_prototype->New());
     if (!has_body) {
       absl::Status fields = ApplyQueryString(exchange.query(), only.get());
@@ -451,8 +502,11 @@ struct Gateway::State {
     StreamCall call(*stub, &context, rpc.wire_method);
     NdjsonWriter out(exchange, has_body, options.max_held_answer_bytes);
     std::optional<grpc::Status> bad_request;
+    int bad_request_http = 400;
     std::optional<grpc::Status> relay_failure;
     bool client_gone = false;
+    int64_t sent = 0;
+    int64_t answered = 0;
     auto relay = [&](const std::string& bytes) {
       std::unique_ptr<Message> answer(rpc.response_prototype->New());
       if (!answer->ParseFromString(bytes)) {
@@ -460,11 +514,13 @@ struct Gateway::State {
                                      "the service's answer did not parse");
         return false;
       }
+      ++answered;
       if (!out.Line(ToJson(*answer))) client_gone = true;
       return !client_gone;
     };
     // Sends one request message and relays answers until it went out.
     auto send = [&](const Message& request) {
+      ++sent;
       call.Write(request.SerializeAsString());
       std::string bytes;
       while (true) {
@@ -484,13 +540,38 @@ struct Gateway::State {
       send(*only);
     } else {
       BodyReader reader(exchange, options.max_body_bytes);
-      while (!client_gone && !relay_failure.has_value()) {
+      // Before waiting for the client: the answers of what it sent (the
+      // body streams answer each request with one message), flushed if
+      // small, for a client that waits for them before its next line.
+      bool call_ended = false;
+      reader.OnWait([&] {
+        std::string bytes;
+        while (answered < sent && !call_ended && !client_gone &&
+               !relay_failure.has_value()) {
+          switch (call.Next(&bytes)) {
+            case StreamCall::Event::kAnswer:
+              relay(bytes);
+              break;
+            case StreamCall::Event::kAnswersDone:
+              call_ended = true;
+              break;
+            case StreamCall::Event::kWritten:
+            case StreamCall::Event::kWriteFailed:
+              break;
+          }
+        }
+        if (!client_gone && !out.FlushEarly()) client_gone = true;
+      });
+      while (!client_gone && !relay_failure.has_value() && !call_ended) {
         absl::StatusOr<std::optional<std::string>> line = reader.NextLine();
         if (!line.ok()) {
-          bad_request =
-              grpc::Status(ToGrpcCode(line.status().code()),
-                           absl::StrCat("line ", reader.line_number() + 1, ": ",
-                                        line.status().message()));
+          // The message names the line; a line too long is 413, a body
+          // that stopped arriving 408.
+          bad_request = grpc::Status(ToGrpcCode(line.status().code()),
+                                     std::string(line.status().message()));
+          bad_request_http = absl::IsResourceExhausted(line.status()) ? 413
+                             : absl::IsInvalidArgument(line.status()) ? 400
+                                                                      : 408;
           break;
         }
         if (!line->has_value()) break;
@@ -546,8 +627,11 @@ struct Gateway::State {
       return 200;
     }
     if (!out.any()) {
-      const int http_status = HttpStatusOf(failure->error_code());
-      SendStatus(exchange, *failure);
+      const int http_status =
+          !relay_failure.has_value() && bad_request.has_value()
+              ? bad_request_http
+              : HttpStatusOf(failure->error_code());
+      Send(exchange, http_status, kJson, ErrorJson(*failure));
       return http_status;
     }
     out.Line(absl::StrCat(R"({"error":)", ErrorJson(*failure), "}"));
@@ -572,6 +656,7 @@ absl::StatusOr<std::unique_ptr<Gateway>> Gateway::Start(
   state.channel = std::move(channel);
   state.stub = std::make_unique<grpc::GenericStub>(state.channel);
   state.options = std::move(options);
+  state.options.server.on_own_answer = state.options.on_response;
   absl::StatusOr<std::unique_ptr<HttpServer>> server =
       HttpServer::Start(state.options.server, [&state](Exchange& exchange) {
         const int status = state.Handle(exchange);

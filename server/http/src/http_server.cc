@@ -32,9 +32,10 @@ struct Deadline {
   int fd ABSL_GUARDED_BY(mu) = -1;
   absl::Time at ABSL_GUARDED_BY(mu) = absl::InfiniteFuture();
 
-  void Arm(absl::Duration within) {
+  void Arm(absl::Duration within) { ArmAt(absl::Now() + within); }
+  void ArmAt(absl::Time when) {
     MutexLock lock(&mu);
-    at = absl::Now() + within;
+    at = when;
   }
   void Disarm() {
     MutexLock lock(&mu);
@@ -153,8 +154,22 @@ class BeastExchange final : public Exchange {
     return *length;
   }
 
+  bool BodyBytesWaiting() const override {
+    // Only the socket counts: what the buffer holds may be framing (a
+    // chunk's CRLF) that parses to no body at all. A wrong "no" costs an
+    // early flush, a wrong "yes" a client left waiting.
+    if (parser_.is_done()) return true;
+    beast::error_code error;
+    return beast::get_lowest_layer(stream_).available(error) > 0 && !error;
+  }
+
   absl::StatusOr<size_t> ReadBody(char* buffer, size_t size) override {
-    if (failed_) return absl::UnavailableError("the connection failed");
+    if (failed_ || read_failed_) {
+      return absl::UnavailableError("the connection failed");
+    }
+    if (body_bytes_ == 0 && body_start_ == absl::InfinitePast()) {
+      body_start_ = absl::Now();
+    }
     while (!parser_.is_done()) {
       if (!continued_) {
         continued_ = true;
@@ -171,18 +186,27 @@ class BeastExchange final : public Exchange {
       parser_.get().body().size = size;
       parser_.get().body().more = true;
       beast::error_code error;
-      deadline_.Arm(options_.request_timeout);
+      // Each read within request_timeout, and the body as a whole at
+      // min_body_bytes_per_second past its first request_timeout.
+      const absl::Time by_rate =
+          body_start_ + options_.request_timeout +
+          absl::Seconds(static_cast<double>(body_bytes_ + 1) /
+                        options_.min_body_bytes_per_second);
+      deadline_.ArmAt(
+          std::min(absl::Now() + options_.request_timeout, by_rate));
       // What has arrived, not a full buffer: a client may wait for answers
       // before it sends more.
       bhttp::read_some(stream_, buffer_, parser_, error);
       deadline_.Disarm();
       if (error == bhttp::error::need_buffer) error = {};
       if (error) {
-        failed_ = true;
+        read_failed_ = true;
         return absl::DeadlineExceededError(absl::StrCat(
-            "the request body stopped arriving (", error.message(), ")"));
+            "the request body stopped arriving or came too slowly (",
+            error.message(), ")"));
       }
       const size_t got = size - parser_.get().body().size;
+      body_bytes_ += got;
       if (got > 0) return got;
     }
     return 0;
@@ -266,7 +290,8 @@ class BeastExchange final : public Exchange {
 
   // Whether the connection may carry another request.
   bool reusable() const {
-    return !failed_ && parser_.is_done() && parser_.get().keep_alive();
+    return !failed_ && !read_failed_ && parser_.is_done() &&
+           parser_.get().keep_alive();
   }
 
  private:
@@ -297,14 +322,18 @@ class BeastExchange final : public Exchange {
   std::string_view query_;
   bool continued_ = false;
   bool responded_ = false;
-  bool failed_ = false;
-  bool raw_ = false;  // an HTTP/1.0 stream: no chunks
+  bool failed_ = false;       // a write failed: nothing more reaches the client
+  bool read_failed_ = false;  // the body did not arrive: answers still go out
+  bool raw_ = false;          // an HTTP/1.0 stream: no chunks
+  absl::Time body_start_ = absl::InfinitePast();
+  uint64_t body_bytes_ = 0;
 };
 
 // A short answer written by the server itself (malformed requests).
 template <typename Stream>
 void WriteBare(Stream& stream, Deadline& deadline, absl::Duration timeout,
-               int status, std::string_view message) {
+               int status, std::string_view message,
+               const std::function<void(int)>& counted) {
   bhttp::response<bhttp::string_body> response;
   response.version(11);
   response.result(static_cast<unsigned>(status));
@@ -318,6 +347,7 @@ void WriteBare(Stream& stream, Deadline& deadline, absl::Duration timeout,
   deadline.Arm(timeout);
   bhttp::write(stream, response, error);
   deadline.Disarm();
+  if (counted) counted(status);
 }
 
 }  // namespace
@@ -372,6 +402,7 @@ struct HttpServer::Impl {
           }();
           (void)::send(socket.native_handle(), kBusy.data(), kBusy.size(),
                        MSG_DONTWAIT | MSG_NOSIGNAL);
+          if (options.on_own_answer) options.on_own_answer(503);
         }
         continue;  // closed as `socket` goes
       }
@@ -455,7 +486,9 @@ struct HttpServer::Impl {
   // body was left unread.
   template <typename Stream>
   bool Requests(Stream& stream, Deadline& deadline, const std::string& client) {
-    beast::flat_buffer buffer;
+    // Bounded: Beast's header limit does not cover chunk-size lines and
+    // trailers, which would otherwise grow the buffer without end.
+    beast::flat_buffer buffer(options.max_header_bytes + (64 << 10));
     bool first = true;
     while (true) {
       bhttp::request_parser<bhttp::buffer_body> parser;
@@ -470,14 +503,16 @@ struct HttpServer::Impl {
       if (error == bhttp::error::header_limit) {
         WriteBare(stream, deadline, options.request_timeout, 431,
                   absl::StrCat("the request's headers exceed ",
-                               options.max_header_bytes, " bytes"));
+                               options.max_header_bytes, " bytes"),
+                  options.on_own_answer);
         return true;
       }
       if (error) {
         if (error != bhttp::error::end_of_stream && error != net::error::eof &&
             buffer.size() > 0) {
           WriteBare(stream, deadline, options.request_timeout, 400,
-                    absl::StrCat("malformed HTTP request: ", error.message()));
+                    absl::StrCat("malformed HTTP request: ", error.message()),
+                    options.on_own_answer);
         }
         return false;
       }
@@ -492,6 +527,7 @@ struct HttpServer::Impl {
         deadline.Arm(options.request_timeout);
         bhttp::write(stream, response, error);
         deadline.Disarm();
+        if (options.on_own_answer) options.on_own_answer(405);
         return !parser.is_done();
       }
       BeastExchange<Stream> exchange(stream, buffer, parser, deadline, options,

@@ -43,6 +43,8 @@ class Exchange {
   // The body's next bytes: 0 at its end; an error when the client is gone
   // or too slow.
   virtual absl::StatusOr<size_t> ReadBody(char* buffer, size_t size) = 0;
+  // Body bytes have arrived and wait to be read: ReadBody would not block.
+  virtual bool BodyBytesWaiting() const = 0;
 
   // A whole answer.
   virtual void Respond(int status, std::string_view content_type,
@@ -67,6 +69,12 @@ struct HttpServerOptions {
   // after keep_alive_timeout.
   absl::Duration request_timeout = absl::Seconds(30);
   absl::Duration keep_alive_timeout = absl::Seconds(5);
+  // A body must also arrive at this rate on average once request_timeout
+  // has passed, or its connection is cut: a trickle of a byte now and then
+  // would otherwise hold a thread for ever.
+  double min_body_bytes_per_second = 64 << 10;
+  // Answers the server writes itself (400, 431, 503, HEAD), by status.
+  std::function<void(int)> on_own_answer;
   // PEM files: TLS when tls_cert is set; mTLS when tls_client_ca is too.
   std::string tls_cert;
   std::string tls_key;
