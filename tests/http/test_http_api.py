@@ -3,6 +3,7 @@ every route, its codes and JSON shapes (checked against the server's own
 OpenAPI document), errors, NDJSON streams, tokens, limits and metrics."""
 
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -397,6 +398,43 @@ def test_tls(work):
                 data = b""
             # Closed after a failed handshake (or a TLS alert): never HTTP.
             assert not data.startswith(b"HTTP/"), data
+    finally:
+        server.stop()
+
+
+def test_mtls(work):
+    run = lambda *args: subprocess.run(args, cwd=work, check=True,
+                                       capture_output=True)
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+        "-keyout", "m-ca.key", "-out", "m-ca.pem", "-days", "1", "-subj",
+        "/CN=neardup-http-mtls-ca")
+    for name, ext in (("m-server", "subjectAltName=IP:127.0.0.1\n"),
+                      ("m-client", "extendedKeyUsage=clientAuth\n")):
+        run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout",
+            f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}")
+        with open(os.path.join(work, f"{name}.ext"), "w") as f:
+            f.write(ext)
+        run("openssl", "x509", "-req", "-in", f"{name}.csr", "-CA", "m-ca.pem",
+            "-CAkey", "m-ca.key", "-CAcreateserial", "-out", f"{name}.pem",
+            "-days", "1", "-extfile", f"{name}.ext")
+    import ssl
+    server = start(work, [f"--tls-cert={work}/m-server.pem",
+                          f"--tls-key={work}/m-server.key",
+                          f"--tls-client-ca={work}/m-ca.pem"], tls=True)
+    try:
+        with_cert = ssl.create_default_context(cafile=f"{work}/m-ca.pem")
+        with_cert.load_cert_chain(f"{work}/m-client.pem",
+                                  f"{work}/m-client.key")
+        server.tls_context = with_cert
+        server.wait_serving()
+        assert server.request("GET", "/v1/collections").status == 200
+        # Without a client certificate the handshake fails: no HTTP at all.
+        server.tls_context = ssl.create_default_context(
+            cafile=f"{work}/m-ca.pem")
+        # (TLS 1.3 may finish the client's side first; the server then
+        # drops the connection instead of answering.)
+        with pytest.raises((OSError, http.client.HTTPException)):
+            server.request("GET", "/v1/collections")
     finally:
         server.stop()
 
