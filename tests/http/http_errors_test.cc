@@ -23,9 +23,12 @@ TEST(HttpErrorsTest, EveryGrpcCodeHasAnHttpStatus) {
   for (int code = 1; code <= 16; ++code) {
     const int status = HttpStatusOf(static_cast<grpc::StatusCode>(code));
     EXPECT_GE(status, 400) << code;
-    EXPECT_NE(std::string(CodeName(static_cast<grpc::StatusCode>(code))), "OK");
+    EXPECT_NE(CodeName(static_cast<grpc::StatusCode>(code)), "OK");
   }
-  EXPECT_STREQ(CodeName(grpc::StatusCode::UNAUTHENTICATED), "UNAUTHENTICATED");
+  EXPECT_EQ(CodeName(grpc::StatusCode::UNAUTHENTICATED), "UNAUTHENTICATED");
+  EXPECT_EQ(CodeName(grpc::StatusCode::FAILED_PRECONDITION),
+            "FAILED_PRECONDITION");
+  EXPECT_EQ(CodeName(static_cast<grpc::StatusCode>(99)), "UNKNOWN");
 }
 
 TEST(HttpErrorsTest, BodyCarriesCodeNameMessageAndDetails) {

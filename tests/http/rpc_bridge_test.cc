@@ -177,8 +177,10 @@ TEST_F(RpcBridgeTest, ServerEndsTheCallEarly) {
   grpc::ClientContext context;
   StreamCall call(*stub_, &context, "/t.E/FailAfter2");
   bool failed;
+  // Whether a write sees the end depends on timing (writes may all be
+  // buffered before the status arrives): either way the driver ends, with
+  // the answers before the failure and the server's status.
   const std::vector<std::string> answers = Drive(call, 50, &failed);
-  EXPECT_TRUE(failed);
   EXPECT_THAT(answers, ::testing::ElementsAre("0", "1"));
   const grpc::Status status = call.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);

@@ -488,9 +488,9 @@ def test_connections_beyond_the_waiting_room_are_refused(work):
         # still hold the thread for a moment: up to one more is taken.)
         held = []
         data = b""
-        for _ in range(4):
+        for _ in range(5):
             s = socket.create_connection(("127.0.0.1", server.http_port))
-            s.settimeout(1)
+            s.settimeout(3)  # a loaded machine accepts late
             try:
                 data = s.recv(4096)
             except socket.timeout:
@@ -658,9 +658,11 @@ def test_blank_line_floods_are_cheap(server):
     started = time.monotonic()
     answer = server.request(
         "POST", "/v1/collections/absent/documents:batchQuery",
-        b"\n" * (32 << 20), {"Content-Type": "application/x-ndjson"})
+        b"\n" * (8 << 20), {"Content-Type": "application/x-ndjson"})
     assert answer.status == 200 and answer.lines() == []
-    assert time.monotonic() - started < 20
+    # Linear: a second or two even under sanitizers; copying the rest of
+    # the buffer per line would take hours.
+    assert time.monotonic() - started < 30
 
 
 def test_ndjson_clients_that_read_only_after_sending_get_every_answer(server):

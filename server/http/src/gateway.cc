@@ -407,6 +407,18 @@ struct Gateway::State {
     return true;
   }
 
+  // Sets the query string's and the path's fields; false (answered 400)
+  // when one is wrong.
+  bool ApplyUrlFields(Exchange& exchange, const RouteMatch& match,
+                      Message* request) const {
+    absl::Status fields = ApplyQueryString(exchange.query(), request);
+    if (fields.ok()) fields = ApplyPathFields(match.path_fields, request);
+    if (fields.ok()) return true;
+    SendError(exchange, 400, ToGrpcCode(fields.code()),
+              std::string(fields.message()));
+    return false;
+  }
+
   // A JSON body must say so: browsers send other types across origins
   // without asking first (CSRF), never this one.
   bool CheckContentType(Exchange& exchange, bool streaming) const {
@@ -448,13 +460,7 @@ struct Gateway::State {
         return 400;
       }
     }
-    absl::Status fields = ApplyQueryString(exchange.query(), request.get());
-    if (fields.ok()) fields = ApplyPathFields(match.path_fields, request.get());
-    if (!fields.ok()) {
-      SendError(exchange, 400, ToGrpcCode(fields.code()),
-                std::string(fields.message()));
-      return 400;
-    }
+    if (!ApplyUrlFields(exchange, match, request.get())) return 400;
     grpc::ClientContext context;
     if (!PrepareContext(exchange, &context)) return 400;
     std::string answer;
@@ -488,15 +494,7 @@ struct Gateway::State {
     const bool has_body =
         exchange.method() == "POST" || exchange.method() == "PUT";
     std::unique_ptr<Message> only(rpc.request_prototype->New());
-    if (!has_body) {
-      absl::Status fields = ApplyQueryString(exchange.query(), only.get());
-      if (fields.ok()) fields = ApplyPathFields(match.path_fields, only.get());
-      if (!fields.ok()) {
-        SendError(exchange, 400, ToGrpcCode(fields.code()),
-                  std::string(fields.message()));
-        return 400;
-      }
-    }
+    if (!has_body && !ApplyUrlFields(exchange, match, only.get())) return 400;
     grpc::ClientContext context;
     if (!PrepareContext(exchange, &context)) return 400;
     StreamCall call(*stub, &context, rpc.wire_method);

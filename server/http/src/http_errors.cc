@@ -1,5 +1,6 @@
 #include "neardup/http/http_errors.h"
 
+#include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "nlohmann/json.hpp"
 
@@ -40,28 +41,11 @@ int HttpStatusOf(grpc::StatusCode code) {
   }
 }
 
-const char* CodeName(grpc::StatusCode code) {
-  static constexpr const char* kNames[] = {
-      "OK",
-      "CANCELLED",
-      "UNKNOWN",
-      "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED",
-      "NOT_FOUND",
-      "ALREADY_EXISTS",
-      "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED",
-      "FAILED_PRECONDITION",
-      "ABORTED",
-      "OUT_OF_RANGE",
-      "UNIMPLEMENTED",
-      "INTERNAL",
-      "UNAVAILABLE",
-      "DATA_LOSS",
-      "UNAUTHENTICATED",
-  };
-  const int index = static_cast<int>(code);
-  return index >= 0 && index < 17 ? kNames[index] : "UNKNOWN";
+std::string CodeName(grpc::StatusCode code) {
+  // gRPC's codes are google.rpc.Code, as absl::StatusCode's are.
+  const std::string name =
+      absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+  return name.empty() ? "UNKNOWN" : name;
 }
 
 std::string ErrorJson(const grpc::Status& status) {

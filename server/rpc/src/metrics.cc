@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/sync.h"
 #include "neardup/engine/database.h"
@@ -28,23 +29,10 @@ constexpr const char* kMethodNames[] = {"CreateCollection",
                                         "Export"};
 static_assert(std::size(kMethodNames) == static_cast<size_t>(Method::kCount));
 
-constexpr const char* kCodeNames[kNumStatusCodes] = {"OK",
-                                                     "CANCELLED",
-                                                     "UNKNOWN",
-                                                     "INVALID_ARGUMENT",
-                                                     "DEADLINE_EXCEEDED",
-                                                     "NOT_FOUND",
-                                                     "ALREADY_EXISTS",
-                                                     "PERMISSION_DENIED",
-                                                     "RESOURCE_EXHAUSTED",
-                                                     "FAILED_PRECONDITION",
-                                                     "ABORTED",
-                                                     "OUT_OF_RANGE",
-                                                     "UNIMPLEMENTED",
-                                                     "INTERNAL",
-                                                     "UNAVAILABLE",
-                                                     "DATA_LOSS",
-                                                     "UNAUTHENTICATED"};
+// "NOT_FOUND": gRPC's codes are google.rpc.Code, as absl::StatusCode's are.
+std::string CodeLabel(int code) {
+  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+}
 
 int CodeIndex(grpc::StatusCode code) {
   const int index = static_cast<int>(code);
@@ -292,7 +280,7 @@ ServerMetrics::ServerMetrics()
     for (int m = 0; m < kMethods; ++m) {
       for (int c = 0; c < kNumStatusCodes; ++c) {
         rpcs_[p][m][c] = &rpcs.Add({{"method", kMethodNames[m]},
-                                    {"code", kCodeNames[c]},
+                                    {"code", CodeLabel(c)},
                                     {"protocol", kProtocolNames[p]}});
       }
       latency_[p][m] = &latency.Add(
@@ -311,7 +299,7 @@ ServerMetrics::ServerMetrics()
   for (Method m : {Method::kBulkUpsert, Method::kBatchQuery}) {
     for (int c = 0; c < kNumStatusCodes; ++c) {
       stream_items_[static_cast<int>(m)][c] =
-          &items.Add({{"method", MethodName(m)}, {"code", kCodeNames[c]}});
+          &items.Add({{"method", MethodName(m)}, {"code", CodeLabel(c)}});
     }
   }
   candidates_ = &prometheus::BuildHistogram()

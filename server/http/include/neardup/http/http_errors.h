@@ -15,7 +15,7 @@ namespace neardup::http {
 int HttpStatusOf(grpc::StatusCode code);
 
 // "NOT_FOUND": the code's name as google.rpc.Code spells it.
-const char* CodeName(grpc::StatusCode code);
+std::string CodeName(grpc::StatusCode code);
 
 // {"code": <gRPC code>, "status": "<name>", "message": "...",
 //  "details": [...]}: details are the status's google.rpc.Status details
