@@ -7,8 +7,11 @@
 // (--http, neardupd --http-listen) from --clients threads, each on one
 // kept-alive connection: HTTP against gRPC on the same store.
 // Documents are generated English-like texts of about 2 KB (300 words),
-// made before any timing starts; every query is a near copy of a stored
-// document (one word in 100 replaced: Jaccard about 0.9).
+// made by the ingest clients as they send them (document i is always the
+// same text, so --first-doc continues an earlier run's collection); every
+// query is a near copy of a stored document (one word in 100 replaced:
+// Jaccard about 0.9), made before the query clock starts. --json adds one
+// line of figures for scripts (bench/ten_million.py).
 
 #include <algorithm>
 #include <atomic>
@@ -52,12 +55,15 @@ bool FoundSource(const neardup::v1::QueryResponse& response,
 
 // Keeps `slots` unary Query calls in flight with gRPC's callback API: each
 // completion records its latency and starts the next probe.
+// Stops starting calls at `stop` (a time limit), with `queries` the most.
 void RunAsyncQueries(const neardup::client::ClientOptions& options,
                      const std::string& collection,
                      const std::vector<std::string>& probes,
                      const std::vector<std::string>& sources, int queries,
-                     int slots, std::vector<std::vector<double>>* latencies,
-                     std::atomic<int>* found, std::atomic<int>* errors) {
+                     Clock::time_point stop, int slots,
+                     std::vector<std::vector<double>>* latencies,
+                     std::atomic<int>* found, std::atomic<int>* errors,
+                     std::atomic<int>* sent) {
   neardup::client::Client client(options);
   struct Slot {
     std::unique_ptr<grpc::ClientContext> context;
@@ -74,7 +80,7 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
   std::function<void(int)> start = [&](int s) {
     Slot& slot = all[s];
     const int q = next++;
-    if (q >= queries) {
+    if (q >= queries || Clock::now() >= stop) {
       std::lock_guard<std::mutex> lock(mu);
       if (--running == 0) idle.notify_one();
       return;
@@ -85,6 +91,7 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
     slot.request.set_text(probes[slot.probe]);
     slot.response.Clear();
     slot.sent = Clock::now();
+    ++*sent;
     client.stub().async()->Query(
         slot.context.get(), &slot.request, &slot.response,
         [&, s](grpc::Status status) {
@@ -166,6 +173,11 @@ int main(int argc, char** argv) {
   bool keep = false;
   std::string query_mode = "unary";
   int stream_window = 8;
+  int first_doc = 0;
+  int probe_docs = 0;
+  int max_probes = 100000;
+  double max_seconds = 0;
+  bool json = false;
   CLI::App app{"neardupd load generator"};
   app.add_option("--server", server)->capture_default_str();
   app.add_option("--collection", collection)->capture_default_str();
@@ -176,6 +188,9 @@ int main(int argc, char** argv) {
   app.add_option("--words", words, "words per document (~8 bytes each)")
       ->capture_default_str();
   app.add_flag("--keep", keep, "reuse an existing collection; skip ingest");
+  bool keep_collection = false;
+  app.add_flag("--keep-collection", keep_collection,
+               "reuse an existing collection and ingest into it");
   app.add_option("--query-mode", query_mode,
                  "unary: one blocking Query call at a time per client "
                  "thread; async: --clients Query calls kept in flight by "
@@ -203,12 +218,34 @@ int main(int argc, char** argv) {
                  "create the collection with this many cluster shards (a "
                  "cluster node; 0: not set)")
       ->capture_default_str();
+  app.add_option("--first-doc", first_doc,
+                 "ingest documents first-doc .. first-doc + docs - 1 (ids "
+                 "d<i>), continuing a collection an earlier run filled")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--probe-docs", probe_docs,
+                 "probes copy documents 0 .. probe-docs - 1 (0: first-doc + "
+                 "docs, every document of the collection)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--max-probes", max_probes,
+                 "distinct probes made before the clock starts (queries "
+                 "cycle through them)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-seconds", max_seconds,
+                 "async mode: start no query after this many seconds (0: "
+                 "none); QPS counts the queries sent")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_flag("--json", json, "also print the figures as one JSON line");
   CLI11_PARSE(app, argc, argv);
+  if (probe_docs == 0) probe_docs = first_doc + docs;
 
   neardup::client::ClientOptions options;
   options.target = server;
   neardup::client::Client admin(options);
-  if (!keep) {
+  if (!keep && !keep_collection) {
     (void)admin.DropCollection(collection);
     neardup::v1::CreateCollectionRequest create;
     create.set_name(collection);
@@ -226,28 +263,25 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("generating %d documents of %d words...\n", docs, words);
-  std::vector<std::string> texts(docs);
-  size_t bytes = 0;
-  for (int i = 0; i < docs; ++i) {
-    texts[i] = neardup::testing::GeneratedText(i, words);
-    bytes += texts[i].size();
-  }
-
+  double ingest_rate = 0;
   if (!keep) {
     std::atomic<int> failed{0};
+    std::atomic<size_t> bytes{0};
     const auto start = Clock::now();
     std::vector<std::thread> threads;
     for (int c = 0; c < clients; ++c) {
       threads.emplace_back([&, c] {
         neardup::client::Client client(options);
         int next = c;
+        size_t sent_bytes = 0;
         const absl::Status status = client.BulkUpsert(
             [&](neardup::v1::UpsertRequest* request) {
               if (next >= docs) return false;
+              const int doc = first_doc + next;
               request->set_collection(collection);
-              request->set_id(absl::StrCat("d", next));
-              request->set_text(texts[next]);
+              request->set_id(absl::StrCat("d", doc));
+              request->set_text(neardup::testing::GeneratedText(doc, words));
+              sent_bytes += request->text().size();
               next += clients;
               return true;
             },
@@ -255,31 +289,41 @@ int main(int argc, char** argv) {
               if (result.code() != 0) ++failed;
             });
         if (!status.ok()) ++failed;
+        bytes += sent_bytes;
       });
     }
     for (auto& t : threads) t.join();
     const double seconds = Seconds(start);
+    ingest_rate = docs / seconds;
     std::printf(
         "ingest: %d docs (%.1f MB) with %d BulkUpsert streams in %.2f s = "
         "%.0f docs/s, %.1f MB/s, %d failed\n",
         docs, bytes / 1e6, clients, seconds, docs / seconds,
         bytes / 1e6 / seconds, failed.load());
+    if (failed > 0) return 1;
   }
 
-  std::vector<std::string> probes(std::min(queries, docs));
+  std::vector<std::string> probes(std::min({queries, probe_docs, max_probes}));
   std::vector<std::string> sources(probes.size());  // id each probe copies
   for (size_t i = 0; i < probes.size(); ++i) {
-    const size_t source = (i * 7919) % texts.size();
-    probes[i] = neardup::testing::NearCopy(texts[source], 100);
+    const uint64_t source = (i * uint64_t{7919}) % probe_docs;
+    probes[i] = neardup::testing::NearCopy(
+        neardup::testing::GeneratedText(source, words), 100);
     sources[i] = absl::StrCat("d", source);
   }
   std::vector<std::vector<double>> latencies(clients);
-  std::atomic<int> found{0}, errors{0};
+  std::atomic<int> found{0}, errors{0}, sent{0};
   const auto start = Clock::now();
   std::vector<std::thread> threads;
-  if (query_mode == "async")
-    RunAsyncQueries(options, collection, probes, sources, queries, clients,
-                    &latencies, &found, &errors);
+  if (query_mode == "async") {
+    const Clock::time_point stop =
+        max_seconds > 0 ? start + std::chrono::microseconds(
+                                      static_cast<int64_t>(max_seconds * 1e6))
+                        : Clock::time_point::max();
+    RunAsyncQueries(options, collection, probes, sources, queries, stop,
+                    clients, &latencies, &found, &errors, &sent);
+    queries = sent;
+  }
   std::vector<std::string> http_bodies;
   if (query_mode == "http") {
     for (const std::string& probe : probes) {
@@ -367,11 +411,20 @@ int main(int argc, char** argv) {
   std::vector<double> all;
   for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());
+  if (all.empty()) all.push_back(0);  // --queries 0: ingest only
   std::printf(
       "query (%s): %d queries with %d clients in %.2f s = %.0f QPS; latency "
       "p50 %.2f ms p99 %.2f ms; %d found their source, %d errors\n",
       query_mode.c_str(), queries, clients, seconds, queries / seconds,
       all[all.size() / 2], all[all.size() * 99 / 100], found.load(),
       errors.load());
-  return 0;
+  if (json) {
+    std::printf(
+        "{\"ingest_docs_per_second\": %.1f, \"queries\": %d, \"seconds\": "
+        "%.3f, \"qps\": %.1f, \"p50_ms\": %.3f, \"p99_ms\": %.3f, "
+        "\"found\": %d, \"errors\": %d}\n",
+        ingest_rate, queries, seconds, queries / seconds, all[all.size() / 2],
+        all[all.size() * 99 / 100], found.load(), errors.load());
+  }
+  return errors > 0 ? 1 : 0;
 }

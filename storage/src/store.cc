@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -616,6 +617,26 @@ StoreStats Store::Stats() const {
     uint64_t value = 0;
     return db_->GetAggregatedIntProperty(name, &value) ? value : 0;
   };
+  // Counters from RocksDB's stats maps; a missing key reads as 0.
+  auto map_value = [](const std::map<std::string, std::string>& map,
+                      const std::string& key) -> uint64_t {
+    const auto it = map.find(key);
+    uint64_t value = 0;
+    if (it != map.end()) (void)absl::SimpleAtoi(it->second, &value);
+    return value;
+  };
+  std::map<std::string, std::string> db_stats;
+  (void)db_->GetMapProperty(rocksdb::DB::Properties::kDBStats, &db_stats);
+  uint64_t slowdowns = 0, stops = 0;
+  for (rocksdb::ColumnFamilyHandle* family : handles_) {
+    std::map<std::string, std::string> cf_stats;
+    if (!db_->GetMapProperty(family, rocksdb::DB::Properties::kCFStats,
+                             &cf_stats)) {
+      continue;
+    }
+    slowdowns += map_value(cf_stats, "io_stalls.total_slowdown");
+    stops += map_value(cf_stats, "io_stalls.total_stop");
+  }
   DiskSpaceGuard::State guard = disk_guard_.Current();
   return {
       .live_sst_bytes = property(rocksdb::DB::Properties::kLiveSstFilesSize),
@@ -628,6 +649,9 @@ StoreStats Store::Stats() const {
       .estimated_pending_compaction_bytes =
           property(rocksdb::DB::Properties::kEstimatePendingCompactionBytes),
       .memtable_bytes = property(rocksdb::DB::Properties::kSizeAllMemTables),
+      .write_stall_micros = map_value(db_stats, "db.user_write_stall_micros"),
+      .write_slowdowns = slowdowns,
+      .write_stops = stops,
       .block_cache_usage_bytes = block_cache_->GetUsage(),
       .block_cache_capacity_bytes = block_cache_->GetCapacity(),
       .disk_available_bytes = disk.available,

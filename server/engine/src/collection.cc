@@ -77,6 +77,18 @@ uint64_t DigestOfEvidence(const std::vector<uint64_t>& set) {
          1;
 }
 
+// Adds the sets a query read to its stats (nullptr: none kept).
+void CountEvidence(
+    const std::vector<std::optional<std::vector<uint64_t>>>& sets,
+    IndexQueryStats* stats) {
+  if (stats == nullptr) return;
+  for (const auto& set : sets) {
+    if (!set) continue;
+    ++stats->evidence_reads;
+    stats->evidence_bytes += set->size() * sizeof(uint64_t);
+  }
+}
+
 // A document's twin key: the digest of its evidence, 0 for none; nullopt
 // when it cannot be read.
 std::optional<uint64_t> EvidenceDigest(const storage::Store& store,
@@ -614,6 +626,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
     }
     ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
     chunks.Saw(sets);
+    CountEvidence(sets, stats);
     for (size_t r = 0; r < read.size(); ++r) {
       const ScoredGroup& group = *read[r];
       if (group.ids.size() == 1 ||
@@ -630,6 +643,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
     for (size_t i = begin; i < end; ++i) ids.push_back(apart[i].ids.front());
     ASSIGN_OR_RETURN(const auto sets, store_->GetShingleSets(record_, ids));
     chunks.Saw(sets);
+    CountEvidence(sets, stats);
     for (size_t i = begin; i < end; ++i) add_group(apart[i], sets[i - begin]);
   }
   std::sort(matches.begin(), matches.end(),

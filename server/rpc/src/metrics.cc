@@ -47,6 +47,14 @@ prometheus::ClientMetric Gauge(
   return metric;
 }
 
+prometheus::ClientMetric Counter(
+    double value, std::vector<prometheus::ClientMetric::Label> labels = {}) {
+  prometheus::ClientMetric metric;
+  metric.label = std::move(labels);
+  metric.counter.value = value;
+  return metric;
+}
+
 // Reads collection sizes, index memory and RocksDB figures at scrape time.
 class StateCollector : public prometheus::Collectable {
  public:
@@ -231,6 +239,19 @@ class StateCollector : public prometheus::Collectable {
          "Bytes in RocksDB memtables (not yet flushed).",
          prometheus::MetricType::Gauge,
          {Gauge(static_cast<double>(stats.memtable_bytes))}},
+        {"neardup_store_write_stall_seconds_total",
+         "Seconds writes waited on RocksDB's write controller (delayed or "
+         "stopped) since the process opened the store.",
+         prometheus::MetricType::Counter,
+         {Counter(static_cast<double>(stats.write_stall_micros) / 1e6)}},
+        {"neardup_store_write_stalls_total",
+         "Times a column family slowed (kind=slowdown) or stopped "
+         "(kind=stop) writes since the store was opened: too many L0 files, "
+         "memtables or pending compaction bytes.",
+         prometheus::MetricType::Counter,
+         {Counter(static_cast<double>(stats.write_slowdowns),
+                  {{"kind", "slowdown"}}),
+          Counter(static_cast<double>(stats.write_stops), {{"kind", "stop"}})}},
     };
   }
 
@@ -318,6 +339,22 @@ ServerMetrics::ServerMetrics()
           .Register(*registry_);
   verified_accepted_ = &verified.Add({{"result", "accepted"}});
   verified_rejected_ = &verified.Add({{"result", "rejected"}});
+  evidence_reads_ = &prometheus::BuildHistogram()
+                         .Name("neardup_query_evidence_reads")
+                         .Help(
+                             "Shingle sets read from the store per query by "
+                             "exact verification (a twin class once).")
+                         .Register(*registry_)
+                         .Add({}, prometheus::Histogram::BucketBoundaries{
+                                      0, 1, 2, 5, 10, 20, 50, 100, 200, 500,
+                                      1000, 5000, 10000});
+  evidence_bytes_ = &prometheus::BuildCounter()
+                         .Name("neardup_query_evidence_bytes_total")
+                         .Help(
+                             "Bytes of the shingle sets exact verification "
+                             "read (8 per shingle hash).")
+                         .Register(*registry_)
+                         .Add({});
   rebuild_seconds_ = &prometheus::BuildGauge()
                           .Name("neardup_index_rebuild_seconds")
                           .Help(
@@ -451,6 +488,8 @@ void ServerMetrics::RecordQuery(const IndexQueryStats& stats) {
   verified_accepted_->Increment(static_cast<double>(stats.accepted));
   verified_rejected_->Increment(
       static_cast<double>(stats.candidates - stats.accepted));
+  evidence_reads_->Observe(static_cast<double>(stats.evidence_reads));
+  evidence_bytes_->Increment(static_cast<double>(stats.evidence_bytes));
 }
 
 void ServerMetrics::RecordRebuild(const std::string& collection,

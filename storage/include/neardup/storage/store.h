@@ -53,6 +53,12 @@ struct StoreStats {
   uint64_t total_sst_bytes = 0;  // all SST files, incl. obsolete ones
   uint64_t estimated_pending_compaction_bytes = 0;
   uint64_t memtable_bytes = 0;  // active, unflushed and pinned memtables
+  // Since Open: time writers spent delayed or stopped by RocksDB's write
+  // controller, and how often a column family slowed or stopped writes
+  // (too many L0 files, memtables or pending compaction bytes).
+  uint64_t write_stall_micros = 0;
+  uint64_t write_slowdowns = 0;
+  uint64_t write_stops = 0;
   uint64_t block_cache_usage_bytes = 0;  // includes charged memtables
   uint64_t block_cache_capacity_bytes = 0;
   // The filesystem holding the store (statvfs; 0 when unknown).

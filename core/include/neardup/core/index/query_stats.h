@@ -12,6 +12,10 @@ struct IndexQueryStats {
   // Table rows scored: a twin class (documents with equal signatures)
   // once, however many members it has.
   size_t scored = 0;
+  // Exact verification: the shingle sets read from the store (a twin class
+  // once), and their size in bytes as 64-bit hashes.
+  size_t evidence_reads = 0;
+  size_t evidence_bytes = 0;
 };
 
 }  // namespace neardup

@@ -108,6 +108,8 @@ class ServerMetrics {
   prometheus::Histogram* candidates_;
   prometheus::Counter* verified_accepted_;
   prometheus::Counter* verified_rejected_;
+  prometheus::Histogram* evidence_reads_;
+  prometheus::Counter* evidence_bytes_;
   prometheus::Family<prometheus::Gauge>* rebuild_seconds_;
   prometheus::Family<prometheus::Gauge>* rebuild_documents_;
   prometheus::Counter* backups_ok_;
