@@ -11,7 +11,9 @@
 // same text, so --first-doc continues an earlier run's collection); every
 // query is a near copy of a stored document (one word in 100 replaced:
 // Jaccard about 0.9), made before the query clock starts. --json adds one
-// line of figures for scripts (bench/ten_million.py).
+// line of figures for scripts (bench/ten_million.py). --shared-words
+// and --shared-every give documents boilerplate: every k-th one begins
+// with the same paragraph, the pathological case of LSH band keys.
 
 #include <algorithm>
 #include <atomic>
@@ -110,6 +112,17 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
   idle.wait(lock, [&] { return running == 0; });
 }
 
+// Document `doc`'s text: `words` generated words, after the shared
+// paragraph when `doc` is a multiple of `shared_every` (0: never).
+std::string DocumentText(uint64_t doc, int words, const std::string& shared,
+                         int shared_every) {
+  std::string text = neardup::testing::GeneratedText(doc, words);
+  if (shared_every > 0 && doc % shared_every == 0) {
+    return absl::StrCat(shared, " ", text);
+  }
+  return text;
+}
+
 }  // namespace
 
 // One client thread of --query-mode http: POSTs each probe's proto3 JSON
@@ -178,6 +191,8 @@ int main(int argc, char** argv) {
   int max_probes = 100000;
   double max_seconds = 0;
   bool json = false;
+  int shared_words = 0;
+  int shared_every = 0;
   CLI::App app{"neardupd load generator"};
   app.add_option("--server", server)->capture_default_str();
   app.add_option("--collection", collection)->capture_default_str();
@@ -239,8 +254,22 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_flag("--json", json, "also print the figures as one JSON line");
+  app.add_option("--shared-words", shared_words,
+                 "length of the paragraph --shared-every documents share")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--shared-every", shared_every,
+                 "documents 0, k, 2k, ... begin with the shared paragraph "
+                 "(0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (probe_docs == 0) probe_docs = first_doc + docs;
+  // Seeded apart from every document's own words.
+  const std::string shared =
+      shared_words > 0
+          ? neardup::testing::GeneratedText(uint64_t{1} << 62, shared_words)
+          : "";
 
   neardup::client::ClientOptions options;
   options.target = server;
@@ -280,7 +309,7 @@ int main(int argc, char** argv) {
               const int doc = first_doc + next;
               request->set_collection(collection);
               request->set_id(absl::StrCat("d", doc));
-              request->set_text(neardup::testing::GeneratedText(doc, words));
+              request->set_text(DocumentText(doc, words, shared, shared_every));
               sent_bytes += request->text().size();
               next += clients;
               return true;
@@ -308,7 +337,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < probes.size(); ++i) {
     const uint64_t source = (i * uint64_t{7919}) % probe_docs;
     probes[i] = neardup::testing::NearCopy(
-        neardup::testing::GeneratedText(source, words), 100);
+        DocumentText(source, words, shared, shared_every), 100);
     sources[i] = absl::StrCat("d", source);
   }
   std::vector<std::vector<double>> latencies(clients);

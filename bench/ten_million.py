@@ -18,7 +18,9 @@ measured and all of them are written as JSON to --out:
       --out /tmp/ten_million.json     # ~25 GB of store, about an hour
 
 A smaller run checks the harness: --docs 200000 --step 100000 --report-at
-100000,200000 --query-seconds 5.
+100000,200000 --query-seconds 5. With --shared-every K every K-th document
+begins with the same --shared-words paragraph (boilerplate: the hot band
+keys of #35 item 3).
 """
 
 import argparse
@@ -147,7 +149,8 @@ class Server:
 def load_generator(args, server, *extra):
     command = [args.load_generator, "--server", server.address(),
                "--collection", "ten_million", "--words", str(args.words),
-               "--json", *extra]
+               "--shared-words", str(args.shared_words), "--shared-every",
+               str(args.shared_every), "--json", *extra]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{result.stdout}\n"
@@ -222,6 +225,8 @@ def main():
     parser.add_argument("--report-at", default="1000000,5000000,10000000",
                         help="document counts after which queries run")
     parser.add_argument("--words", type=int, default=250)
+    parser.add_argument("--shared-words", type=int, default=0)
+    parser.add_argument("--shared-every", type=int, default=0)
     parser.add_argument("--ingest-clients", type=int, default=2)
     parser.add_argument("--query-clients", type=int, default=16,
                         help="async calls kept in flight")

@@ -82,6 +82,16 @@ rocksdb::ColumnFamilyOptions FamilyOptions(
   if (traits.point_lookups) {
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     table.whole_key_filtering = true;
+    // Filters and indexes in 4 KiB partitions under a small pinned top
+    // level: a lookup loads one partition. A whole-file filter of a large
+    // SST (~1.2 MB per million keys) does not fit a cache shard next to
+    // others, so at millions of documents every upsert's id lookup read
+    // and checksummed one again (40% of ingest CPU at 3M documents).
+    table.index_type =
+        rocksdb::BlockBasedTableOptions::IndexType::kTwoLevelIndexSearch;
+    table.partition_filters = true;
+    table.metadata_block_size = 4096;
+    table.pin_top_level_index_and_filter = true;
   }
 
   rocksdb::ColumnFamilyOptions cf;

@@ -261,6 +261,25 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
   std::vector<uint32_t> reused;
   // Ids given out earlier in this batch, which RocksDB cannot see yet.
   absl::flat_hash_map<std::string, std::pair<uint32_t, int64_t>> batch_ids;
+  // Every distinct id is looked up in one MultiGet, which batches the
+  // filter and index probes: one Get per document cost a fifth of ingest
+  // at millions of documents. Nothing is written before the batch, so the
+  // answers hold for the whole loop.
+  std::vector<std::string> id_keys(docs.size());
+  std::vector<rocksdb::Slice> lookup_keys;
+  absl::flat_hash_map<std::string_view, size_t> lookup_of;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    id_keys[i] = keys::IdKey(collection_id, docs[i]->external_id);
+    if (lookup_of.try_emplace(docs[i]->external_id, lookup_keys.size())
+            .second) {
+      lookup_keys.emplace_back(id_keys[i]);
+    }
+  }
+  std::vector<rocksdb::PinnableSlice> found_values(lookup_keys.size());
+  std::vector<rocksdb::Status> found_statuses(lookup_keys.size());
+  db_->MultiGet(rocksdb::ReadOptions(), handle(ColumnFamily::kIds),
+                lookup_keys.size(), lookup_keys.data(), found_values.data(),
+                found_statuses.data());
   for (size_t i = 0; i < docs.size(); ++i) {
     const DocumentWrite& doc = *docs[i];
     if (absl::Status valid = ValidateDocumentWrite(stored, doc); !valid.ok()) {
@@ -272,7 +291,7 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
       results[i] = metadata.status();
       continue;
     }
-    const std::string id_key = keys::IdKey(collection_id, doc.external_id);
+    const std::string& id_key = id_keys[i];
     PutResult result;
     // A copy keeps its times (a snapshot's document).
     int64_t created_unix_micros =
@@ -281,11 +300,11 @@ absl::StatusOr<std::vector<absl::StatusOr<PutResult>>> Store::PutDocuments(
       result = {it->second.first, true};
       created_unix_micros = it->second.second;
     } else {
-      std::string value;
-      const rocksdb::Status found = db_->Get(
-          rocksdb::ReadOptions(), handle(ColumnFamily::kIds), id_key, &value);
+      const size_t lookup = lookup_of.at(doc.external_id);
+      const rocksdb::Status& found = found_statuses[lookup];
       if (found.ok()) {
-        auto internal_id = DecodeInternalId(value);
+        auto internal_id = DecodeInternalId(std::string_view(
+            found_values[lookup].data(), found_values[lookup].size()));
         if (!internal_id.ok()) return internal_id.status();
         result = {*internal_id, true};
         ASSIGN_OR_RETURN(

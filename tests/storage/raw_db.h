@@ -18,6 +18,7 @@
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/internal/record_codec.h"
 #include "rocksdb/db.h"
+#include "rocksdb/table_properties.h"
 #include "support/status_matchers.h"
 
 namespace neardup::storage::testing {
@@ -92,6 +93,17 @@ class RawDb {
       ++count;
     }
     return count;
+  }
+  // The properties of every SST file of a family, by its name.
+  std::vector<std::shared_ptr<const rocksdb::TableProperties>> Tables(
+      std::string_view family) {
+    rocksdb::TablePropertiesCollection tables;
+    const rocksdb::Status status = db_->GetPropertiesOfAllTables(
+        families_.at(std::string(family)), &tables);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    std::vector<std::shared_ptr<const rocksdb::TableProperties>> out;
+    for (auto& [file, properties] : tables) out.push_back(properties);
+    return out;
   }
   std::vector<std::string> FamilyNames() const {
     std::vector<std::string> names;

@@ -375,6 +375,35 @@ TEST_F(StorePersistenceTest, StatsReportMemoryAndFiles) {
   EXPECT_FALSE(stats.blob_gc_on);
 }
 
+// Families read by key keep bloom filters and indexes in small partitions
+// (a lookup loads one partition, not a whole file's filter); the MinHash
+// family, only scanned, has no filter.
+TEST_F(StorePersistenceTest, LookupFamiliesHavePartitionedIndexesAndFilters) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenStore());
+    Fill(*store, "a", CollectionConfig{}, 100);
+    // A checkpoint flushes the memtables into SST files.
+    ASSERT_OK(store->Checkpoint(temp_.path() + "/checkpoint"));
+  }
+  RawDb raw(StoreDir());
+  for (const ColumnFamily family : {ColumnFamily::kIds, ColumnFamily::kDocs}) {
+    const std::string_view name = ColumnFamilyInfoOf(family).name;
+    const auto tables = raw.Tables(name);
+    ASSERT_FALSE(tables.empty()) << name;
+    for (const auto& table : tables) {
+      EXPECT_GE(table->index_partitions, 1u) << name;
+      EXPECT_THAT(table->filter_policy_name, HasSubstr("bloom")) << name;
+    }
+  }
+  const auto minhash =
+      raw.Tables(ColumnFamilyInfoOf(ColumnFamily::kMinHash).name);
+  ASSERT_FALSE(minhash.empty());
+  for (const auto& table : minhash) {
+    EXPECT_EQ(table->filter_policy_name, "");
+    EXPECT_EQ(table->index_partitions, 0u);
+  }
+}
+
 // The store's blob garbage switch watches the evidence family: replacing
 // most documents' shingle sets makes the old blob files mostly garbage, and
 // collection comes on.

@@ -65,9 +65,12 @@ struct MinHashLshIndex::Shard {
   uint32_t IdOf(uint32_t row) const { return row * options.shards + index; }
 
   // `keys`: what FindTwinsLocked found needed, fetched since (null when
-  // the index has no twin_key).
+  // the index has no twin_key). `may_have_twin` false: the caller knows,
+  // under this lock, that no twin can be found (the look costs a chain
+  // walk per insert).
   void InsertLocked(uint32_t row, const uint32_t* tags,
-                    const MinHashSignature& signature, const TwinKeys* keys)
+                    const MinHashSignature& signature, const TwinKeys* keys,
+                    bool may_have_twin = true)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     for (size_t band = 0; band < tables.size(); ++band) {
       tables[band].Prefetch(tags[band]);
@@ -80,7 +83,9 @@ struct MinHashLshIndex::Shard {
     ++count;
     ++version;
     uint64_t key = 0;
-    const uint32_t twin = FindTwinLocked(row, tags, signature, keys, &key);
+    const uint32_t twin = may_have_twin
+                              ? FindTwinLocked(row, tags, signature, keys, &key)
+                              : kNoRow;
     if (twin != kNoRow) {
       twins.Join(twin, key, row);
       return;
@@ -269,9 +274,10 @@ void MinHashLshIndex::InsertInShard(Shard& shard, uint32_t row,
       needed = shard.KeysNeededLocked(row, tags, signature);
       if (!needed.own || attempt == kTries) {
         // No equal row, so no key is needed (or, out of tries, the keys
-        // stay unknown and the document is kept apart).
+        // stay unknown and the document is kept apart): no twin either way.
         const TwinKeys none;
-        shard.InsertLocked(row, tags, signature, &none);
+        shard.InsertLocked(row, tags, signature, &none,
+                           /*may_have_twin=*/false);
         return;
       }
       version = shard.version;

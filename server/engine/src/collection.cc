@@ -11,6 +11,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/base/absl_compat.h"
+#include "neardup/base/batch_pipeline.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/collection_fingerprinter.h"
@@ -697,13 +698,28 @@ absl::StatusOr<std::vector<std::optional<float>>> Collection::CosineTo(
   return semantic_index_->CosineTo(unit, ids);
 }
 
-absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
-  MutexLock lock(&write_mu_);
-  MutexLock index_lock(&index_mu_);
+namespace {
+
+// Documents read from the store for the indexes, one batch.
+struct LoadBatch {
   std::vector<uint32_t> ids;
   std::vector<MinHashSignature> minhashes;
   std::vector<uint64_t> simhashes;
   std::vector<float> vectors;  // dim floats per id
+
+  void clear() {
+    ids.clear();
+    minhashes.clear();
+    simhashes.clear();
+    vectors.clear();
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
+  MutexLock lock(&write_mu_);
+  MutexLock index_lock(&index_mu_);
   uint64_t loaded = 0;
   ASSIGN_OR_RETURN(const uint32_t id_bound, store_->InternalIdBound(record_));
   minhash_index_->Reserve(id_bound);
@@ -714,26 +730,32 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
     RETURN_IF_ERROR(
         semantic_index_->Reserve(id_bound / semantic_index_->shards() + 1));
   }
-  auto flush = [&]() -> absl::Status {
-    RETURN_IF_ERROR(minhash_index_->BulkInsert(ids, minhashes, threads));
+  // The scan (this thread) reads the next batch while the pipeline's thread
+  // indexes the last: at 10M documents the two took turns for 35 s, each
+  // about half of it.
+  BatchPipeline<LoadBatch> indexer([&](LoadBatch& batch) -> absl::Status {
+    RETURN_IF_ERROR(
+        minhash_index_->BulkInsert(batch.ids, batch.minhashes, threads));
     if (simhash_index_) {
-      RETURN_IF_ERROR(simhash_index_->BulkInsert(ids, simhashes, threads));
+      RETURN_IF_ERROR(
+          simhash_index_->BulkInsert(batch.ids, batch.simhashes, threads));
     }
     if (semantic_index_) {
-      RETURN_IF_ERROR(semantic_index_->BulkUpsert(ids, vectors, threads));
+      RETURN_IF_ERROR(
+          semantic_index_->BulkUpsert(batch.ids, batch.vectors, threads));
     }
-    loaded += ids.size();
-    ids.clear();
-    minhashes.clear();
-    simhashes.clear();
-    vectors.clear();
     return absl::OkStatus();
+  });
+  LoadBatch batch;
+  auto push = [&]() -> absl::Status {
+    loaded += batch.ids.size();
+    return indexer.Push(batch);
   };
   // Ids not seen by the scan are free: puts reuse them (ids and index rows
   // then follow the live documents).
   std::vector<uint32_t> free_ids;
   uint32_t expected = 0;
-  RETURN_IF_ERROR(store_->ForEachSignature(
+  const absl::Status scanned = store_->ForEachSignature(
       record_, [&](storage::StoredSignatures stored) -> absl::Status {
         for (; expected < stored.internal_id; ++expected) {
           free_ids.push_back(expected);
@@ -749,16 +771,21 @@ absl::StatusOr<uint64_t> Collection::LoadIndexes(int threads) {
               absl::StrCat("document ", stored.internal_id, " of collection '",
                            record_.name, "' has no embedding"));
         }
-        ids.push_back(stored.internal_id);
-        minhashes.push_back(std::move(stored.minhash));
-        if (simhash_index_) simhashes.push_back(*stored.simhash);
+        batch.ids.push_back(stored.internal_id);
+        batch.minhashes.push_back(std::move(stored.minhash));
+        if (simhash_index_) batch.simhashes.push_back(*stored.simhash);
         if (semantic_index_) {
-          vectors.insert(vectors.end(), stored.embedding->begin(),
-                         stored.embedding->end());
+          batch.vectors.insert(batch.vectors.end(), stored.embedding->begin(),
+                               stored.embedding->end());
         }
-        return ids.size() >= kLoadBatch ? flush() : absl::OkStatus();
-      }));
-  RETURN_IF_ERROR(flush());
+        return batch.ids.size() >= kLoadBatch ? push() : absl::OkStatus();
+      });
+  // The indexer's error first: a scan stopped by it reports it too.
+  const absl::Status pushed =
+      scanned.ok() && !batch.ids.empty() ? push() : absl::OkStatus();
+  RETURN_IF_ERROR(indexer.Finish());
+  RETURN_IF_ERROR(scanned);
+  RETURN_IF_ERROR(pushed);
   for (; expected < id_bound; ++expected) free_ids.push_back(expected);
   RETURN_IF_ERROR(store_->SetFreeInternalIds(record_, std::move(free_ids)));
   return loaded;
