@@ -162,6 +162,10 @@ double DefaultMinThreshold(double threshold) {
   return std::round(std::max(threshold - 0.1, threshold / 2) * 1e9) / 1e9;
 }
 
+int DefaultSlotBits(Verification verification) {
+  return verification == Verification::kExact ? 8 : 16;
+}
+
 absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     CollectionConfig config) {
   if (config.num_perm != 64 && config.num_perm != 128 &&
@@ -200,10 +204,13 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     }
     config.lsh = *lsh;
   }
-  if (config.slot_bits != 16 && config.slot_bits != 32 &&
-      config.slot_bits != 64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("slot_bits must be 16, 32 or 64, got ", config.slot_bits));
+  if (config.slot_bits == 0) {
+    config.slot_bits = DefaultSlotBits(config.verification);
+  }
+  if (config.slot_bits != 8 && config.slot_bits != 16 &&
+      config.slot_bits != 32 && config.slot_bits != 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "slot_bits must be 8, 16, 32 or 64, got ", config.slot_bits));
   }
   if (auto tokenizer = MakeTokenizer(config.minhash_tokenizer);
       !tokenizer.ok()) {

@@ -1,13 +1,19 @@
 #include "neardup/core/canonicalizer.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unicode/uchar.h>
+#include <unicode/uspoof.h>
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "support/status_matchers.h"
 #include "support/utf8_encode.h"
 
@@ -249,6 +255,79 @@ TEST(Canonicalizer, RobustProfileUndoesDisguises) {
   EXPECT_EQ(robust.ConfigString(), "nfkc-cf-simple-bidi-fmt-ign-conf-sc");
   EXPECT_EQ(*ParseCanonicalizerConfig(robust.ConfigString()), robust.options());
   EXPECT_FALSE(CanonicalizerProfile("paranoid").ok());
+}
+
+// Unicode's confusables (ICU's copy of confusables.txt, through its
+// skeleton) name, for a Latin letter, the Cyrillic and Greek letters that
+// look like it. The robust profile must canonicalize a word holding any of
+// them like the word with the Latin letter, in either case.
+TEST(Canonicalizer, RobustProfileOnEveryCyrillicAndGreekLookAlike) {
+  UErrorCode err = U_ZERO_ERROR;
+  USpoofChecker* spoof = uspoof_open(&err);
+  ASSERT_TRUE(U_SUCCESS(err)) << u_errorName(err);
+  auto skeleton = [&](const std::string& text) {
+    std::string out(64, '\0');
+    UErrorCode status = U_ZERO_ERROR;
+    const int32_t n = uspoof_getSkeletonUTF8(
+        spoof, 0, text.data(), static_cast<int32_t>(text.size()), out.data(),
+        static_cast<int32_t>(out.size()), &status);
+    EXPECT_TRUE(U_SUCCESS(status)) << u_errorName(status);
+    out.resize(n);
+    return out;
+  };
+  // Latin letters by their skeleton ("rn" for m, "l" for I and l, ...).
+  std::map<std::string, std::vector<char>> latin;
+  for (char c = 'a'; c <= 'z'; ++c) {
+    for (const char letter : {c, static_cast<char>(c - 'a' + 'A')}) {
+      latin[skeleton(std::string(1, letter))].push_back(letter);
+    }
+  }
+  const Canonicalizer robust = Make(*CanonicalizerProfile("robust"));
+  const std::pair<char32_t, char32_t> blocks[] = {
+      {0x0370, 0x03FF},  // Greek and Coptic
+      {0x1F00, 0x1FFF},  // Greek Extended
+      {0x0400, 0x04FF},  // Cyrillic
+      {0x0500, 0x052F},  // Cyrillic Supplement
+      {0x1C80, 0x1C8F},  // Cyrillic Extended-C
+      {0xA640, 0xA69F},  // Cyrillic Extended-B
+  };
+  int look_alikes = 0;
+  std::vector<std::string> missed;
+  for (const auto& [first, last] : blocks) {
+    for (char32_t cp = first; cp <= last; ++cp) {
+      if (!u_isalpha(cp)) continue;
+      const auto it = latin.find(skeleton(Utf8(cp)));
+      if (it == latin.end()) continue;
+      for (const char letter : it->second) {
+        ++look_alikes;
+        // StrCat: GCC 12 warns (-Wrestrict) inside "w" + string + "rd".
+        const std::string word = absl::StrCat("w", Utf8(cp), "rd");
+        const std::string plain =
+            absl::StrCat("w", std::string(1, letter), "rd");
+        if (Canon(robust, word) != Canon(robust, plain)) {
+          missed.push_back(absl::StrFormat("U+%04X as %c",
+                                           static_cast<uint32_t>(cp), letter));
+        }
+      }
+    }
+  }
+  uspoof_close(spoof);
+  EXPECT_GE(look_alikes, 60);  // the tables are not empty
+  // Known gaps (#35 item 6, open): case folding runs before the skeleton,
+  // so a capital look-alike becomes its own script's small letter, which
+  // looks like no Latin one (Greek Β -> β, not b), and NFKC turns U+037A
+  // and U+03F2 into other letters first. The fix needs a new option (the
+  // robust profile's stored behaviour must not change under its config
+  // hash): fold foreign letters to their Latin prototypes inside words
+  // that mix them with Latin letters, before case folding. Until then this
+  // list pins what misses, so that nothing else starts to.
+  EXPECT_THAT(missed,
+              ::testing::UnorderedElementsAre(
+                  "U+037A as i", "U+0392 as B", "U+0395 as E", "U+0396 as Z",
+                  "U+0397 as H", "U+0399 as l", "U+039C as M", "U+039D as N",
+                  "U+03A5 as Y", "U+03A7 as X", "U+03D2 as Y", "U+03DC as F",
+                  "U+03F2 as c", "U+03F9 as C", "U+03FA as M", "U+0406 as l",
+                  "U+041C as M", "U+042C as b", "U+04C0 as l"));
 }
 
 TEST(Canonicalizer, InvalidUtf8NamesTheOffset) {

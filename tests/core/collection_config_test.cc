@@ -70,6 +70,24 @@ TEST(CollectionConfig, ExplicitBandsAreKept) {
   EXPECT_THAT(ErrorOf(config).message(), HasSubstr("16 x 16"));
 }
 
+// Exact verification only filters by the index's score, so it keeps 8 bits
+// a slot; estimate collections are decided by it and keep 16. Explicit
+// widths stay.
+TEST(CollectionConfig, SlotBitsDefaultByVerification) {
+  CollectionConfig config;
+  EXPECT_EQ(NormalizeCollectionConfig(config)->slot_bits, 8);
+  config.verification = Verification::kEstimate;
+  EXPECT_EQ(NormalizeCollectionConfig(config)->slot_bits, 16);
+  for (const int bits : {8, 16, 32, 64}) {
+    for (const Verification v :
+         {Verification::kExact, Verification::kEstimate}) {
+      config.verification = v;
+      config.slot_bits = bits;
+      EXPECT_EQ(NormalizeCollectionConfig(config)->slot_bits, bits);
+    }
+  }
+}
+
 TEST(CollectionConfig, RejectsBadFields) {
   CollectionConfig config;
   config.num_perm = 100;
@@ -78,7 +96,7 @@ TEST(CollectionConfig, RejectsBadFields) {
   config.threshold = 1.0;
   EXPECT_THAT(ErrorOf(config).message(), HasSubstr("threshold"));
   config = {};
-  config.slot_bits = 8;
+  config.slot_bits = 12;
   EXPECT_THAT(ErrorOf(config).message(), HasSubstr("slot_bits"));
   config = {};
   config.minhash_tokenizer = "nope";

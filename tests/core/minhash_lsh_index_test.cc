@@ -49,7 +49,7 @@ MinHashSignature WithEqualPrefix(const MinHashSignature& base, int equal,
 
 TEST(MinHashLshIndex, CreateRejectsBadOptions) {
   EXPECT_FALSE(MinHashLshIndex::Create({.lsh = {0, 8}}).ok());
-  auto bits = MinHashLshIndex::Create({.slot_bits = 8});
+  auto bits = MinHashLshIndex::Create({.slot_bits = 12});
   ASSERT_FALSE(bits.ok());
   EXPECT_THAT(bits.status().message(), HasSubstr("slot_bits"));
   EXPECT_FALSE(MinHashLshIndex::Create({.shards = 0}).ok());
@@ -151,6 +151,42 @@ TEST(MinHashLshIndex, GetKeepsOnlyVerifyBits) {
   ASSERT_EQ(kept.size(), 128u);
   for (int i = 0; i < 128; ++i) EXPECT_EQ(kept[i], sig.slots[i] & 0xFFFF);
   EXPECT_THAT(*index->Query(sig, 1.0), ElementsAre(ScoredId{3, 1.0}));
+}
+
+// Fewer kept bits only err upward: an unequal slot whose low bits agree
+// reads as equal, an equal one is never missed. 8 bits against 64 on the
+// same signatures, with slots made to agree in their low byte only.
+TEST(MinHashLshIndex, EightBitScoresNeverFallBelowTheEstimate) {
+  auto narrow = MakeIndex(8, {16, 8}, 1);
+  auto exact = MakeIndex(64, {16, 8}, 1);
+  std::mt19937_64 rng(11);
+  const MinHashSignature probe = RandomSignature(rng);
+  for (uint32_t id = 0; id < 200; ++id) {
+    MinHashSignature sig = WithEqualPrefix(probe, 64 + id % 60, rng);
+    // Slots 120.. differ above their low byte only.
+    for (int i = 120; i < 128; ++i) {
+      sig.slots[i] = probe.slots[i] ^ (uint64_t{1 + id} << 8);
+    }
+    ASSERT_OK(narrow->Insert(id, sig));
+    ASSERT_OK(exact->Insert(id, sig));
+  }
+  const auto narrow_top = *narrow->TopK(probe, 200);
+  const auto exact_top = *exact->TopK(probe, 200);
+  ASSERT_EQ(narrow_top.size(), 200u);
+  ASSERT_EQ(exact_top.size(), 200u);
+  std::map<uint32_t, double> exact_score;
+  for (const ScoredId& m : exact_top) exact_score[m.id] = m.score;
+  int above = 0;
+  for (const ScoredId& m : narrow_top) {
+    // The 8 low-byte twins read as equal; random slots rarely.
+    EXPECT_GE(m.score, exact_score[m.id] + 8 / 128.0) << m.id;
+    above += m.score > exact_score[m.id] + 8 / 128.0;
+  }
+  EXPECT_LT(above, 200);  // most random slots still read as unequal
+  const std::vector<uint64_t> full = *exact->Get(5);
+  std::vector<uint64_t> low;
+  for (uint64_t slot : full) low.push_back(slot & 0xFF);
+  EXPECT_EQ(*narrow->Get(5), low);
 }
 
 TEST(MinHashLshIndex, TopKIsBestFirstWithIdTieBreak) {

@@ -178,6 +178,38 @@ TEST_F(CollectionExactTest, DocumentsWithoutEvidenceAreDecidedByTheEstimate) {
   EXPECT_EQ(found[0].estimate, 1.0);
 }
 
+// Exact collections keep 8 bits a slot in memory, where an unequal slot
+// reads as equal 1 time in 256: where no shingle set decides, the stored
+// signature does. Here every slot's low byte agrees with the probe's, and
+// 28 slots differ above it.
+TEST_F(CollectionExactTest, WithoutEvidenceTheStoredSignatureDecides) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  ASSERT_EQ(docs->record().config.slot_bits, 8);
+  const std::string text = absl::StrJoin(Words(4, 60), " ");
+  std::vector<uint64_t> shingles;
+  const MinHashSignature probe =
+      docs->fingerprinter().MinHash(text, &shingles).value();
+  ASSERT_OK_AND_ASSIGN(DocumentWrite write, docs->PrepareText("s", text, {}));
+  write.shingles.reset();  // as if upserted as signatures
+  for (int i = 100; i < 128; ++i) {
+    write.minhash.slots[i] = probe.slots[i] ^ (uint64_t{1} << 20);
+  }
+  ASSERT_OK(docs->Apply(write).status());
+  // 100 of 128 slots equal: 0.78125, below 0.8 (the index's bits say 1.0).
+  const std::vector<uint64_t>* const probes[] = {&shingles, nullptr};
+  for (const std::vector<uint64_t>* probe_shingles : probes) {
+    ASSERT_OK_AND_ASSIGN(auto none,
+                         docs->QueryMinHash(probe, probe_shingles, 0.8));
+    EXPECT_THAT(none, SizeIs(0));
+    ASSERT_OK_AND_ASSIGN(auto found,
+                         docs->QueryMinHash(probe, probe_shingles, 0.75));
+    ASSERT_THAT(found, SizeIs(1));
+    EXPECT_FALSE(found[0].exact.has_value());
+    EXPECT_EQ(found[0].estimate, 100 / 128.0);
+  }
+}
+
 TEST_F(CollectionExactTest, ThresholdBelowTheFloorIsRefusedWithTheWayOut) {
   ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
   ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));

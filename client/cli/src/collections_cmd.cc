@@ -84,7 +84,8 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
   create->add_option("--rows", c.rows, "LSH rows per band (with --bands)");
   create
       ->add_option("--slot-bits", c.slot_bits,
-                   "bits per slot kept in memory: 16, 32, 64")
+                   "bits per slot kept in memory: 8, 16, 32, 64 (0: 8 with "
+                   "--verification exact, 16 with estimate)")
       ->capture_default_str();
   AddDeprecatedParsedOption(
       create, "--verify-bits", "--slot-bits", &c.slot_bits,

@@ -206,10 +206,10 @@ MinHashLshIndex::~MinHashLshIndex() = default;
 absl::StatusOr<std::unique_ptr<MinHashLshIndex>> MinHashLshIndex::Create(
     const MinHashIndexOptions& options) {
   RETURN_IF_ERROR(ValidateLshParams(options.lsh, options.num_perm));
-  if (options.slot_bits != 16 && options.slot_bits != 32 &&
-      options.slot_bits != 64) {
+  if (options.slot_bits != 8 && options.slot_bits != 16 &&
+      options.slot_bits != 32 && options.slot_bits != 64) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "slot_bits must be 16, 32 or 64, got ", options.slot_bits));
+        "slot_bits must be 8, 16, 32 or 64, got ", options.slot_bits));
   }
   if (options.shards < 1 || options.shards > 4096) {
     return absl::InvalidArgumentError(
@@ -401,7 +401,15 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     if (stats) stats->scored += rows.size();
-    for (uint32_t row : rows) {
+    constexpr size_t kPrefetchAhead = 8;
+    for (size_t i = 0; i < std::min(rows.size(), kPrefetchAhead); ++i) {
+      shard.slots.Prefetch(rows[i]);
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const uint32_t row = rows[i];
+      if (i + kPrefetchAhead < rows.size()) {
+        shard.slots.Prefetch(rows[i + kPrefetchAhead]);
+      }
       const size_t size = shard.twins.SizeOf(row);
       if (stats) stats->candidates += size;
       const double score = shard.slots.CountEqual(row, probe) * inverse_h;

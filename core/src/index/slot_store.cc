@@ -49,6 +49,9 @@ std::vector<uint64_t> GetRow(const PodVector<T>& v, size_t offset, int n) {
 
 SlotProbe::SlotProbe(std::span<const uint64_t> slots, int bits) {
   switch (bits) {
+    case 8:
+      s8_ = Truncate<uint8_t>(slots);
+      break;
     case 16:
       s16_ = Truncate<uint16_t>(slots);
       break;
@@ -64,6 +67,9 @@ SlotProbe::SlotProbe(std::span<const uint64_t> slots, int bits) {
 void SlotStore::Set(uint32_t row, std::span<const uint64_t> slots) {
   const size_t offset = static_cast<size_t>(row) * num_perm_;
   switch (bits_) {
+    case 8:
+      SetRow(s8_, offset, slots);
+      break;
     case 16:
       SetRow(s16_, offset, slots);
       break;
@@ -79,6 +85,8 @@ void SlotStore::Set(uint32_t row, std::span<const uint64_t> slots) {
 std::vector<uint64_t> SlotStore::Get(uint32_t row) const {
   const size_t offset = static_cast<size_t>(row) * num_perm_;
   switch (bits_) {
+    case 8:
+      return GetRow(s8_, offset, num_perm_);
     case 16:
       return GetRow(s16_, offset, num_perm_);
     case 32:
@@ -91,6 +99,8 @@ std::vector<uint64_t> SlotStore::Get(uint32_t row) const {
 int SlotStore::CountEqual(uint32_t row, const SlotProbe& probe) const {
   const size_t offset = static_cast<size_t>(row) * num_perm_;
   switch (bits_) {
+    case 8:
+      return CountEqualSlots(s8_.data() + offset, probe.s8_.data(), num_perm_);
     case 16:
       return CountEqualSlots(s16_.data() + offset, probe.s16_.data(),
                              num_perm_);
@@ -117,6 +127,9 @@ void ReserveGrowing(PodVector<T>& v, size_t size) {
 void SlotStore::ReserveRows(size_t rows) {
   const size_t size = rows * num_perm_;
   switch (bits_) {
+    case 8:
+      ReserveGrowing(s8_, size);
+      break;
     case 16:
       ReserveGrowing(s16_, size);
       break;
@@ -130,7 +143,8 @@ void SlotStore::ReserveRows(size_t rows) {
 }
 
 size_t SlotStore::MemoryBytes() const {
-  return s16_.capacity() * 2 + s32_.capacity() * 4 + s64_.capacity() * 8;
+  return s8_.capacity() + s16_.capacity() * 2 + s32_.capacity() * 4 +
+         s64_.capacity() * 8;
 }
 
 }  // namespace neardup::index_internal

@@ -576,11 +576,26 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   std::vector<MinHashMatch> matches;
   const bool exact = shingles != nullptr &&
                      record_.config.verification == Verification::kExact;
-  if (!exact) {
+  if (!exact && !EstimateFromStore()) {
     ASSIGN_OR_RETURN(std::vector<ScoredId> found,
                      minhash_index_->Query(signature, threshold, stats, top_k));
     matches.reserve(found.size());
     for (const ScoredId& m : found) matches.push_back({m.id, m.score, {}});
+    return matches;
+  }
+  const auto best_first = [](const MinHashMatch& a, const MinHashMatch& b) {
+    return a.score() != b.score() ? a.score() > b.score()
+                                  : a.internal_id < b.internal_id;
+  };
+  if (!exact) {
+    // Few kept bits only ever raise a score: every document whose stored
+    // signature reaches the threshold is among these groups.
+    ASSIGN_OR_RETURN(
+        const std::vector<ScoredGroup> groups,
+        minhash_index_->QueryGroups(signature, threshold, top_k, stats));
+    ASSIGN_OR_RETURN(matches, RescoredFromStore(signature, groups, threshold));
+    std::sort(matches.begin(), matches.end(), best_first);
+    if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
     return matches;
   }
   // Exact: a loose estimate filter first, then the shingle sets decide.
@@ -591,8 +606,14 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
       minhash_index_->QueryGroups(
           signature, EstimateFloorForExact(threshold, record_.config.num_perm),
           top_k, stats));
+  // Groups without evidence, decided by their stored signatures.
+  std::vector<ScoredGroup> by_signature;
   auto add_group = [&](const ScoredGroup& group,
                        const std::optional<std::vector<uint64_t>>& set) {
+    if (!set && EstimateFromStore()) {
+      by_signature.push_back(group);
+      return;
+    }
     MinHashMatch match{0, group.score, {}};
     if (set) match.exact = ExactJaccard64(*shingles, *set);
     if (match.score() < threshold) return;
@@ -647,12 +668,59 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
     CountEvidence(sets, stats);
     for (size_t i = begin; i < end; ++i) add_group(apart[i], sets[i - begin]);
   }
-  std::sort(matches.begin(), matches.end(),
-            [](const MinHashMatch& a, const MinHashMatch& b) {
-              return a.score() != b.score() ? a.score() > b.score()
-                                            : a.internal_id < b.internal_id;
-            });
+  if (!by_signature.empty()) {
+    ASSIGN_OR_RETURN(std::vector<MinHashMatch> decided,
+                     RescoredFromStore(signature, by_signature, threshold));
+    matches.insert(matches.end(), decided.begin(), decided.end());
+  }
+  std::sort(matches.begin(), matches.end(), best_first);
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
+  return matches;
+}
+
+absl::StatusOr<std::vector<MinHashMatch>> Collection::RescoredFromStore(
+    const MinHashSignature& signature, std::span<const ScoredGroup> groups,
+    double threshold) const {
+  std::vector<MinHashMatch> matches;
+  // Twins have equal signatures, so one member's decides for its group;
+  // when that member is gone (deleted after the index answered), each of
+  // the others is read.
+  std::vector<uint32_t> apart;
+  auto score_reads = [&](std::span<const uint32_t> ids,
+                         auto&& on_read) -> absl::Status {
+    constexpr size_t kChunk = 256;  // ~256 KB of signatures at a time
+    for (size_t begin = 0; begin < ids.size(); begin += kChunk) {
+      const auto chunk =
+          ids.subspan(begin, std::min(kChunk, ids.size() - begin));
+      ASSIGN_OR_RETURN(const auto stored, store_->GetMinHashes(record_, chunk));
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        std::optional<double> score;
+        if (stored[i]) {
+          ASSIGN_OR_RETURN(score, EstimateJaccard(signature, *stored[i]));
+        }
+        on_read(begin + i, score);
+      }
+    }
+    return absl::OkStatus();
+  };
+  std::vector<uint32_t> firsts;
+  for (const ScoredGroup& group : groups) firsts.push_back(group.ids.front());
+  RETURN_IF_ERROR(
+      score_reads(firsts, [&](size_t g, std::optional<double> score) {
+        const ScoredGroup& group = groups[g];
+        if (!score) {
+          apart.insert(apart.end(), group.ids.begin() + 1, group.ids.end());
+          return;
+        }
+        if (*score < threshold) return;
+        for (uint32_t id : group.ids) matches.push_back({id, *score, {}});
+      }));
+  RETURN_IF_ERROR(
+      score_reads(apart, [&](size_t i, std::optional<double> score) {
+        if (score && *score >= threshold) {
+          matches.push_back({apart[i], *score, {}});
+        }
+      }));
   return matches;
 }
 

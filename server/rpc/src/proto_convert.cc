@@ -90,10 +90,10 @@ absl::Status CheckRanges(const v1::FingerprintConfig& proto) {
                      proto.verify_bits(), ") disagree; set slot_bits only"));
   }
   const uint32_t bits = SlotBitsOf(proto);
-  if (bits != 0 && bits != 16 && bits != 32 && bits != 64) {
+  if (bits != 0 && bits != 8 && bits != 16 && bits != 32 && bits != 64) {
     return out_of_range(
         "slot_bits", bits,
-        absl::StrCat("0 (", CollectionConfig{}.slot_bits, "), 16, 32 or 64"));
+        "0 (8 with exact verification, 16 with estimate), 8, 16, 32 or 64");
   }
   // Only a collection with SimHash uses it (older records may hold more).
   if (proto.has_embedding()) {

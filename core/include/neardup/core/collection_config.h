@@ -117,9 +117,12 @@ struct CollectionConfig {
   LshParams lsh = {0, 0};
   Verification verification = Verification::kExact;
   // Bits of each MinHash slot the in-memory index keeps for scoring
-  // (16, 32 or 64). Fewer bits -> less memory; a 16-bit slot misreads an
-  // unequal slot as equal with probability 2^-16.
-  int slot_bits = 16;
+  // (8, 16, 32 or 64). Fewer bits -> less memory; a b-bit slot misreads an
+  // unequal slot as equal with probability 2^-b, so scores only err upward.
+  // 0 before normalization: 8 with exact verification (the score is only
+  // the filter before the shingle sets decide), 16 with estimate (the
+  // score decides).
+  int slot_bits = 0;
   // Perceptual only: the winnowing window in shingles, 1..1024 (0 before
   // normalization means 4). 0 for shingled MinHash.
   int winnow_window = 0;
@@ -150,6 +153,10 @@ struct CollectionConfig {
 
 // threshold - 0.1, but never below half the threshold (so it stays > 0).
 double DefaultMinThreshold(double threshold);
+
+// slot_bits when a config leaves it 0: 8 with exact verification, 16 with
+// estimate.
+int DefaultSlotBits(Verification verification);
 
 // Checks every field and fills derived ones (min_threshold, lsh).
 // INVALID_ARGUMENT names the offending field.

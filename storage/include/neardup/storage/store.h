@@ -216,6 +216,11 @@ class Store {
   absl::StatusOr<std::vector<std::optional<std::vector<uint64_t>>>>
   GetShingleSets(const CollectionRecord& collection,
                  std::span<const uint32_t> internal_ids) const;
+  // The stored MinHash signature of each document, in order: nullopt for a
+  // document that is gone. DATA_LOSS for another config hash.
+  absl::StatusOr<std::vector<std::optional<MinHashSignature>>> GetMinHashes(
+      const CollectionRecord& collection,
+      std::span<const uint32_t> internal_ids) const;
   // A kept family's value (its normalized text form) of each document, in
   // order: nullopt for a document without one (too short, written as
   // signatures without it, or gone), and for all when the collection does

@@ -41,7 +41,7 @@ struct CollectionConfigFlags {
   Verification verification = Verification::kExact;
   int bands = 0;
   int rows = 0;
-  int slot_bits = 16;
+  int slot_bits = 0;  // 0: the server's default
   bool simhash = false;
   int max_distance = kDefaultSimHashMaxDistance;
   bool store_text = false;

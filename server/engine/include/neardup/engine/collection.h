@@ -36,7 +36,9 @@ namespace neardup::engine {
 // A document that reached a MinHash threshold, and how that was decided.
 struct MinHashMatch {
   uint32_t internal_id = 0;
-  double estimate = 0;  // fraction of equal slots (as the index keeps them)
+  // Fraction of equal slots: as the index keeps them, or of the stored
+  // signature where it decided and the index keeps fewer than 16 bits.
+  double estimate = 0;
   // Exact Jaccard of the shingle sets: when the collection verifies exactly
   // and both the probe and the document have evidence. It decided the
   // match; without it the estimate did.
@@ -244,6 +246,15 @@ class Collection {
   absl::StatusOr<std::vector<MinHashMatch>> FindMinHashMatches(
       const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
       double threshold, size_t top_k, IndexQueryStats* stats) const;
+  // Below 16 kept bits a slot (8, the exact collections' default) the
+  // index's score only filters; where the estimate decides (a probe or a
+  // document without shingle sets) it comes from the stored signatures.
+  bool EstimateFromStore() const { return record_.config.slot_bits < 16; }
+  // The members of `groups` whose stored signature's estimate against
+  // `signature` reaches `threshold`, with that estimate.
+  absl::StatusOr<std::vector<MinHashMatch>> RescoredFromStore(
+      const MinHashSignature& signature, std::span<const ScoredGroup> groups,
+      double threshold) const;
 
   // Serialises writes to the store, so that dedup-on-write admits one of
   // two racing near-duplicates.
