@@ -702,6 +702,9 @@ absl::Status Store::ForEachSignature(
   // A full scan would evict the entries that serve lookups.
   read_options.fill_cache = false;
   read_options.iterate_upper_bound = &upper_bound;
+  // Sequential: large reads ahead, for a store the page cache does not hold
+  // (10M documents are ~10 GB of signatures).
+  read_options.readahead_size = size_t{4} << 20;
 
   // The families are keyed by internal id: walk them in lockstep.
   std::unique_ptr<rocksdb::Iterator> minhash(
