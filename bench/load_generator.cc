@@ -455,5 +455,5 @@ int main(int argc, char** argv) {
         ingest_rate, queries, seconds, queries / seconds, all[all.size() / 2],
         all[all.size() * 99 / 100], found.load(), errors.load());
   }
-  return errors > 0 ? 1 : 0;
+  return 0;  // query errors are counted above (and in --json), not fatal
 }

@@ -120,13 +120,14 @@ class Server:
     def start(self):
         """Starts neardupd and returns the seconds until it is SERVING."""
         started = time.monotonic()
-        log = open(os.path.join(self.args.work, "neardupd.log"), "ab")
-        self.process = subprocess.Popen(
-            [self.args.neardupd, "--plaintext", "--listen",
-             f"127.0.0.1:{self.port}", "--metrics-listen",
-             f"127.0.0.1:{self.metrics_port}", "--data-dir", self.data_dir,
-             "--block-cache-bytes", str(self.args.block_cache_bytes)],
-            stdout=log, stderr=log)
+        with open(os.path.join(self.args.work, "neardupd.log"), "ab") as log:
+            self.process = subprocess.Popen(
+                [self.args.neardupd, "--plaintext", "--listen",
+                 f"127.0.0.1:{self.port}", "--metrics-listen",
+                 f"127.0.0.1:{self.metrics_port}", "--data-dir",
+                 self.data_dir, "--block-cache-bytes",
+                 str(self.args.block_cache_bytes)],
+                stdout=log, stderr=log)
         while True:
             if self.process.poll() is not None:
                 sys.exit(f"neardupd exited with {self.process.returncode}; "
@@ -175,6 +176,7 @@ def query_phase(args, server, documents, seconds):
         "p99_ms": figures["p99_ms"],
         "queries": queries,
         "found_their_source": figures["found"] / max(queries, 1),
+        "errors": figures["errors"],
         "candidates": quantiles(before, after, "neardup_query_candidates"),
         "evidence_reads": quantiles(before, after,
                                     "neardup_query_evidence_reads"),

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <future>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -81,6 +82,20 @@ TEST(BatchPipeline, TheFirstErrorStopsApplyAndReachesTheProducer) {
   EXPECT_EQ(finished.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(finished.message(), "batch 3 is bad");
   EXPECT_EQ(applied, (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(BatchPipeline, AnExceptionInApplyIsAnInternalError) {
+  BatchPipeline<Batch> pipeline([](Batch& batch) -> absl::Status {
+    if (batch.front() == 1) throw std::runtime_error("out of memory");
+    return absl::OkStatus();
+  });
+  Batch batch = {0};
+  ASSERT_TRUE(pipeline.Push(batch).ok());
+  batch = {1};
+  ASSERT_TRUE(pipeline.Push(batch).ok());
+  const absl::Status finished = pipeline.Finish();
+  EXPECT_EQ(finished.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(finished.message(), "out of memory");
 }
 
 TEST(BatchPipeline, DestroyingWithoutFinishAppliesWhatWasPushed) {

@@ -182,7 +182,8 @@ TEST(MinHashLshIndex, EightBitScoresNeverFallBelowTheEstimate) {
     EXPECT_GE(m.score, exact_score[m.id] + 8 / 128.0) << m.id;
     above += m.score > exact_score[m.id] + 8 / 128.0;
   }
-  EXPECT_LT(above, 200);  // most random slots still read as unequal
+  // A random slot's low byte agrees 1 time in 256: about 20 ids of 200.
+  EXPECT_LT(above, 100);
   const std::vector<uint64_t> full = *exact->Get(5);
   std::vector<uint64_t> low;
   for (uint64_t slot : full) low.push_back(slot & 0xFF);

@@ -1,6 +1,7 @@
 #include "neardup/engine/collection.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -682,10 +683,25 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::RescoredFromStore(
     const MinHashSignature& signature, std::span<const ScoredGroup> groups,
     double threshold) const {
   std::vector<MinHashMatch> matches;
-  // Twins have equal signatures, so one member's decides for its group;
-  // when that member is gone (deleted after the index answered), each of
-  // the others is read.
-  std::vector<uint32_t> apart;
+  // Twins have equal signatures, so one member's decides for its group,
+  // unless that member changed after the index answered (deleted, replaced
+  // or its id reused: its kept bits no longer give the group's score);
+  // then each member is read.
+  const int bits = record_.config.slot_bits;
+  const uint64_t kept_mask =
+      bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  auto kept_equal = [&](const MinHashSignature& stored) {
+    int equal = 0;
+    for (size_t i = 0; i < stored.slots.size(); ++i) {
+      equal += ((stored.slots[i] ^ signature.slots[i]) & kept_mask) == 0;
+    }
+    return equal;
+  };
+  struct Read {
+    double estimate;  // of the stored signature
+    int kept_equal;   // slots equal in the kept bits, as the index scored
+  };
+  // on_read(position, what was read); nullopt for a document that is gone.
   auto score_reads = [&](std::span<const uint32_t> ids,
                          auto&& on_read) -> absl::Status {
     constexpr size_t kChunk = 256;  // ~256 KB of signatures at a time
@@ -694,31 +710,41 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::RescoredFromStore(
           ids.subspan(begin, std::min(kChunk, ids.size() - begin));
       ASSIGN_OR_RETURN(const auto stored, store_->GetMinHashes(record_, chunk));
       for (size_t i = 0; i < chunk.size(); ++i) {
-        std::optional<double> score;
+        std::optional<Read> read;
         if (stored[i]) {
-          ASSIGN_OR_RETURN(score, EstimateJaccard(signature, *stored[i]));
+          ASSIGN_OR_RETURN(const double estimate,
+                           EstimateJaccard(signature, *stored[i]));
+          read = Read{estimate, kept_equal(*stored[i])};
         }
-        on_read(begin + i, score);
+        on_read(begin + i, read);
       }
     }
     return absl::OkStatus();
   };
   std::vector<uint32_t> firsts;
   for (const ScoredGroup& group : groups) firsts.push_back(group.ids.front());
+  std::vector<uint32_t> apart;
+  const double slots = static_cast<double>(record_.config.num_perm);
   RETURN_IF_ERROR(
-      score_reads(firsts, [&](size_t g, std::optional<double> score) {
+      score_reads(firsts, [&](size_t g, const std::optional<Read>& read) {
         const ScoredGroup& group = groups[g];
-        if (!score) {
-          apart.insert(apart.end(), group.ids.begin() + 1, group.ids.end());
+        const bool unchanged =
+            read && read->kept_equal ==
+                        static_cast<int>(std::lround(group.score * slots));
+        if (!unchanged && group.ids.size() > 1) {
+          apart.insert(apart.end(), group.ids.begin(), group.ids.end());
           return;
         }
-        if (*score < threshold) return;
-        for (uint32_t id : group.ids) matches.push_back({id, *score, {}});
+        // A lone document decides by what it is now (nothing if gone).
+        if (!read || read->estimate < threshold) return;
+        for (uint32_t id : group.ids) {
+          matches.push_back({id, read->estimate, {}});
+        }
       }));
   RETURN_IF_ERROR(
-      score_reads(apart, [&](size_t i, std::optional<double> score) {
-        if (score && *score >= threshold) {
-          matches.push_back({apart[i], *score, {}});
+      score_reads(apart, [&](size_t i, const std::optional<Read>& read) {
+        if (read && read->estimate >= threshold) {
+          matches.push_back({apart[i], read->estimate, {}});
         }
       }));
   return matches;

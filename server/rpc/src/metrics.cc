@@ -343,7 +343,9 @@ ServerMetrics::ServerMetrics()
                          .Name("neardup_query_evidence_reads")
                          .Help(
                              "Shingle sets read from the store per query by "
-                             "exact verification (a twin class once).")
+                             "exact verification (a twin class once; 0 for "
+                             "queries that verify none: SimHash, semantic, "
+                             "estimate collections).")
                          .Register(*registry_)
                          .Add({}, prometheus::Histogram::BucketBoundaries{
                                       0, 1, 2, 5, 10, 20, 50, 100, 200, 500,

@@ -7,6 +7,7 @@
 // store and inserting into the index overlap instead of taking turns.
 // Batches are handed over by swap, so their buffers are reused.
 
+#include <exception>
 #include <functional>
 #include <thread>
 #include <utility>
@@ -22,7 +23,8 @@ template <typename Batch>
 class BatchPipeline {
  public:
   // `apply` runs on the pipeline's thread, one batch at a time, in the order
-  // they were pushed; after its first error it is not called again.
+  // they were pushed; after its first error (an exception counts as an
+  // INTERNAL one) it is not called again.
   explicit BatchPipeline(std::function<absl::Status(Batch&)> apply)
       : apply_(std::move(apply)), thread_([this] { Run(); }) {}
   ~BatchPipeline() { (void)Finish(); }
@@ -67,7 +69,16 @@ class BatchPipeline {
         full_ = false;
         changed_.SignalAll();
       }
-      absl::Status status = apply_(working);
+      absl::Status status;
+      // An exception (bad_alloc in a big rebuild) would end the process on
+      // this thread; it ends the pipeline with an error instead.
+      try {
+        status = apply_(working);
+      } catch (const std::exception& e) {
+        status = absl::InternalError(e.what());
+      } catch (...) {
+        status = absl::InternalError("batch pipeline: unknown exception");
+      }
       working.clear();
       if (!status.ok()) {
         MutexLock lock(&mu_);
