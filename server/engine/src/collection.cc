@@ -79,6 +79,16 @@ uint64_t DigestOfEvidence(const std::vector<uint64_t>& set) {
          1;
 }
 
+// Slots of `a` and `b` (of equal length) equal in their low `bits` bits:
+// how the index, which keeps only those, scores a pair.
+int KeptEqualSlots(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                   int bits) {
+  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  int equal = 0;
+  for (size_t i = 0; i < a.size(); ++i) equal += ((a[i] ^ b[i]) & mask) == 0;
+  return equal;
+}
+
 // Adds the sets a query read to its stats (nullptr: none kept).
 void CountEvidence(
     const std::vector<std::optional<std::vector<uint64_t>>>& sets,
@@ -331,12 +341,8 @@ bool Collection::MayBlock(const PreparedDocument& doc,
   const std::vector<uint64_t>& a = doc.minhash.slots;
   const std::vector<uint64_t>& b = other.minhash.slots;
   if (a.empty() || a.size() != b.size()) return true;  // not comparable: maybe
-  // Scored as the index scores: equal slots as far as it keeps them (its
-  // low slot_bits), so never below the score Apply's check sees.
-  const int bits = record_.config.slot_bits;
-  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-  size_t equal = 0;
-  for (size_t i = 0; i < a.size(); ++i) equal += ((a[i] ^ b[i]) & mask) == 0;
+  // Scored as the index scores, so never below the score Apply's check sees.
+  const int equal = KeptEqualSlots(a, b, record_.config.slot_bits);
   const double score =
       static_cast<double>(equal) * (1.0 / static_cast<double>(a.size()));
   const bool exact = record_.config.verification == Verification::kExact &&
@@ -687,16 +693,6 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::RescoredFromStore(
   // unless that member changed after the index answered (deleted, replaced
   // or its id reused: its kept bits no longer give the group's score);
   // then each member is read.
-  const int bits = record_.config.slot_bits;
-  const uint64_t kept_mask =
-      bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-  auto kept_equal = [&](const MinHashSignature& stored) {
-    int equal = 0;
-    for (size_t i = 0; i < stored.slots.size(); ++i) {
-      equal += ((stored.slots[i] ^ signature.slots[i]) & kept_mask) == 0;
-    }
-    return equal;
-  };
   struct Read {
     double estimate;  // of the stored signature
     int kept_equal;   // slots equal in the kept bits, as the index scored
@@ -714,7 +710,9 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::RescoredFromStore(
         if (stored[i]) {
           ASSIGN_OR_RETURN(const double estimate,
                            EstimateJaccard(signature, *stored[i]));
-          read = Read{estimate, kept_equal(*stored[i])};
+          read =
+              Read{estimate, KeptEqualSlots(stored[i]->slots, signature.slots,
+                                            record_.config.slot_bits)};
         }
         on_read(begin + i, read);
       }
