@@ -53,6 +53,32 @@ void BM_CanonicalizeUnicode3K(benchmark::State& state) {
 }
 BENCHMARK(BM_CanonicalizeUnicode3K);
 
+// The robust profile next to the default: arg 0 the text (0 ASCII; 1 with a
+// Cyrillic look-alike or a capital Greek one in every 10th word), arg 1 the
+// canonicalizer (0 default, 1 robust as before -look, 2 robust).
+void BM_CanonicalizeProfiles3K(benchmark::State& state) {
+  std::string doc = Doc3K();
+  if (state.range(0) == 1) {
+    int word = 0;
+    for (size_t i = 1; i < doc.size(); ++i) {
+      if (doc[i - 1] != ' ' || ++word % 10 != 0) continue;
+      doc.replace(i, 1, word % 20 == 0 ? "\u0430" : "\u0392");
+    }
+  }
+  const CanonicalizerOptions options =
+      state.range(1) == 0 ? CanonicalizerOptions{}
+      : state.range(1) == 1
+          ? *ParseCanonicalizerConfig("nfkc-cf-simple-bidi-fmt-ign-conf-sc")
+          : *CanonicalizerProfile("robust");
+  const Canonicalizer c = *Canonicalizer::Create(options);
+  std::string out;
+  for (auto _ : state) benchmark::DoNotOptimize(c.CanonicalizeInto(doc, &out));
+  SetBytes(state, doc.size());
+}
+BENCHMARK(BM_CanonicalizeProfiles3K)
+    ->ArgsProduct({{0, 1}, {0, 1, 2}})
+    ->ArgNames({"unicode", "profile"});
+
 void BM_WordsAscii3K(benchmark::State& state) {
   for (auto _ : state) {
     size_t n = 0;

@@ -13,6 +13,10 @@ The benchmark is generated from real texts (Reuters-21578 + 20 Newsgroups,
 - attacked copies: a base with Unicode tricks (soft hyphens and zero-width
   characters inside words, Cyrillic/Greek look-alike letters, fullwidth
   forms, case flips). Their truth is their base: the text a reader sees.
+- hard attacks: a base with the look-alikes case folding hides from the
+  confusable skeleton: Greek and Cyrillic capitals in title-case and
+  upper-case words (Β Μ Ν Η М ...), and I, 1, Cyrillic І, Greek Ι or
+  palochka Ӏ for l. Their own generator, so the other sets do not change.
 
 Truth is computed here, in Python, from the shingle sets: nothing of
 neardup's code takes part in it.
@@ -32,6 +36,7 @@ J >= T with the removed document.
   /usr/bin/python3 bench/trust_bench.py [--bin-dir build/release]
       [--data ../shared/data] [--bases 3000] [--skip-server] [--skip-dedup]
       [--winnowing]   # perceptual at w = 1, 2, 4, 8 next to plain MinHash
+      [--seed N] [--collections default,robust]  # other hash functions
 """
 
 import argparse
@@ -74,6 +79,16 @@ CYRILLIC = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440",
 GREEK = {"o": "\u03bf", "i": "\u03b9", "v": "\u03bd", "k": "\u03ba",
          "u": "\u03c5", "t": "\u03c4"}
 INVISIBLE = ["\u00ad", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
+# Capital look-alikes (Unicode confusables.txt) of Latin capitals.
+CAPITALS = {
+    "A": "\u0391\u0410", "B": "\u0392\u0412", "C": "\u03f9\u0421",
+    "E": "\u0395\u0415", "F": "\u03dc", "H": "\u0397\u041d",
+    "I": "\u0399\u0406", "J": "\u0408", "K": "\u039a\u041a",
+    "M": "\u039c\u041c\u03fa", "N": "\u039d", "O": "\u039f\u041e",
+    "P": "\u03a1\u0420", "S": "\u0405", "T": "\u03a4\u0422",
+    "X": "\u03a7\u0425", "Y": "\u03a5\u04ae", "Z": "\u0396"}
+# What an l can be written as.
+L_LOOK_ALIKES = ["I", "1", "\u0406", "\u0399", "\u04c0"]
 
 
 def attack(words, rng):
@@ -92,6 +107,27 @@ def attack(words, rng):
             w = "".join(chr(ord(ch) - 0x61 + 0xFF41) for ch in w)
         elif r < 0.60:  # case flips
             w = "".join(ch.upper() if rng.random() < 0.5 else ch for ch in w)
+        out.append(w)
+    return " ".join(out)
+
+
+def hard_attack(words, rng):
+    """Look-alikes that case folding hides from the skeleton."""
+    def capital(ch):
+        options = CAPITALS.get(ch.upper())
+        return rng.choice(options) if options else ch.upper()
+
+    out = []
+    for w in words:
+        r = rng.random()
+        if r < 0.25:  # title case, the first letter a look-alike capital
+            w = capital(w[0]) + w[1:]
+        elif r < 0.40:  # upper case, half the letters look-alike capitals
+            w = "".join(capital(ch) if rng.random() < 0.5 else ch.upper()
+                        for ch in w)
+        elif r < 0.60 and "l" in w:  # an l written as I, 1, І, Ι or Ӏ
+            w = "".join(rng.choice(L_LOOK_ALIKES) if ch == "l" else ch
+                        for ch in w)
         out.append(w)
     return " ".join(out)
 
@@ -130,7 +166,10 @@ def generate(data, n_bases, seed=11):
                                              vocabulary), i))
         if i % 3 == 0:
             attacked.append((f"a{i}", attack(words, rng), i))
-    return bases, stored, probes, attacked
+    hard_rng = random.Random(seed + 1)
+    hard = [(f"h{i}", hard_attack(words, hard_rng), i)
+            for i, words in enumerate(bases) if i % 3 == 1]
+    return bases, stored, probes, attacked, hard
 
 
 def truth_for_probes(stored, probes):
@@ -183,7 +222,21 @@ COLLECTIONS = (
 )
 
 
-def server(bin_dir, proto_dir, stored, probes, attacked, work):
+def found_share(stub, pb, grpc, name, copies):
+    """Share of `copies` whose query at T 0.8 names their base."""
+    found = 0
+    for doc_id, text, base in copies:
+        try:
+            answer = stub.Query(pb.QueryRequest(
+                collection=name, text=text.encode(), threshold=0.8, top_k=10))
+        except grpc.RpcError:
+            break
+        found += any(m.id == f"b{base}" for m in answer.matches)
+    return found / max(len(copies), 1)
+
+
+def server(bin_dir, proto_dir, stored, probes, attacked, hard, work,
+           seed=None, only=None):
     grpc, pb, pb_grpc = stubs(proto_dir, work)
     address = f"127.0.0.1:{free_port()}"
     log = open(os.path.join(work, "neardupd.log"), "w")
@@ -209,14 +262,19 @@ def server(bin_dir, proto_dir, stored, probes, attacked, work):
         texts = {doc_id: " ".join(words) for doc_id, words, _ in stored}
         print("## Server queries vs exact Jaccard\n")
         print(f"{len(stored)} stored documents, {len(probes)} edited probes, "
-              f"{len(attacked)} attacked copies; top_k 1000.\n")
+              f"{len(attacked)} attacked copies, {len(hard)} hard attacks; "
+              "top_k 1000.\n")
         header = " | ".join(f"T={t}" for t in THRESHOLDS)
         print(f"| collection | bands x rows | floor | {header} | attacked found "
-              "(T=0.8) |")
+              "(T=0.8) | hard attacks found (T=0.8) |")
         print("| --- | --- | --- | " + " | ".join("---" for _ in THRESHOLDS) +
-              " | --- |")
+              " | --- | --- |")
         for name, fields, mode, description in COLLECTIONS:
+            if only and name not in only:
+                continue
             fields = dict(fields)
+            if seed is not None:
+                fields["seed"] = seed
             if "canonicalizer" in fields:
                 fields["canonicalizer"] = pb.CanonicalizerOptions(
                     **fields["canonicalizer"])
@@ -268,19 +326,12 @@ def server(bin_dir, proto_dir, stored, probes, attacked, work):
                 else:
                     cells.append(f"R {hit / max(want, 1):.4f} P "
                                  f"{right / max(named, 1):.4f} ({want})")
-            found_attacked = 0
-            for doc_id, text, base in attacked:
-                try:
-                    answer = stub.Query(pb.QueryRequest(
-                        collection=name, text=text.encode(), threshold=0.8,
-                        top_k=10))
-                except grpc.RpcError:
-                    break
-                found_attacked += any(m.id == f"b{base}" for m in answer.matches)
+            found_attacked = found_share(stub, pb, grpc, name, attacked)
+            found_hard = found_share(stub, pb, grpc, name, hard)
             c = created.config
             print(f"| {name}: {description} | {c.bands}x{c.rows} | "
                   f"{c.min_threshold:g} | " + " | ".join(cells) +
-                  f" | {found_attacked / max(len(attacked), 1):.3f} |")
+                  f" | {found_attacked:.3f} | {found_hard:.3f} |")
         print("\nR = recall, P = precision, (n) = stored documents with exact "
               "J >= T over all probes.\n")
     finally:
@@ -341,19 +392,22 @@ def greedy_truth(stored, probes, threshold):
     return docs, sets, {i for i, d in enumerate(duplicate) if d}
 
 
-def dedup(bin_dir, stored, probes, attacked, work, threshold=0.8,
+def dedup(bin_dir, stored, probes, attacked, hard, work, threshold=0.8,
           profiles=(("default", []),)):
     docs, sets, truth_removed = greedy_truth(stored, probes, threshold)
     # Attacked copies after their bases: each should go.
     base_rows = [(d, " ".join(w)) for d, w, _ in stored if d.startswith("b")]
     attack_docs = base_rows + [(d, text) for d, text, _ in attacked]
     attack_rows = set(range(len(base_rows), len(attack_docs)))
+    hard_docs = base_rows + [(d, text) for d, text, _ in hard]
+    hard_rows = set(range(len(base_rows), len(hard_docs)))
     print(f"## Dedup vs greedy exact truth (T = {threshold}, {len(docs)} docs, "
           f"{len(truth_removed)} true duplicates; attacked: "
-          f"{len(attack_rows)} copies after their {len(base_rows)} bases)\n")
+          f"{len(attack_rows)} copies after their {len(base_rows)} bases; "
+          f"hard attacks: {len(hard_rows)})\n")
     print("| run | removed | recall | precision | seconds | attacked removed "
-          "| seconds |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "| seconds | hard attacks removed |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for label, extra in profiles:
         removed, edges, seconds = run_dedup(
             bin_dir, work, [(d, " ".join(w)) for d, w, _ in docs], threshold,
@@ -363,10 +417,13 @@ def dedup(bin_dir, stored, probes, attacked, work, threshold=0.8,
         recall = len(removed & truth_removed) / max(len(truth_removed), 1)
         attacked_removed, _, attack_seconds = run_dedup(
             bin_dir, work, attack_docs, threshold, extra)
+        hard_removed, _, _ = run_dedup(bin_dir, work, hard_docs, threshold,
+                                       extra)
         print(f"| {label} | {len(removed)} | {recall:.4f} | "
               f"{good / max(len(edges), 1):.4f} | {seconds} | "
               f"{len(attacked_removed & attack_rows) / len(attack_rows):.3f} "
-              f"| {attack_seconds} |")
+              f"| {attack_seconds} | "
+              f"{len(hard_removed & hard_rows) / len(hard_rows):.3f} |")
     print()
 
 
@@ -408,17 +465,25 @@ def main():
     parser.add_argument("--skip-dedup", action="store_true")
     parser.add_argument("--winnowing", action="store_true",
                         help="only the perceptual winnowing table")
+    parser.add_argument("--seed", type=int,
+                        help="MinHash seed of every server collection "
+                        "(default: the collection default); another seed "
+                        "draws other hash functions over the same documents")
+    parser.add_argument("--collections",
+                        help="server collections to run, comma-separated "
+                        "(default: all)")
     args = parser.parse_args()
-    bases, stored, probes, attacked = generate(args.data, args.bases)
+    bases, stored, probes, attacked, hard = generate(args.data, args.bases)
     with tempfile.TemporaryDirectory(prefix="neardup-trust-") as work:
         if args.winnowing:
             winnowing(args.bin_dir, stored, probes, work)
             return
         if not args.skip_server:
             server(args.bin_dir, os.path.join(here, "..", "proto"), stored,
-                   probes, attacked, work)
+                   probes, attacked, hard, work, seed=args.seed,
+                   only=args.collections and args.collections.split(","))
         if not args.skip_dedup:
-            dedup(args.bin_dir, stored, probes, attacked, work, profiles=(
+            dedup(args.bin_dir, stored, probes, attacked, hard, work, profiles=(
                 ("default (--verification exact)", []),
                 ("--verification estimate", ["--verification", "estimate"]),
                 ("--verification none", ["--verification", "none"]),

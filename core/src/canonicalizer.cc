@@ -4,6 +4,7 @@
 #include <unicode/casemap.h>
 #include <unicode/normalizer2.h>
 
+#include <iterator>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "neardup/base/scratch.h"
 #include "neardup/core/internal/confusables.h"
 #include "neardup/core/internal/drop_list.h"
+#include "neardup/core/internal/look_alikes.h"
 #include "neardup/core/internal/utf8.h"
 
 namespace neardup {
@@ -74,6 +76,7 @@ absl::StatusOr<CanonicalizerOptions> CanonicalizerProfile(
     options.strip_ignorable = true;
     options.confusable_skeleton = true;
     options.fold_small_capitals = true;
+    options.fold_look_alikes = true;
     return options;
   }
   return absl::InvalidArgumentError(
@@ -93,7 +96,8 @@ absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
     return absl::InvalidArgumentError(absl::StrCat(
         "bad canonicalizer config \"", AbslView(config),
         "\": expected "
-        "{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-ign][-conf][-sc]"));
+        "{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-ign][-conf][-sc]"
+        "[-look]"));
   };
   if (parts.size() < 3 || parts[1] != "cf") return bad();
   if (parts[0] == "nfkc")
@@ -111,16 +115,18 @@ absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
   else
     return bad();
   // Flags must appear in canonical order, each at most once.
-  const std::string_view flags[] = {"bidi", "fmt", "ign", "conf", "sc"};
+  const std::string_view flags[] = {"bidi", "fmt", "ign", "conf", "sc", "look"};
+  constexpr size_t kFlags = std::size(flags);
   size_t next = 0;
   for (size_t i = 3; i < parts.size(); ++i) {
-    while (next < 5 && flags[next] != parts[i]) ++next;
-    if (next == 5) return bad();
+    while (next < kFlags && flags[next] != parts[i]) ++next;
+    if (next == kFlags) return bad();
     if (next == 0) o.strip_bidi = true;
     if (next == 1) o.strip_format = true;
     if (next == 2) o.strip_ignorable = true;
     if (next == 3) o.confusable_skeleton = true;
     if (next == 4) o.fold_small_capitals = true;
+    if (next == 5) o.fold_look_alikes = true;
     ++next;
   }
   return o;
@@ -142,7 +148,9 @@ absl::StatusOr<Canonicalizer> Canonicalizer::Create(
   }
   if (U_FAILURE(err)) return IcuError("normalizer load", err);
   // Built once per process, on the first canonicalizer that needs it.
-  if (options.confusable_skeleton) (void)internal::ConfusableSkeleton::Get();
+  if (options.confusable_skeleton || options.fold_look_alikes) {
+    (void)internal::ConfusableSkeleton::Get();
+  }
   return Canonicalizer(options, std::move(icu));
 }
 
@@ -165,6 +173,7 @@ std::string Canonicalizer::ConfigString() const {
   if (options_.strip_ignorable) s += "-ign";
   if (options_.confusable_skeleton) s += "-conf";
   if (options_.fold_small_capitals) s += "-sc";
+  if (options_.fold_look_alikes) s += "-look";
   return s;
 }
 
@@ -178,6 +187,13 @@ absl::StatusOr<std::string> Canonicalizer::Canonicalize(
 
 absl::Status Canonicalizer::CanonicalizeInto(std::string_view input,
                                              std::string* out) const {
+  absl::Status status = CanonicalizeSkeleton(input, out);
+  if (status.ok() && options_.fold_look_alikes) internal::FoldIToL(out);
+  return status;
+}
+
+absl::Status Canonicalizer::CanonicalizeSkeleton(std::string_view input,
+                                                 std::string* out) const {
   if (!options_.confusable_skeleton && !options_.fold_small_capitals) {
     return CanonicalizeText(input, out);
   }
@@ -270,6 +286,16 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
   const icu::Normalizer2* norm = icu_->normalizer;
   std::string& tmp = Scratch(1);
   std::string* cur = &dropped;
+  auto other = [&](const std::string* p) {
+    return p == &dropped ? &tmp : &dropped;
+  };
+  // 1b. Look-alikes of Latin letters inside Latin words, before NFKC and
+  // case folding turn them into letters that look like nothing Latin.
+  if (options_.fold_look_alikes) {
+    std::string* dst = other(cur);
+    dst->clear();
+    if (internal::AppendLatinizedMixedWords(*cur, dst)) cur = dst;
+  }
   auto normalize = [&](std::string* src, std::string* dst) -> absl::Status {
     dst->clear();
     UErrorCode err = U_ZERO_ERROR;
@@ -282,13 +308,13 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
 
   // 2. Normalize.
   if (norm != nullptr) {
-    absl::Status s = normalize(cur, &tmp);
+    absl::Status s = normalize(cur, other(cur));
     if (!s.ok()) return s;
-    cur = &tmp;
+    cur = other(cur);
   }
   // 3. Full case fold, then renormalize if folding left non-ASCII text.
   if (options_.case_fold == CaseFold::kFull) {
-    std::string* dst = cur == &dropped ? &tmp : &dropped;
+    std::string* dst = other(cur);
     dst->clear();
     UErrorCode err = U_ZERO_ERROR;
     icu::StringByteSink<std::string> sink(dst);
@@ -298,7 +324,7 @@ absl::Status Canonicalizer::SlowPath(std::string_view input,
     if (U_FAILURE(err)) return IcuError("case fold", err);
     cur = dst;
     if (norm != nullptr && !internal::IsAscii(*cur)) {
-      std::string* next = cur == &dropped ? &tmp : &dropped;
+      std::string* next = other(cur);
       absl::Status s = normalize(cur, next);
       if (!s.ok()) return s;
       cur = next;

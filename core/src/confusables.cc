@@ -3,6 +3,7 @@
 #include <unicode/bytestream.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
+#include <unicode/uscript.h>
 #include <unicode/uspoof.h>
 #include <unicode/utf16.h>
 
@@ -24,6 +25,9 @@ struct ConfusableSkeleton::Tables {
   std::array<bool, 128> ascii_prototype_is_ascii{};
   // Every other code point whose skeleton is not itself.
   absl::flat_hash_map<char32_t, std::string> other;
+  // Letters of other scripts whose prototype is one ASCII letter (Greek Β
+  // -> 'B', Cyrillic Ӏ -> 'l'); see LatinLetterOf.
+  absl::flat_hash_map<char32_t, char> latin_look_alikes;
   const icu::Normalizer2* nfd = nullptr;
 };
 
@@ -54,6 +58,19 @@ bool Skippable(char32_t cp) {
   const int8_t type = u_charType(cp);
   return type == U_UNASSIGNED || type == U_SURROGATE ||
          type == U_PRIVATE_USE_CHAR;
+}
+
+bool IsAsciiLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// Not Latin, and not a mark (Inherited). Common letters count: NFKC turns
+// mathematical Greek 𝚩 into Greek Β before case folding could reach it.
+bool IsOtherScript(char32_t cp) {
+  UErrorCode err = U_ZERO_ERROR;
+  const UScriptCode script = uscript_getScript(static_cast<UChar32>(cp), &err);
+  return U_SUCCESS(err) && script != USCRIPT_LATIN &&
+         script != USCRIPT_INHERITED;
 }
 
 }  // namespace
@@ -89,6 +106,10 @@ ConfusableSkeleton::ConfusableSkeleton() {
       tables->ascii_identity[cp] = skeleton == utf8;
       tables->ascii_prototype_is_ascii[cp] = IsAscii(skeleton);
     } else if (skeleton != utf8) {
+      if (skeleton.size() == 1 && IsAsciiLetter(skeleton[0]) && u_isalpha(cp) &&
+          IsOtherScript(cp)) {
+        tables->latin_look_alikes.emplace(cp, skeleton[0]);
+      }
       tables->other.emplace(cp, skeleton);
     }
   }
@@ -109,6 +130,12 @@ std::string_view ConfusableSkeleton::PrototypeOf(char32_t cp) const {
   auto it = tables_->other.find(cp);
   return it == tables_->other.end() ? std::string_view()
                                     : std::string_view(it->second);
+}
+
+char ConfusableSkeleton::LatinLetterOf(char32_t cp) const {
+  if (cp < 0x80) return 0;
+  auto it = tables_->latin_look_alikes.find(cp);
+  return it == tables_->latin_look_alikes.end() ? 0 : it->second;
 }
 
 absl::Status ConfusableSkeleton::Append(std::string_view text,

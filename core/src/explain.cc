@@ -7,6 +7,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "neardup/core/internal/look_alikes.h"
+#include "neardup/core/internal/utf8.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/core/tokenizer.h"
 
@@ -21,6 +23,43 @@ struct Words {
   size_t size() const { return canonical.size(); }
 };
 
+// Where the canonicalizer's fold_look_alikes reads `text` as Latin: it
+// looks at a word's neighbours, which a word canonicalized alone lacks.
+std::vector<std::pair<size_t, size_t>> LatinizedSpans(
+    std::string_view text, const Canonicalizer& canonicalizer) {
+  std::vector<std::pair<size_t, size_t>> spans;
+  if (canonicalizer.options().fold_look_alikes &&
+      internal::FindInvalidUtf8(text) == internal::kNoError) {
+    internal::ForEachLatinizedWord(text, [&](size_t begin, size_t end) {
+      spans.emplace_back(begin, end);
+    });
+  }
+  return spans;
+}
+
+// `view` of `text` with the parts in `spans` (sorted, from `*next` on)
+// Latinized.
+std::string_view LatinizedView(
+    std::string_view text, std::string_view view,
+    const std::vector<std::pair<size_t, size_t>>& spans, size_t* next,
+    std::string* buffer) {
+  const size_t begin = static_cast<size_t>(view.data() - text.data());
+  const size_t end = begin + view.size();
+  while (*next < spans.size() && spans[*next].second <= begin) ++*next;
+  if (*next == spans.size() || spans[*next].first >= end) return view;
+  buffer->clear();
+  size_t at = begin;
+  for (size_t k = *next; k < spans.size() && spans[k].first < end; ++k) {
+    const size_t from = std::max(spans[k].first, at);
+    const size_t to = std::min(spans[k].second, end);
+    buffer->append(text.data() + at, from - at);
+    internal::AppendLatinized(text.substr(from, to - from), buffer);
+    at = to;
+  }
+  buffer->append(text.data() + at, end - at);
+  return *buffer;
+}
+
 Words SplitWords(std::string_view text, const Canonicalizer& canonicalizer,
                  const Tokenizer& tokenizer) {
   std::vector<std::string_view> views;
@@ -28,10 +67,15 @@ Words SplitWords(std::string_view text, const Canonicalizer& canonicalizer,
   Words words;
   words.canonical.reserve(views.size());
   words.bytes.reserve(views.size());
-  std::string buffer;
+  const std::vector<std::pair<size_t, size_t>> spans =
+      LatinizedSpans(text, canonicalizer);
+  size_t next_span = 0;
+  std::string buffer, latinized;
   for (std::string_view view : views) {
     const size_t begin = static_cast<size_t>(view.data() - text.data());
-    if (canonicalizer.CanonicalizeInto(view, &buffer).ok()) {
+    const std::string_view word =
+        LatinizedView(text, view, spans, &next_span, &latinized);
+    if (canonicalizer.CanonicalizeInto(word, &buffer).ok()) {
       words.canonical.push_back(buffer);
     } else {
       words.canonical.emplace_back(view);  // invalid UTF-8: as it is

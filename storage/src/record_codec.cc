@@ -92,6 +92,7 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   canonicalizer->set_strip_ignorable(config.canonicalizer.strip_ignorable);
   canonicalizer->set_fold_small_capitals(
       config.canonicalizer.fold_small_capitals);
+  canonicalizer->set_fold_look_alikes(config.canonicalizer.fold_look_alikes);
   out->set_minhash_tokenizer(config.minhash_tokenizer);
   out->set_num_perm(config.num_perm);
   out->set_seed(config.seed);
@@ -188,6 +189,7 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
   config.canonicalizer.strip_ignorable = canonicalizer.strip_ignorable();
   config.canonicalizer.fold_small_capitals =
       canonicalizer.fold_small_capitals();
+  config.canonicalizer.fold_look_alikes = canonicalizer.fold_look_alikes();
   config.minhash_tokenizer = in.minhash_tokenizer();
   config.num_perm = in.num_perm();
   config.seed = in.seed();

@@ -243,6 +243,14 @@ TEST(Canonicalizer, RobustProfileUndoesDisguises) {
       "the \uFF51\uFF55\uFF49\uFF43\uFF4B brown fox jumps over the lazy dog",
       "ThE QuIcK BROWN fox JUMPS over THE lazy DOG",
       "the quick brown fox jumps over the lazy dog\u034F",  // CGJ
+      // Capital look-alikes in Latin words (Greek Β Μ, Cyrillic М Ь).
+      "the quick \u0392rown fox JU\u039CPS over the lazy dog",
+      "the quick \u042Crown fox jumps over the lazy dog",
+      "THE QUICK BROWN FOX JU\u041CPS OVER THE LAZY DOG",
+      // Capital I and Cyrillic/Greek I-like letters for l.
+      "the quick brown fox jumps over the Iazy dog",
+      "the quick brown fox jumps over the \u0406azy dog",
+      "the quick brown fox jumps over the \u0399azy dog",
   };
   for (const std::string& text : disguised) {
     EXPECT_EQ(Canon(robust, text), expected) << text;
@@ -252,7 +260,7 @@ TEST(Canonicalizer, RobustProfileUndoesDisguises) {
   EXPECT_NE(Canon(plain_pipeline, disguised[0]), Canon(plain_pipeline, plain));
   EXPECT_NE(Canon(plain_pipeline, disguised[3]), Canon(plain_pipeline, plain));
   // Its own config string, so its own config hash.
-  EXPECT_EQ(robust.ConfigString(), "nfkc-cf-simple-bidi-fmt-ign-conf-sc");
+  EXPECT_EQ(robust.ConfigString(), "nfkc-cf-simple-bidi-fmt-ign-conf-sc-look");
   EXPECT_EQ(*ParseCanonicalizerConfig(robust.ConfigString()), robust.options());
   EXPECT_FALSE(CanonicalizerProfile("paranoid").ok());
 }
@@ -284,12 +292,13 @@ TEST(Canonicalizer, RobustProfileOnEveryCyrillicAndGreekLookAlike) {
   }
   const Canonicalizer robust = Make(*CanonicalizerProfile("robust"));
   const std::pair<char32_t, char32_t> blocks[] = {
-      {0x0370, 0x03FF},  // Greek and Coptic
-      {0x1F00, 0x1FFF},  // Greek Extended
-      {0x0400, 0x04FF},  // Cyrillic
-      {0x0500, 0x052F},  // Cyrillic Supplement
-      {0x1C80, 0x1C8F},  // Cyrillic Extended-C
-      {0xA640, 0xA69F},  // Cyrillic Extended-B
+      {0x0370, 0x03FF},    // Greek and Coptic
+      {0x1F00, 0x1FFF},    // Greek Extended
+      {0x0400, 0x04FF},    // Cyrillic
+      {0x0500, 0x052F},    // Cyrillic Supplement
+      {0x1C80, 0x1C8F},    // Cyrillic Extended-C
+      {0xA640, 0xA69F},    // Cyrillic Extended-B
+      {0x1D6A8, 0x1D7C9},  // Mathematical Greek (Common script)
   };
   int look_alikes = 0;
   std::vector<std::string> missed;
@@ -313,21 +322,63 @@ TEST(Canonicalizer, RobustProfileOnEveryCyrillicAndGreekLookAlike) {
   }
   uspoof_close(spoof);
   EXPECT_GE(look_alikes, 60);  // the tables are not empty
-  // Known gaps (#35 item 6, open): case folding runs before the skeleton,
-  // so a capital look-alike becomes its own script's small letter, which
-  // looks like no Latin one (Greek Β -> β, not b), and NFKC turns U+037A
-  // and U+03F2 into other letters first. The fix needs a new option (the
-  // robust profile's stored behaviour must not change under its config
-  // hash): fold foreign letters to their Latin prototypes inside words
-  // that mix them with Latin letters, before case folding. Until then this
-  // list pins what misses, so that nothing else starts to.
-  EXPECT_THAT(missed,
-              ::testing::UnorderedElementsAre(
-                  "U+037A as i", "U+0392 as B", "U+0395 as E", "U+0396 as Z",
-                  "U+0397 as H", "U+0399 as l", "U+039C as M", "U+039D as N",
-                  "U+03A5 as Y", "U+03A7 as X", "U+03D2 as Y", "U+03DC as F",
-                  "U+03F2 as c", "U+03F9 as C", "U+03FA as M", "U+0406 as l",
-                  "U+041C as M", "U+042C as b", "U+04C0 as l"));
+  EXPECT_THAT(missed, ::testing::IsEmpty());
+}
+
+// The robust profile of stores written before fold_look_alikes existed
+// (its config string without "-look") keeps what it did: case folding
+// before the skeleton hides capital look-alikes, and I is not l.
+TEST(Canonicalizer, EarlierRobustConfigKeepsItsBehaviour) {
+  absl::StatusOr<CanonicalizerOptions> earlier =
+      ParseCanonicalizerConfig("nfkc-cf-simple-bidi-fmt-ign-conf-sc");
+  ASSERT_OK(earlier);
+  EXPECT_FALSE(earlier->fold_look_alikes);
+  const Canonicalizer c = Make(*earlier);
+  // Greek Β is folded to β, whose prototype is ß.
+  EXPECT_EQ(Canon(c, "w\u0392rd"), "w\u00DFrd");
+  EXPECT_EQ(Canon(c, "wIrd"), "wird");
+  EXPECT_EQ(Canon(c, "w\u0430rd"), "ward");  // Cyrillic а: the skeleton
+}
+
+TEST(Canonicalizer, FoldLookAlikesGoldenVectors) {
+  CanonicalizerOptions o;
+  o.fold_look_alikes = true;
+  const Canonicalizer look = Make(o);
+  const Canonicalizer robust = Make(*CanonicalizerProfile("robust"));
+  struct Case {
+    std::string input, look, robust;
+  };
+  const Case cases[] = {
+      // Mixed words: the look-alike becomes its Latin letter first.
+      {"w\u0392rd", "wbrd", "wbrd"},
+      {"\u041C\u0410RK", "mark", "rnark"},  // Cyrillic М, А next to Latin R K
+      {"w\u037Ard", "wlrd", "wlrd"},        // Greek ypogegrammeni: i, then l
+      {"\u03F2at", "cat", "cat"},           // lunate sigma, before NFKC
+      // Words of one script keep their letters and their case folding.
+      {"\u041C\u0410\u041C\u0410", "\u043C\u0430\u043C\u0430",
+       "\u028Da\u028Da"},
+      {"\u0392\u0397\u03A4\u0391", "\u03B2\u03B7\u03C4\u03B1",
+       "\u00DFn\u0329ta"},
+      // Only the mixed word changes (Λ looks like nothing Latin); marks stay
+      // inside the word.
+      {"\u039C\u0391\u039B\u0391 x\u0392e\u0301",
+       "\u03BC\u03B1\u03BB\u03B1 xb\u00E9", "\u03BCa\u03BBa xbe\u0301"},
+      // Words of look-alikes only, next to a Latin word.
+      {"\u03A4\u0397\u0395 \u0399\u039D ok", "the ln ok", "the ln ok"},
+      // i -> l everywhere, after folding and the skeleton.
+      {"Illinois", "llllnols", "llllnols"},
+      {"plain ascii", "plaln ascll", "plaln ascll"},
+  };
+  for (const Case& k : cases) {
+    EXPECT_EQ(Canon(look, k.input), k.look) << k.input;
+    EXPECT_EQ(Canon(robust, k.input), k.robust) << k.input;
+  }
+  // The robust profile agrees with the skeleton's view of the same text.
+  EXPECT_EQ(Canon(robust, "w\u0392rd"), Canon(robust, "wBrd"));
+  EXPECT_EQ(Canon(robust, "\u041C\u0410\u041C\u0410"),
+            Canon(robust, "\u043C\u0430\u043C\u0430"));
+  EXPECT_EQ(Canon(robust, "wIrd"), Canon(robust, "wlrd"));
+  EXPECT_EQ(Canon(robust, "w1rd"), Canon(robust, "wlrd"));
 }
 
 TEST(Canonicalizer, InvalidUtf8NamesTheOffset) {
@@ -380,8 +431,11 @@ TEST(Canonicalizer, CanonicalizeIntoReusesAndClearsOutput) {
 TEST(Canonicalizer, ConfigStringRoundTrips) {
   EXPECT_EQ(Make().ConfigString(), "nfkc-cf-simple-bidi-fmt");
   for (CanonicalizerOptions o : AllPlainOptions()) {
-    for (bool conf : {false, true}) {
-      o.confusable_skeleton = conf;
+    for (int flags = 0; flags < 16; ++flags) {
+      o.strip_ignorable = flags & 1;
+      o.confusable_skeleton = flags & 2;
+      o.fold_small_capitals = flags & 4;
+      o.fold_look_alikes = flags & 8;
       const std::string s = Make(o).ConfigString();
       absl::StatusOr<CanonicalizerOptions> parsed = ParseCanonicalizerConfig(s);
       ASSERT_OK(parsed);
@@ -403,7 +457,8 @@ TEST(Canonicalizer, ConfigStringRejectsMalformed) {
        {"", "nfkc", "nfkc-cf", "nfkc-simple", "nfd-cf-simple", "nfkc-cf-full",
         "nfkc-cf-simple-", "nfkc-cf-simple-fmt-bidi",
         "nfkc-cf-simple-bidi-bidi", "nfkc-cf-simple-conf-fmt",
-        "nfkc-cf-simple-xyz", "NFKC-cf-simple", "nfkc-cf-simple-bidi-fmt "}) {
+        "nfkc-cf-simple-xyz", "NFKC-cf-simple", "nfkc-cf-simple-bidi-fmt ",
+        "nfkc-cf-simple-look-sc", "nfkc-cf-simple-look-look"}) {
     absl::StatusOr<CanonicalizerOptions> p = ParseCanonicalizerConfig(bad);
     EXPECT_FALSE(p.ok()) << '"' << bad << '"';
     if (!p.ok()) {

@@ -85,6 +85,29 @@ TEST(ConfusableSkeleton, KnownPrototypes) {
   EXPECT_EQ(ConfusableSkeleton::Get().PrototypeOf(0x0430), "a");  // Cyrillic
 }
 
+TEST(ConfusableSkeleton, LatinLetterOfIsTheOneLetterPrototypeOfOtherScripts) {
+  const ConfusableSkeleton& s = ConfusableSkeleton::Get();
+  EXPECT_EQ(s.LatinLetterOf(0x0392), 'B');  // Greek capital beta
+  EXPECT_EQ(s.LatinLetterOf(0x041C), 'M');  // Cyrillic capital em
+  EXPECT_EQ(s.LatinLetterOf(0x0430), 'a');  // Cyrillic small a
+  EXPECT_EQ(s.LatinLetterOf(0x04C0), 'l');  // Cyrillic palochka
+  EXPECT_EQ(s.LatinLetterOf('a'), 0);
+  EXPECT_EQ(s.LatinLetterOf(0x0131), 0);  // Latin dotless i: Latin script
+  EXPECT_EQ(s.LatinLetterOf(0x042B), 0);  // Cyrillic yeru: two letters
+  EXPECT_EQ(s.LatinLetterOf(0x0660), 0);  // Arabic-Indic zero: not a letter
+  // Every entry agrees with the skeleton and is a letter of another script.
+  int entries = 0;
+  for (char32_t cp = 0x80; cp <= 0x10FFFF; ++cp) {
+    const char letter = s.LatinLetterOf(cp);
+    if (letter == 0) continue;
+    ++entries;
+    ASSERT_EQ(s.PrototypeOf(cp), std::string(1, letter))
+        << std::hex << static_cast<uint32_t>(cp);
+    ASSERT_TRUE(u_isalpha(cp)) << std::hex << static_cast<uint32_t>(cp);
+  }
+  EXPECT_GT(entries, 100);
+}
+
 TEST(DropList, DefaultIgnorableMatchesIcu) {
   for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
     ASSERT_EQ(IsDefaultIgnorable(cp),

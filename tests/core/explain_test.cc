@@ -41,6 +41,29 @@ TEST(Explain, FindsTheSharedPassageInBothTexts) {
   EXPECT_FALSE(explained.truncated);
 }
 
+// The robust profile reads a word of Greek capitals next to Latin words as
+// Latin (fold_look_alikes); explain, which canonicalizes word by word, must
+// read it the same way.
+TEST(Explain, LookAlikeWordsNextToLatinWordsAreSharedToo) {
+  const Canonicalizer robust =
+      Canonicalizer::Create(*CanonicalizerProfile("robust")).value();
+  const std::string a = "so the quick brown fox jumps over the lazy dog";
+  // ΤΗΕ (Greek) for THE, and Cyrillic О in BRОWN.
+  const std::string b =
+      "\u03A4\u0397\u0395 quick BR\u041EWN fox jumps over the lazy dog";
+  ExplainOptions options;
+  options.k = 3;
+  options.w = 1;
+  ASSERT_OK_AND_ASSIGN(const Explanation explained,
+                       ExplainSharedPassages(a, b, robust, options));
+  ASSERT_EQ(explained.passages.size(), 1u);
+  const SharedPassage& p = explained.passages[0];
+  EXPECT_EQ(a.substr(p.a_begin, p.a_end - p.a_begin),
+            "the quick brown fox jumps over the lazy dog");
+  EXPECT_EQ(b.substr(p.b_begin, p.b_end - p.b_begin), b);
+  EXPECT_EQ(p.words, 9u);
+}
+
 TEST(Explain, NothingSharedNothingShort) {
   ASSERT_OK_AND_ASSIGN(
       const Explanation none,

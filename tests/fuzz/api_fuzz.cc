@@ -124,6 +124,7 @@ void FillConfig(Bytes& in, v1::FingerprintConfig* config) {
   canon->set_confusable_skeleton(in.Bool());
   canon->set_strip_default_ignorables(in.Bool());
   canon->set_fold_small_capitals(in.Bool());
+  canon->set_fold_look_alikes(in.Bool());
   canon->set_profile(
       static_cast<v1::CanonicalizerOptions::Profile>(in.Below(3)));
   config->set_tokenizer(in.Pick(kTokenizers));

@@ -54,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.strip_bidi = selector & 8;
   options.strip_format = selector & 16;
   options.confusable_skeleton = (selector & 0xE0) == 0xE0;
+  options.fold_look_alikes = (selector & 0x60) == 0x40;
   static const Canonicalizer* canonicalizers[256] = {};
   if (canonicalizers[selector] == nullptr) {
     canonicalizers[selector] =

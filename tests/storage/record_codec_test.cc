@@ -27,7 +27,8 @@ CollectionRecord EveryFieldSet() {
                           .strip_format = false,
                           .strip_ignorable = true,
                           .confusable_skeleton = true,
-                          .fold_small_capitals = true};
+                          .fold_small_capitals = true,
+                          .fold_look_alikes = true};
   config.minhash_tokenizer = "shingle-k=3/grapheme-uax29";
   config.num_perm = 256;
   config.seed = 0xDEADBEEFCAFEF00Dull;

@@ -55,6 +55,11 @@ void AddCanonicalizerFlags(CLI::App* app, CanonicalizerOptions* options) {
   app->add_flag("--fold-small-capitals", options->fold_small_capitals,
                 "After the skeleton, Latin small capitals and kra become the "
                 "ASCII letter they look like");
+  app->add_flag("--fold-look-alikes", options->fold_look_alikes,
+                "Look-alikes of Latin letters become them before case "
+                "folding (Greek B, Cyrillic M capitals) inside Latin words "
+                "and in look-alike words next to them, and i becomes l (I, "
+                "l, 1 read alike)");
   app->add_option_function<std::string>(
       "--profile",
       [options](const std::string& name) {
@@ -67,9 +72,11 @@ void AddCanonicalizerFlags(CLI::App* app, CanonicalizerOptions* options) {
         options->strip_ignorable |= profile->strip_ignorable;
         options->confusable_skeleton |= profile->confusable_skeleton;
         options->fold_small_capitals |= profile->fold_small_capitals;
+        options->fold_look_alikes |= profile->fold_look_alikes;
       },
       "Canonicalizer profile: txtfp (default) or robust (+ "
-      "--strip-ignorables --confusable --fold-small-capitals: finds copies "
+      "--strip-ignorables --confusable --fold-small-capitals "
+      "--fold-look-alikes: finds copies "
       "disguised with "
       "invisible characters or look-alike letters)");
 }

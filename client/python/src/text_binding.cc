@@ -72,7 +72,8 @@ void BindText(py::module_& m) {
 
 profile "txtfp" (NFKC, full case folding, bidi and format characters
 dropped) or "robust" (also default-ignorables, confusable skeleton, small
-capitals). ValueError for an unknown profile.)");
+capitals, look-alikes in mixed-script words, i as l). ValueError for an
+unknown profile.)");
   m.def(
       "minhash_text",
       [](const std::string& text, int num_perm, int ngram,

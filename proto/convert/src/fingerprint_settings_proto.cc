@@ -43,6 +43,7 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
   canonicalizer.confusable_skeleton = canon.confusable_skeleton();
   canonicalizer.strip_ignorable = canon.strip_default_ignorables();
   canonicalizer.fold_small_capitals = canon.fold_small_capitals();
+  canonicalizer.fold_look_alikes = canon.fold_look_alikes();
   switch (canon.profile()) {
     case v1::CanonicalizerOptions::PROFILE_UNSPECIFIED:
       break;
@@ -50,6 +51,7 @@ absl::StatusOr<FingerprintSettings> SettingsFromProto(
       canonicalizer.strip_ignorable = true;
       canonicalizer.confusable_skeleton = true;
       canonicalizer.fold_small_capitals = true;
+      canonicalizer.fold_look_alikes = true;
       break;
     default:
       return absl::InvalidArgumentError(absl::StrCat(
@@ -92,6 +94,7 @@ void SettingsToProto(const FingerprintSettings& settings,
   canon->set_confusable_skeleton(canonicalizer.confusable_skeleton);
   canon->set_strip_default_ignorables(canonicalizer.strip_ignorable);
   canon->set_fold_small_capitals(canonicalizer.fold_small_capitals);
+  canon->set_fold_look_alikes(canonicalizer.fold_look_alikes);
   proto->set_tokenizer(settings.tokenizer);
   proto->set_shingle_k(static_cast<uint32_t>(settings.shingle_k));
   proto->set_num_perm(static_cast<uint32_t>(settings.num_perm));

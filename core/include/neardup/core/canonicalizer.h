@@ -41,14 +41,25 @@ struct CanonicalizerOptions {
   // Cyrillic т к в н at these prototypes, though readers see t k b h.
   // Default off; on in the robust profile.
   bool fold_small_capitals = false;
+  // Look-alikes that case folding hides from the skeleton. Before
+  // normalization, letters of other scripts whose confusable prototype is
+  // one ASCII letter become it where the context is Latin: inside a word
+  // that holds a Latin letter, and in a run of words made of such letters
+  // only next to one (Greek Β, Cyrillic М: capitals whose small letters look
+  // like nothing Latin). Greek and Cyrillic text is left alone. At the end
+  // 'i' becomes 'l', since confusables.txt reads I as l and case folding
+  // reads it as i. Default off; on in the robust profile (new collections
+  // from this release: the config string says "-look"). See
+  // internal/look_alikes.h for what it costs Greek capitals next to Latin.
+  bool fold_look_alikes = false;
 
   bool operator==(const CanonicalizerOptions&) const = default;
 };
 
 // Named option sets: "txtfp" (the defaults, txtfp's pipeline) and "robust"
 // (the defaults + strip_ignorable + confusable_skeleton +
-// fold_small_capitals: text that reads the same despite invisible
-// characters, look-alike letters, fullwidth forms or case tricks
+// fold_small_capitals + fold_look_alikes: text that reads the same despite
+// invisible characters, look-alike letters, fullwidth forms or case tricks
 // canonicalizes the same). INVALID_ARGUMENT otherwise.
 absl::StatusOr<CanonicalizerOptions> CanonicalizerProfile(
     std::string_view name);
@@ -59,9 +70,10 @@ absl::StatusOr<CanonicalizerOptions> ParseCanonicalizerConfig(
 
 // Thread-safe and cheap to copy; build once and share.
 //
-// Pipeline: drop listed code points -> normalize -> case fold -> if the result
-// is not ASCII, normalize again -> optional confusable skeleton. No
-// whitespace collapsing or trimming.
+// Pipeline: drop listed code points -> optional look-alikes in mixed words
+// -> normalize -> case fold -> if the result is not ASCII, normalize again ->
+// optional confusable skeleton -> optional small capitals -> optional i -> l.
+// No whitespace collapsing or trimming.
 class Canonicalizer {
  public:
   static absl::StatusOr<Canonicalizer> Create(
@@ -73,8 +85,8 @@ class Canonicalizer {
   // Same, writing into `*out` (its capacity is reused).
   absl::Status CanonicalizeInto(std::string_view input, std::string* out) const;
 
-  // `{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-ign][-conf][-sc]`;
-  // "-ign" and "-sc" are neardup's (txtfp has no such options).
+  // `{nfc|nfkc|none}-{cf-simple|cf-none}[-bidi][-fmt][-ign][-conf][-sc][-look]`;
+  // "-ign", "-sc" and "-look" are neardup's (txtfp has no such options).
   std::string ConfigString() const;
   const CanonicalizerOptions& options() const { return options_; }
 
@@ -84,6 +96,9 @@ class Canonicalizer {
                 std::shared_ptr<const IcuState> icu)
       : options_(options), icu_(std::move(icu)) {}
 
+  // Everything but the final i -> l.
+  absl::Status CanonicalizeSkeleton(std::string_view input,
+                                    std::string* out) const;
   // Everything but the skeleton.
   absl::Status CanonicalizeText(std::string_view input, std::string* out) const;
   absl::Status SlowPath(std::string_view input, std::string* out) const;

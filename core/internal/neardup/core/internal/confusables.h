@@ -26,6 +26,11 @@ class ConfusableSkeleton {
   // code point maps to itself. For tests.
   std::string_view PrototypeOf(char32_t cp) const;
 
+  // The ASCII letter that is the whole prototype of `cp`, a letter not of
+  // the Latin script (Greek Β -> 'B', Cyrillic І -> 'l', Greek ͺ -> 'i',
+  // mathematical 𝚩 -> 'B'), or 0.
+  char LatinLetterOf(char32_t cp) const;
+
  private:
   ConfusableSkeleton();
   struct Tables;
