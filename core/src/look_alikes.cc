@@ -3,7 +3,7 @@
 #include <unicode/uchar.h>
 #include <unicode/uscript.h>
 
-#include <bitset>
+#include <cstdint>
 #include <string>
 
 #include "neardup/core/internal/confusables.h"
@@ -17,30 +17,65 @@ bool IsAsciiLetter(char32_t cp) {
   return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
 }
 
-bool IsMark(char32_t cp) {
-  return cp >= 0x80 && (U_GET_GC_MASK(cp) & U_GC_M_MASK) != 0;
-}
+// What the scan asks of a code point, read out of ICU and the confusables
+// table once for the BMP (128 KiB): Greek or Cyrillic text asks for every
+// letter, and ICU's property lookups cost several times a table read.
+struct CodePointInfo {
+  enum Bits : uint8_t { kWord = 1, kMark = 2, kLatin = 4 };
+  uint8_t bits = 0;
+  char latin_letter = 0;  // ConfusableSkeleton::LatinLetterOf
+};
 
-bool IsWordCodePoint(char32_t cp) {
-  if (cp < 0x80) return IsAsciiLetter(cp);
-  return u_isalpha(cp) || IsMark(cp);
-}
-
-bool ScriptIsLatin(char32_t cp) {
+CodePointInfo ComputeInfo(const ConfusableSkeleton& skeleton, char32_t cp) {
+  CodePointInfo info;
+  if (cp < 0x80) {
+    if (IsAsciiLetter(cp))
+      info.bits = CodePointInfo::kWord | CodePointInfo::kLatin;
+    return info;
+  }
+  const bool mark = (U_GET_GC_MASK(cp) & U_GC_M_MASK) != 0;
+  if (mark) info.bits |= CodePointInfo::kMark | CodePointInfo::kWord;
+  if (u_isalpha(cp)) info.bits |= CodePointInfo::kWord;
   UErrorCode err = U_ZERO_ERROR;
-  return uscript_getScript(static_cast<UChar32>(cp), &err) == USCRIPT_LATIN &&
-         U_SUCCESS(err);
+  if (uscript_getScript(static_cast<UChar32>(cp), &err) == USCRIPT_LATIN &&
+      U_SUCCESS(err)) {
+    info.bits |= CodePointInfo::kLatin;
+  }
+  info.latin_letter = skeleton.LatinLetterOf(cp);
+  return info;
 }
 
-// Latin script in the BMP, read out of ICU once: Cyrillic or Greek text
-// asks for every letter.
-bool IsLatin(char32_t cp) {
-  static const std::bitset<0x10000>* const bmp = [] {
-    auto* bits = new std::bitset<0x10000>();
-    for (char32_t c = 0; c < 0x10000; ++c) bits->set(c, ScriptIsLatin(c));
-    return bits;
+struct Tables {
+  CodePointInfo bmp[0x10000];
+  // Bytes that may start a Latin letter's UTF-8: ASCII letters, the lead
+  // bytes of BMP Latin letters, and every 4-byte lead. Continuation bytes
+  // never: a text without these holds no Latin letter.
+  bool may_start_latin[256] = {};
+};
+
+const Tables& GetTables() {
+  static const Tables* const tables = [] {
+    const ConfusableSkeleton& skeleton = ConfusableSkeleton::Get();
+    auto* t = new Tables;
+    for (char32_t c = 0; c < 0x10000; ++c) {
+      t->bmp[c] = ComputeInfo(skeleton, c);
+      if (!(t->bmp[c].bits & CodePointInfo::kLatin)) continue;
+      const unsigned lead = c < 0x80    ? c
+                            : c < 0x800 ? 0xC0 | (c >> 6)
+                                        : 0xE0 | (c >> 12);
+      t->may_start_latin[lead] = true;
+    }
+    for (unsigned lead = 0xF0; lead <= 0xF4; ++lead) {
+      t->may_start_latin[lead] = true;
+    }
+    return t;
   }();
-  return cp < 0x10000 ? bmp->test(cp) : ScriptIsLatin(cp);
+  return *tables;
+}
+
+CodePointInfo InfoOf(char32_t cp) {
+  return cp < 0x10000 ? GetTables().bmp[cp]
+                      : ComputeInfo(ConfusableSkeleton::Get(), cp);
 }
 
 struct Word {
@@ -54,8 +89,7 @@ struct Word {
   bool has_look_alike = false;
 };
 
-Word ScanWord(const ConfusableSkeleton& skeleton, std::string_view text,
-              size_t begin) {
+Word ScanWord(std::string_view text, size_t begin) {
   Word word{.begin = begin};
   bool latin = false, other = false, letters = false;
   size_t i = begin;
@@ -67,13 +101,14 @@ Word ScanWord(const ConfusableSkeleton& skeleton, std::string_view text,
     }
     char32_t cp = 0;
     const int n = DecodeUtf8Lenient(text, i, &cp);
-    if (!IsWordCodePoint(cp)) break;
+    const CodePointInfo info = InfoOf(cp);
+    if (!(info.bits & CodePointInfo::kWord)) break;
     i += n;
-    if (IsMark(cp)) continue;
+    if (info.bits & CodePointInfo::kMark) continue;
     letters = true;
-    if (skeleton.LatinLetterOf(cp) != 0) {
+    if (info.latin_letter != 0) {
       word.has_look_alike = true;
-    } else if (IsLatin(cp)) {
+    } else if (info.bits & CodePointInfo::kLatin) {
       latin = true;
     } else {
       other = true;
@@ -91,25 +126,40 @@ size_t NextWord(std::string_view text, size_t i) {
   while (i < text.size()) {
     char32_t cp = 0;
     const int n = DecodeUtf8Lenient(text, i, &cp);
-    if (IsWordCodePoint(cp)) return i;
+    if (InfoOf(cp).bits & CodePointInfo::kWord) return i;
     i += n;
   }
   return i;
 }
 
-// Whether `text` holds a Latin look-alike at all: text without one (ASCII
-// around accented letters, CJK, most scripts) is done after this scan.
-bool HasLookAlike(const ConfusableSkeleton& skeleton, std::string_view text) {
-  for (size_t i = FirstNonAscii(text); i < text.size();) {
-    if (static_cast<unsigned char>(text[i]) < 0x80) {
-      i += FirstNonAscii(text.substr(i));
+// Whether `text` holds both a Latin letter and a Latin look-alike: only then
+// can a word be Latinized. Most text is done after this scan: ASCII around
+// accented letters, CJK, and Greek or Cyrillic text without Latin words.
+bool MayLatinize(std::string_view text) {
+  // Greek or Cyrillic text without Latin words ends here, in a byte scan.
+  const bool* may_start_latin = GetTables().may_start_latin;
+  bool any = false;
+  for (const char c : text) any |= may_start_latin[static_cast<uint8_t>(c)];
+  if (!any) return false;
+  bool latin = false, look_alike = false;
+  for (size_t i = 0; i < text.size() && !(latin && look_alike);) {
+    const unsigned char b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {
+      if (latin) {
+        i += FirstNonAscii(text.substr(i));
+      } else {
+        latin = IsAsciiLetter(b);
+        ++i;
+      }
       continue;
     }
     char32_t cp = 0;
     i += DecodeUtf8Lenient(text, i, &cp);
-    if (skeleton.LatinLetterOf(cp) != 0) return true;
+    const CodePointInfo info = InfoOf(cp);
+    look_alike = look_alike || info.latin_letter != 0;
+    latin = latin || (info.bits & CodePointInfo::kLatin);
   }
-  return false;
+  return latin && look_alike;
 }
 
 }  // namespace
@@ -117,8 +167,7 @@ bool HasLookAlike(const ConfusableSkeleton& skeleton, std::string_view text) {
 void ForEachLatinizedWord(
     std::string_view text,
     absl::FunctionRef<void(size_t begin, size_t end)> latinize) {
-  const ConfusableSkeleton& skeleton = ConfusableSkeleton::Get();
-  if (!HasLookAlike(skeleton, text)) return;
+  if (!MayLatinize(text)) return;
   // Words are streamed: a run of look-alike words is remembered by its
   // bytes and walked again once the word after it decides.
   constexpr size_t kNone = static_cast<size_t>(-1);
@@ -127,13 +176,13 @@ void ForEachLatinizedWord(
   Word::Kind previous = Word::kOther;
   auto emit_run = [&] {
     for (size_t i = run_begin; i < run_end;) {
-      const Word word = ScanWord(skeleton, text, i);
+      const Word word = ScanWord(text, i);
       latinize(word.begin, word.end);
       i = NextWord(text, word.end);
     }
   };
   for (size_t i = NextWord(text, 0); i < text.size();) {
-    const Word word = ScanWord(skeleton, text, i);
+    const Word word = ScanWord(text, i);
     if (word.kind == Word::kLookAlikes) {
       if (run_begin == kNone) {
         run_begin = word.begin;
@@ -156,11 +205,10 @@ void ForEachLatinizedWord(
 }
 
 void AppendLatinized(std::string_view word, std::string* out) {
-  const ConfusableSkeleton& skeleton = ConfusableSkeleton::Get();
   for (size_t i = 0; i < word.size();) {
     char32_t cp = 0;
     const int n = DecodeUtf8Lenient(word, i, &cp);
-    const char letter = skeleton.LatinLetterOf(cp);
+    const char letter = InfoOf(cp).latin_letter;
     if (letter != 0) {
       out->push_back(letter);
     } else {
