@@ -8,7 +8,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "neardup/core/internal/look_alikes.h"
-#include "neardup/core/internal/utf8.h"
 #include "neardup/core/perceptual.h"
 #include "neardup/core/tokenizer.h"
 
@@ -28,8 +27,8 @@ struct Words {
 std::vector<std::pair<size_t, size_t>> LatinizedSpans(
     std::string_view text, const Canonicalizer& canonicalizer) {
   std::vector<std::pair<size_t, size_t>> spans;
-  if (canonicalizer.options().fold_look_alikes &&
-      internal::FindInvalidUtf8(text) == internal::kNoError) {
+  // Invalid bytes (a text cut at max_text_bytes) read as not letters.
+  if (canonicalizer.options().fold_look_alikes) {
     internal::ForEachLatinizedWord(text, [&](size_t begin, size_t end) {
       spans.emplace_back(begin, end);
     });

@@ -136,10 +136,17 @@ size_t NextWord(std::string_view text, size_t i) {
 // can a word be Latinized. Most text is done after this scan: ASCII around
 // accented letters, CJK, and Greek or Cyrillic text without Latin words.
 bool MayLatinize(std::string_view text) {
-  // Greek or Cyrillic text without Latin words ends here, in a byte scan.
+  // Greek or Cyrillic text without Latin words ends here, in a byte scan,
+  // unless it has punctuation whose lead byte Latin letters share (NBSP,
+  // «», dashes: 0xC2, 0xE2).
   const bool* may_start_latin = GetTables().may_start_latin;
   bool any = false;
-  for (const char c : text) any |= may_start_latin[static_cast<uint8_t>(c)];
+  for (const char c : text) {
+    if (may_start_latin[static_cast<uint8_t>(c)]) {
+      any = true;
+      break;
+    }
+  }
   if (!any) return false;
   bool latin = false, look_alike = false;
   for (size_t i = 0; i < text.size() && !(latin && look_alike);) {

@@ -50,6 +50,9 @@ TEST(LatinizedMixedWords, LookAlikeWordsNextToLatinWordsChange) {
   // ΤΗΕ ΙΝ (Greek), ОϜ (Cyrillic О, Greek Ϝ): a run on either side.
   EXPECT_EQ(Latinized("\u03A4\u0397\u0395 \u0399\u039D, ok"), "THE lN, ok");
   EXPECT_EQ(Latinized("ok \u041E\u03DC"), "ok OF");
+  // A Latin word of non-ASCII letters only (ø), or of supplementary ones.
+  EXPECT_EQ(Latinized("\u00F8 \u03A4\u0397\u0395"), "\u00F8 THE");
+  EXPECT_EQ(Latinized("\U0001DF00 \u03A4\u0397\u0395"), "\U0001DF00 THE");
   // A run whose neighbours are not Latin stays, whatever lies beyond them.
   const std::string far =
       "ok \u043C\u0438\u0440 \u0399\u039D \u043C\u0438\u0440 ok";
