@@ -103,6 +103,34 @@ class NatsCluster {
     }
     return urls;
   }
+  // Each server's latest `per_server` warnings, errors and leader changes,
+  // a line each (see NeardupdNodes::Warnings).
+  std::string Warnings(size_t per_server = 3) const {
+    std::string out;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      std::ifstream in(absl::StrCat(dir_, "/n", i, ".log"));
+      std::vector<std::string> kept;
+      for (std::string line; std::getline(in, line);) {
+        if (line.find("Healthcheck failed") != std::string::npos) continue;
+        // Leaders of streams and of the cluster, not of every consumer;
+        // a dead peer's refused routes say nothing new.
+        if (line.find("connect to route") != std::string::npos) continue;
+        if (line.find("[WRN]") != std::string::npos ||
+            line.find("[ERR]") != std::string::npos ||
+            line.find("stream leader") != std::string::npos ||
+            line.find("metadata leader") != std::string::npos) {
+          kept.push_back(line.substr(0, 200));
+        }
+      }
+      absl::StrAppend(&out, "nats n", i, nodes_[i].pid > 0 ? "" : " (down)",
+                      "\n");
+      for (size_t k = kept.size() - std::min(kept.size(), per_server);
+           k < kept.size(); ++k) {
+        absl::StrAppend(&out, "  ", kept[k], "\n");
+      }
+    }
+    return out;
+  }
   // What went on, for a failed assertion: each server's state and the end
   // of its log, without the lines our own health polling causes.
   std::string Logs() const {

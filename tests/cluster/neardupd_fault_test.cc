@@ -105,6 +105,32 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
     return log.substr(from);
   }
   std::string Logs() const { return nodes_.Logs(); }
+  // What a failure says first: the phases' start times, the writes
+  // acknowledged, what each node applied, the nodes' and the NATS servers'
+  // latest warnings.
+  std::string Summary() {
+    std::string out = absl::StrCat(Acked(), " writes acknowledged;");
+    for (int node = 0; node < size(); ++node) {
+      absl::StrAppend(&out, " n", node, " applied ",
+                      down_[node].load() ? std::string("(down)")
+                                         : absl::StrCat(Applied(node)));
+    }
+    absl::StrAppend(&out, "\n");
+    {
+      std::lock_guard lock(phases_mu_);
+      for (const auto& [phase, at] : phase_starts_) {
+        absl::StrAppend(&out, kPhases[phase], " from ",
+                        absl::FormatTime("%H:%M:%E3S", at, absl::UTCTimeZone()),
+                        "; ");
+      }
+    }
+    return absl::StrCat(out, "\n", nodes_.Warnings(), nats_.Warnings());
+  }
+  void EnterPhase(int phase) {
+    phase_ = phase;
+    std::lock_guard lock(phases_mu_);
+    phase_starts_.emplace_back(phase, absl::Now());
+  }
 
   // Writes documents "w<k>" through the nodes that are up in turn, in
   // BulkUpsert streams of 100 items, until stopped; records what was
@@ -169,10 +195,12 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
       if (answer.ok()) {
         ++queries_answered_;
       } else {
-        ++queries_failed_;
+        // The first failure says what the nodes said (CI keeps only the
+        // start of a failing test's output).
         ADD_FAILURE() << "node " << node << " (" << kPhases[phase_.load()]
                       << ", at " << absl::FormatTime(absl::Now())
-                      << "): " << answer.status();
+                      << "): " << answer.status()
+                      << (queries_failed_++ == 0 ? "\n" + Summary() : "");
       }
     }
   }
@@ -213,6 +241,8 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
                                             "a NATS server killed",
                                             "replicas restarting", "all back"};
   std::atomic<int> phase_{0};
+  std::mutex phases_mu_;
+  std::vector<std::pair<int, absl::Time>> phase_starts_;  // for Summary
   std::atomic<bool> down_[4] = {false, false, false, false};
   std::shared_mutex kill_mu_;  // a query never runs on a node being killed
   std::mutex acked_mu_;
@@ -225,6 +255,7 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
 };
 
 TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
+  EnterPhase(0);
   std::thread writer([&] { Write(); });
   std::thread querier([&] { Query(); });
   // However the test ends, the load stops first.
@@ -233,20 +264,20 @@ TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
     if (writer.joinable()) writer.join();
     if (querier.joinable()) querier.join();
   };
-  ASSERT_TRUE(WaitAcked(200)) << Logs();
+  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs();
 
   // A replica of each shard dies; writes and queries go on through the
   // others.
-  phase_ = 1;
+  EnterPhase(1);
   for (int node = 0; node < size(); ++node) {
     if (Killed(node)) KillNode(node);
   }
-  ASSERT_TRUE(WaitAcked(200)) << Logs();
+  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs();
   // A NATS server dies: 2 of 3 keep the quorum.
-  phase_ = 2;
+  EnterPhase(2);
   nats_.Kill(0);
-  ASSERT_TRUE(WaitAcked(200)) << Logs() << nats_.Logs();
-  phase_ = 3;
+  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs() << nats_.Logs();
+  EnterPhase(3);
   // The replicas come back on their disks and catch up before they serve.
   for (int node = 0; node < size(); ++node) {
     if (!Killed(node)) continue;
@@ -256,8 +287,8 @@ TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
     down_[node] = false;
   }
   nats_.Start(0);
-  phase_ = 4;
-  ASSERT_TRUE(WaitAcked(200)) << Logs();
+  EnterPhase(4);
+  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs();
   stop_ = true;
   writer.join();
   querier.join();

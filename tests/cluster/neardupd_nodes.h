@@ -5,6 +5,7 @@
 // cluster tests: node i is named by ids[i], keeps its data in <dir>/<id>
 // and logs to <dir>/<id>.log.
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -61,6 +62,33 @@ class NeardupdNodes {
     std::string out;
     for (size_t i = 0; i < ids_.size(); ++i) {
       out += absl::StrCat("--- neardupd ", ids_[i], "\n", Log(i));
+    }
+    return out;
+  }
+  // Each node's latest `per_node` warnings and errors, a line each (the
+  // start-up ones about plaintext and tokens left out): CI keeps only the
+  // first lines of a failing test's output, so a failure says these first.
+  std::string Warnings(size_t per_node = 3) const {
+    std::string out;
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      std::ifstream in(absl::StrCat(dir_, "/", ids_[i], ".log"));
+      std::vector<std::string> kept;
+      for (std::string line; std::getline(in, line);) {
+        if (!absl::StrContains(line, "[warning]") &&
+            !absl::StrContains(line, "[error]")) {
+          continue;
+        }
+        if (absl::StrContains(line, "authentication off") ||
+            absl::StrContains(line, "WITHOUT TLS")) {
+          continue;
+        }
+        kept.push_back(line.substr(0, 240));
+      }
+      absl::StrAppend(&out, ids_[i], ": ", kept.size(), " warnings\n");
+      for (size_t k = kept.size() - std::min(kept.size(), per_node);
+           k < kept.size(); ++k) {
+        absl::StrAppend(&out, "  ", kept[k], "\n");
+      }
     }
     return out;
   }

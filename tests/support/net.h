@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -58,6 +59,10 @@ inline bool WaitForPort(
 inline std::string HttpGet(int port, const std::string& path,
                            const std::string& headers = "") {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  // A wedged server must not wedge the test that asks it (an empty answer).
+  const timeval limit{.tv_sec = 10, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
