@@ -15,6 +15,7 @@
 #include "dedup/dedup_fixtures.h"
 #include "neardup/base/json.h"
 #include "neardup/dedup/dedup.h"
+#include "neardup/extract/extract.h"
 #include "support/run_command.h"
 #include "support/status_matchers.h"
 #include "support/temp_dir.h"
@@ -80,9 +81,10 @@ Result OverFiles(const std::vector<std::string>& texts, DedupOptions options,
 }
 
 Result InMemory(const std::vector<std::string>& texts,
-                const DedupOptions& options, size_t batch) {
+                const DedupOptions& options, size_t batch,
+                InMemoryDedup::TextExtraction extract_text = nullptr) {
   absl::StatusOr<std::unique_ptr<InMemoryDedup>> dedup =
-      InMemoryDedup::Create(options, texts.size());
+      InMemoryDedup::Create(options, texts.size(), extract_text);
   Result result;
   if (!dedup.ok()) {
     ADD_FAILURE() << dedup.status();
@@ -146,6 +148,57 @@ INSTANTIATE_TEST_SUITE_P(
                       Setting{Algorithm::kPerceptual, Verify::kExact, 0.7},
                       Setting{Algorithm::kLshBloom, Verify::kEstimate, 0.8}));
 
+// HTML whose markup differs from document to document around the same
+// visible text: only extraction makes the copies copies. One document nests
+// too deep to parse, which makes it malformed on both sides.
+TEST(InMemoryDedupTest, ExtractsAContentTypeAsRunDedupDoes) {
+  std::vector<std::string> pages;
+  for (const std::string& text : Texts()) {
+    const size_t n = pages.size();
+    pages.push_back(absl::StrCat("<html><head><title>page ", n,
+                                 "</title><script>var seen = ", n * 7919,
+                                 ";</script></head><body><p class=\"c", n,
+                                 "\">", text, "</p></body></html>"));
+  }
+  std::string deep;
+  for (int i = 0; i < 1100; ++i) deep += "<div>";
+  pages[40] = deep;
+  DedupOptions options;
+  options.content_type = "text/html";
+  options.threshold = 0.8;
+  options.skip_invalid = true;
+  options.threads = 2;
+  TempDir dir;
+  const Result files = OverFiles(pages, options, dir);
+  ASSERT_GT(files.kept.size(), 200u);
+  ASSERT_LT(files.kept.size(), 280u);  // the copies are found through markup
+  EXPECT_THAT(files.kept, ::testing::Not(::testing::Contains(40)));
+  const InMemoryDedup::TextExtraction extract_text =
+      [](std::string_view content, extract::ContentType type) {
+        return extract::ExtractText(content, type);
+      };
+  for (size_t batch : {size_t{1}, size_t{64}}) {
+    const Result memory = InMemory(pages, options, batch, extract_text);
+    EXPECT_EQ(memory.kept, files.kept) << "batch " << batch;
+    EXPECT_EQ(memory.clusters, files.clusters) << "batch " << batch;
+  }
+  // Without skip_invalid the page that cannot be parsed stops the dedup,
+  // saying why.
+  options.skip_invalid = false;
+  auto dedup = InMemoryDedup::Create(options, 0, extract_text);
+  ASSERT_OK(dedup.status());
+  std::vector<InMemoryDedup::Document> documents;
+  for (int i = 0; i <= 40; ++i) documents.push_back({pages[i], ""});
+  std::vector<Decision> decisions;
+  const absl::Status stopped = (*dedup)->Decide(documents, &decisions);
+  EXPECT_EQ(stopped.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(stopped.message(), HasSubstr("record 40: text/html:"));
+  EXPECT_EQ(decisions.size(), 40u);
+  // Plain text needs no extractor.
+  options.content_type = "text/plain";
+  EXPECT_OK(InMemoryDedup::Create(options, 0).status());
+}
+
 TEST(InMemoryDedupTest, RefusesWhatOnlyARunOverFilesHas) {
   auto refused = [](auto change, const std::string& why) {
     DedupOptions options;
@@ -158,7 +211,9 @@ TEST(InMemoryDedupTest, RefusesWhatOnlyARunOverFilesHas) {
   refused([](DedupOptions& o) { o.input.inputs = {"a"}; }, "no inputs");
   refused([](DedupOptions& o) { o.clusters_path = "c"; }, "clusters file");
   refused([](DedupOptions& o) { o.content_type = "text/html"; },
-          "content type");
+          "no extractor for text/html");
+  refused([](DedupOptions& o) { o.content_type = "image/png"; },
+          "text/markdown");  // the accepted types are listed
   refused([](DedupOptions& o) { o.algorithm = Algorithm::kSuffixArray; },
           "suffix-array");
   refused([](DedupOptions& o) { o.threshold = 1; }, "--threshold");

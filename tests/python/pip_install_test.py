@@ -59,6 +59,16 @@ def main():
         if not where.startswith(venv):
             print(f"imported neardup from {where}, not the venv")
             return 1
+        # pip's build has no parsers: a content type is refused, saying so.
+        run([python, "-c",
+             "import neardup\n"
+             "try:\n"
+             "    list(neardup.dedup(['<p>x</p>'], content_type='text/html'))\n"
+             "except ValueError as e:\n"
+             "    assert 'no extractor for text/html' in str(e), e\n"
+             "else:\n"
+             "    raise SystemExit('text/html was taken')\n"],
+            env=env, cwd=work)
         examples = os.path.join(ROOT, "client", "python", "examples")
         for name in sorted(os.listdir(examples)):
             if name.endswith(".py"):

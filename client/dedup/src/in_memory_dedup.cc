@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "document_decider.h"
 #include "fingerprinter.h"
+#include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/base/sync.h"
 #include "neardup/base/worker_pool.h"
@@ -39,18 +40,20 @@ absl::Status RefuseFileOptions(const DedupOptions& o) {
         absl::StrCat("a dedup of documents in memory takes no ", file_option,
                      ": those belong to a run over files (neardup dedup)"));
   }
-  if (!o.content_type.empty()) {
-    return absl::InvalidArgumentError(
-        "a dedup of documents in memory reads plain text: it takes no "
-        "content type (extract HTML, Markdown or PDF text first, or run "
-        "neardup dedup --content-type over the files)");
-  }
   if (o.algorithm == Algorithm::kSuffixArray) {
     return absl::InvalidArgumentError(
         "suffix-array rewrites records instead of keeping or removing them: "
         "run it over files (neardup dedup --method suffix-array)");
   }
   return absl::OkStatus();
+}
+
+// A document without a text to fingerprint, and why.
+void MarkInvalid(DocFingerprint& print, std::string_view why) {
+  print.kind = DocFingerprint::Kind::kInvalid;
+  print.error = std::string(why);
+  print.token_set = {};
+  print.token_chunk.reset();
 }
 
 }  // namespace
@@ -94,14 +97,32 @@ struct InMemoryDedup::State {
   uint64_t text_bytes = 0;
   bool failed = false;  // an error stopped it (a malformed document, ...)
   bool lshbloom = false;
+  // Documents are of this type (not plain text) and made text by this.
+  std::optional<extract::ContentType> content_type;
+  TextExtraction extract_text;
   // Last: destroyed first, while what its tasks use still lives.
   WorkerPool pool;
 };
 
 absl::StatusOr<std::unique_ptr<InMemoryDedup>> InMemoryDedup::Create(
-    const DedupOptions& options, uint64_t expected_docs) {
+    const DedupOptions& options, uint64_t expected_docs,
+    TextExtraction extract_text) {
   RETURN_IF_ERROR(RefuseFileOptions(options));
   RETURN_IF_ERROR(ValidateMethodOptions(options));
+  std::optional<extract::ContentType> content_type;
+  if (!options.content_type.empty()) {
+    ASSIGN_OR_RETURN(content_type,
+                     extract::ParseContentType(options.content_type));
+    if (*content_type == extract::ContentType::kPlainText) {
+      content_type.reset();
+    } else if (!extract_text) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "this build reads plain text only: it has no extractor for ",
+          AbslView(extract::ContentTypeName(*content_type)),
+          " (extract the text first, or run neardup dedup --content-type "
+          "over the files)"));
+    }
+  }
   ASSIGN_OR_RETURN(Fingerprinter fingerprinter, Fingerprinter::Create(options));
   const bool size_known = options.expected_docs > 0 || expected_docs > 0;
   const uint64_t expected = options.expected_docs > 0 ? options.expected_docs
@@ -117,6 +138,10 @@ absl::StatusOr<std::unique_ptr<InMemoryDedup>> InMemoryDedup::Create(
   auto state = std::make_unique<State>(std::move(fingerprinter),
                                        std::move(decider), workers);
   state->lshbloom = options.algorithm == Algorithm::kLshBloom;
+  if (content_type) {
+    state->content_type = content_type;
+    state->extract_text = std::move(extract_text);
+  }
   return std::unique_ptr<InMemoryDedup>(new InMemoryDedup(std::move(state)));
 }
 
@@ -168,13 +193,21 @@ absl::Status InMemoryDedup::Decide(std::span<const Document> documents,
       for (size_t i = part * kPartDocs; i < end; ++i) {
         DocFingerprint& print = s.prints[i];
         if (!documents[i].error.empty()) {
-          print.kind = DocFingerprint::Kind::kInvalid;
-          print.error = std::string(documents[i].error);
-          print.token_set = {};
-          print.token_chunk.reset();
+          MarkInvalid(print, documents[i].error);
           continue;
         }
-        s.fingerprinter.Compute(documents[i].text, &print, &token_set, writer);
+        if (!s.content_type) {
+          s.fingerprinter.Compute(documents[i].text, &print, &token_set,
+                                  writer);
+          continue;
+        }
+        const absl::StatusOr<std::string> text =
+            s.extract_text(documents[i].text, *s.content_type);
+        if (!text.ok()) {
+          MarkInvalid(print, StdView(text.status().message()));
+          continue;
+        }
+        s.fingerprinter.Compute(*text, &print, &token_set, writer);
       }
       s.writers.Give(writer);
       done[part].set_value();

@@ -137,7 +137,7 @@ _INTS = ("bands", "max_distance", "bits", "winnow_window", "num_perm",
          "ngram", "threads", "seed", "batch_size")
 _FLOATS = ("threshold", "bloom_fp")
 _STRS = ("field", "method", "simhash_variant", "tokenizer", "hash_family",
-         "profile", "weighting")
+         "profile", "weighting", "content_type")
 
 
 def _check_types(arguments: Dict[str, Any]) -> None:
@@ -174,6 +174,7 @@ def dedup(records: Iterable[R], *, field: str = "text",
           hash_family: str = "xxh3-64", profile: str = "txtfp",
           weighting: str = "tf", threads: int = 0,
           skip_invalid: bool = False, drop_empty: bool = False,
+          content_type: str = "text/plain",
           batch_size: int = 2048) -> DedupRun[R]:
     """Removes near-duplicate records, keeping the first of each group in
     input order, as ``neardup dedup`` does: the same options (the CLI's
@@ -186,8 +187,15 @@ def dedup(records: Iterable[R], *, field: str = "text",
     lazily, a ``batch_size`` at a time, and the kept records come back as
     they were (the same objects). A record without its text (no field, not
     a string, not UTF-8) raises ValueError where it is met unless
-    ``skip_invalid``; a record of another type raises TypeError. Texts are
-    plain text (no HTML, Markdown or PDF extraction).
+    ``skip_invalid``; a record of another type raises TypeError.
+
+    ``content_type``: what the texts are, as ``--content-type``:
+    "text/plain" (default), "text/html" or "text/markdown", whose visible
+    text is fingerprinted as the CLI's dedup extracts it (a record that
+    cannot be parsed is malformed, as one without its text). PDF is not
+    parsed in-process (the CLI parses each in a child process): give its
+    text, or run ``neardup dedup --content-type application/pdf``. The
+    package that pip builds has no parsers and takes plain text only.
 
     ``method``: "minhash-lsh" (default), "lshbloom", "simhash" or
     "perceptual". ``verification``: "exact" (default; exact Jaccard of the
@@ -238,5 +246,5 @@ def dedup(records: Iterable[R], *, field: str = "text",
              "drop_empty": bool(drop_empty), "num_perm": num_perm,
              "ngram": ngram, "tokenizer": tokenizer, "seed": seed,
              "hash_family": hash_family, "profile": profile,
-             "weighting": weighting}
+             "weighting": weighting, "content_type": content_type}
     return DedupRun(records, words, field, batch_size, size)

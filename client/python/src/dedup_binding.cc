@@ -15,6 +15,10 @@
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/enum_tables.h"
 #include "neardup/dedup/in_memory_dedup.h"
+#include "neardup/extract/content_type.h"
+#ifdef NEARDUP_PYTHON_EXTRACT
+#include "neardup/extract/extract.h"
+#endif
 
 namespace neardup::python {
 namespace {
@@ -43,7 +47,33 @@ DedupOptions OptionsOf(const py::dict& words) {
   o.drop_empty = words["drop_empty"].cast<bool>();
   o.progress = false;
   o.fingerprint = FingerprintSettingsOf(words);
+  o.content_type = text("content_type");
   return o;
+}
+
+// HTML and Markdown as the CLI's dedup extracts them, where this build has
+// the parsers (not pip's). PDF has none here: the CLI parses a PDF in a
+// child process of its own program, which a Python process is not.
+InMemoryDedup::TextExtraction ExtractionFor(const DedupOptions& options) {
+#ifdef NEARDUP_PYTHON_EXTRACT
+  const absl::StatusOr<extract::ContentType> type =
+      extract::ParseContentType(options.content_type);
+  if (type.ok() && *type != extract::ContentType::kPdf) {
+    return [](std::string_view content, extract::ContentType type) {
+      return extract::ExtractText(content, type);
+    };
+  }
+#else
+  (void)options;
+#endif
+  return nullptr;
+}
+
+std::unique_ptr<InMemoryDedup> MakeDedup(const py::dict& words,
+                                         uint64_t expected_docs) {
+  const DedupOptions options = OptionsOf(words);
+  return ValueOrRaise(
+      InMemoryDedup::Create(options, expected_docs, ExtractionFor(options)));
 }
 
 // A batch's texts, read under the GIL for use without it: each view lies in
@@ -89,8 +119,7 @@ std::string TextOf(py::handle value, Texts& texts,
 class Dedup {
  public:
   Dedup(const py::dict& words, uint64_t expected_docs)
-      : dedup_(ValueOrRaise(
-            InMemoryDedup::Create(OptionsOf(words), expected_docs))) {}
+      : dedup_(MakeDedup(words, expected_docs)) {}
 
   // Decides `records` (a list) and returns the positions of the kept ones,
   // and the error that stopped it: None, or (exception type name, message).

@@ -93,6 +93,50 @@ def test_keeps_what_the_cli_keeps(options, flags, tmp_path):
     assert run.stats.unique == len(kept)
 
 
+def pages(kind: str) -> List[Dict[str, Any]]:
+    """The corpus as HTML or Markdown whose markup differs from record to
+    record: only extraction makes the copies copies. Record 40 cannot be
+    parsed (HTML nested deeper than the parser takes)."""
+    records = corpus(600, seed=5)
+    for record in records:
+        n, text = record["id"], record["text"]
+        if kind == "text/html":
+            record["text"] = (f"<html><head><title>page {n}</title><script>"
+                              f"var seen = {n * 7919};</script></head><body>"
+                              f"<p class=c{n}>{text}</p></body></html>")
+        else:
+            record["text"] = f"# Page {n}\n\n**{text}** [link](http://x/{n})"
+    if kind == "text/html":
+        records[40]["text"] = "<div>" * 1100
+    return records
+
+
+@pytest.mark.parametrize("kind", ["text/html", "text/markdown"])
+def test_extracts_a_content_type_as_the_cli_does(kind, tmp_path):
+    records = pages(kind)
+    run = neardup.dedup(records, content_type=kind, skip_invalid=True)
+    kept = [r["id"] for r in run]
+    cli_kept, _ = cli_dedup(records, tmp_path, "--content-type", kind,
+                            "--skip-invalid")
+    assert kept == cli_kept
+    # Read as plain text, the markup keeps some copies apart.
+    assert kept != [r["id"] for r in neardup.dedup(records,
+                                                   skip_invalid=True)]
+    if kind == "text/html":
+        assert 40 not in kept
+        with pytest.raises(ValueError, match="record 40: text/html"):
+            list(neardup.dedup(records, content_type=kind))
+
+
+def test_content_types_it_cannot_read_are_refused():
+    with pytest.raises(ValueError, match="no extractor for application/pdf"):
+        list(neardup.dedup(["%PDF-1.4"], content_type="application/pdf"))
+    with pytest.raises(ValueError, match="text/markdown"):
+        list(neardup.dedup(["x"], content_type="image/png"))
+    with pytest.raises(TypeError, match="content_type"):
+        neardup.dedup(["x"], content_type=None)  # type: ignore[arg-type]
+
+
 def test_threads_and_batches_change_nothing():
     records = corpus(900, seed=3)
     runs = [neardup.dedup(records, threads=t, batch_size=b)

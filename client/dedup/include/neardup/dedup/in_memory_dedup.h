@@ -9,6 +9,7 @@
 // calling one.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -20,6 +21,7 @@
 #include "neardup/dedup/decision.h"
 #include "neardup/dedup/dedup_options.h"
 #include "neardup/dedup/run_stats.h"
+#include "neardup/extract/content_type.h"
 
 namespace neardup::dedup {
 
@@ -31,15 +33,25 @@ class InMemoryDedup {
     std::string_view text;
     std::string_view error;
   };
-  // Takes the method, verification, fingerprint and threading options of
-  // `neardup dedup`; INVALID_ARGUMENT for those only a run over files has
-  // (inputs, output, stream, clusters and stats files, explain, references,
-  // content type, suffix-array) and for what ValidateOptions refuses.
-  // `expected_docs` (options.expected_docs if set, else this; 0: a million)
-  // sizes lshbloom's Bloom filters, as the input size does for a run over
-  // files (and reserves the MinHash index).
+  // Turns a document of options.content_type into its text, as
+  // extract::ExtractText does for a run over files (called on the
+  // fingerprinting threads, at once). An error makes the document
+  // malformed, as it does there.
+  using TextExtraction = std::function<absl::StatusOr<std::string>(
+      std::string_view content, extract::ContentType type)>;
+
+  // Takes the method, verification, fingerprint, content type and threading
+  // options of `neardup dedup`; INVALID_ARGUMENT for those only a run over
+  // files has (inputs, output, stream, clusters and stats files, explain,
+  // references, suffix-array), for a content type other than plain text
+  // without `extract_text` (this library links no extractor: its caller
+  // passes one), and for what ValidateOptions refuses. `expected_docs`
+  // (options.expected_docs if set, else this; 0: a million) sizes
+  // lshbloom's Bloom filters, as the input size does for a run over files
+  // (and reserves the MinHash index).
   static absl::StatusOr<std::unique_ptr<InMemoryDedup>> Create(
-      const DedupOptions& options, uint64_t expected_docs);
+      const DedupOptions& options, uint64_t expected_docs,
+      TextExtraction extract_text = nullptr);
   ~InMemoryDedup();
 
   // Decides the next documents, numbered on from the previous call's. A
