@@ -3,7 +3,8 @@
 The extension is the CMake target neardup_python_engine and the client's
 generated API the target neardup_python_api; this file runs CMake on the
 repository (NEARDUP_SOURCE_DIR, default ../..) with NEARDUP_CORE_ONLY, so
-only core, dedup's core (neardup.dedup) and their Debian libraries (ICU,
+only core, dedup's core (neardup.dedup, plain text only: no HTML, Markdown
+or PDF parsers) and their Debian libraries (ICU,
 Abseil, xxHash, simdjson) and protoc with grpc_python_plugin are needed, and copies both where setuptools wants them.
 """
 

@@ -122,8 +122,8 @@ class NatsCluster {
           kept.push_back(line.substr(0, 200));
         }
       }
-      absl::StrAppend(&out, "nats n", i, nodes_[i].pid > 0 ? "" : " (down)",
-                      "\n");
+      // (Not its pid: another thread may be killing or starting it.)
+      absl::StrAppend(&out, "nats n", i, "\n");
       for (size_t k = kept.size() - std::min(kept.size(), per_server);
            k < kept.size(); ++k) {
         absl::StrAppend(&out, "  ", kept[k], "\n");

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
@@ -192,6 +193,7 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
           Connect(nodes_[node], std::chrono::seconds(10), 1).Query(query);
       const int64_t took = absl::ToInt64Milliseconds(absl::Now() - asked);
       if (took > longest_query_ms_.load()) longest_query_ms_ = took;
+      lock.unlock();  // a failure's summary asks every node
       if (answer.ok()) {
         ++queries_answered_;
       } else {
@@ -212,9 +214,13 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
     const std::string line =
         "neardup_cluster_applied_sequence{collection=\"load\"} ";
     const size_t at = metrics.find(line);
-    return at == std::string::npos
-               ? 0
-               : std::stoull(metrics.substr(at + line.size()));
+    if (at == std::string::npos) return 0;
+    const size_t from = at + line.size();
+    uint64_t applied = 0;
+    return absl::SimpleAtoi(
+               metrics.substr(from, metrics.find('\n', from) - from), &applied)
+               ? applied
+               : 0;
   }
 
   size_t Acked() {

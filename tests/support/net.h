@@ -83,6 +83,7 @@ inline std::string HttpGet(int port, const std::string& path,
   ssize_t n;
   while ((n = read(fd, buffer, sizeof(buffer))) > 0) response.append(buffer, n);
   close(fd);
+  if (n < 0) return "";  // timed out: not a cut answer
   const size_t body = response.find("\r\n\r\n");
   return body == std::string::npos ? "" : response.substr(body + 4);
 }

@@ -72,6 +72,15 @@ InMemoryDedup::TextExtraction ExtractionFor(const DedupOptions& options) {
 std::unique_ptr<InMemoryDedup> MakeDedup(const py::dict& words,
                                          uint64_t expected_docs) {
   const DedupOptions options = OptionsOf(words);
+  const absl::StatusOr<extract::ContentType> type =
+      extract::ParseContentType(options.content_type);
+  if (type.ok() && *type == extract::ContentType::kPdf) {
+    Raise(absl::InvalidArgumentError(
+        "neardup.dedup does not parse application/pdf: the CLI parses each "
+        "PDF in a child process of its own program, which a Python process "
+        "is not (give the PDFs' text, or run neardup dedup --content-type "
+        "application/pdf over the files)"));
+  }
   return ValueOrRaise(
       InMemoryDedup::Create(options, expected_docs, ExtractionFor(options)));
 }

@@ -111,25 +111,30 @@ def pages(kind: str) -> List[Dict[str, Any]]:
     return records
 
 
-@pytest.mark.parametrize("kind", ["text/html", "text/markdown"])
+@pytest.mark.parametrize("kind", ["text/html", "text/markdown",
+                                  "text/html; charset=utf-8"])
 def test_extracts_a_content_type_as_the_cli_does(kind, tmp_path):
-    records = pages(kind)
+    records = pages(kind.split(";")[0])
     run = neardup.dedup(records, content_type=kind, skip_invalid=True)
     kept = [r["id"] for r in run]
-    cli_kept, _ = cli_dedup(records, tmp_path, "--content-type", kind,
-                            "--skip-invalid")
+    cli_kept, cli_clusters = cli_dedup(records, tmp_path, "--content-type",
+                                       kind, "--skip-invalid")
     assert kept == cli_kept
+    assert [c.__dict__ for c in run.clusters] == [
+        {k: c[k] for k in ("representative", "members", "size",
+                           "mean_similarity")} for c in cli_clusters]
+    assert run.stats.invalid == (1 if kind.startswith("text/html") else 0)
     # Read as plain text, the markup keeps some copies apart.
-    assert kept != [r["id"] for r in neardup.dedup(records,
-                                                   skip_invalid=True)]
-    if kind == "text/html":
+    as_text = [r["id"] for r in neardup.dedup(records, skip_invalid=True)]
+    assert [i for i in kept if i != 40] != [i for i in as_text if i != 40]
+    if kind.startswith("text/html"):
         assert 40 not in kept
         with pytest.raises(ValueError, match="record 40: text/html"):
             list(neardup.dedup(records, content_type=kind))
 
 
 def test_content_types_it_cannot_read_are_refused():
-    with pytest.raises(ValueError, match="no extractor for application/pdf"):
+    with pytest.raises(ValueError, match="child process"):
         list(neardup.dedup(["%PDF-1.4"], content_type="application/pdf"))
     with pytest.raises(ValueError, match="text/markdown"):
         list(neardup.dedup(["x"], content_type="image/png"))

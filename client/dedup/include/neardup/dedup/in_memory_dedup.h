@@ -34,9 +34,9 @@ class InMemoryDedup {
     std::string_view error;
   };
   // Turns a document of options.content_type into its text, as
-  // extract::ExtractText does for a run over files (called on the
-  // fingerprinting threads, at once). An error makes the document
-  // malformed, as it does there.
+  // extract::ExtractText does for a run over files. Called on the
+  // fingerprinting threads concurrently: it must be thread-safe and must
+  // not throw. An error makes the document malformed, as it does there.
   using TextExtraction = std::function<absl::StatusOr<std::string>(
       std::string_view content, extract::ContentType type)>;
 
@@ -55,7 +55,8 @@ class InMemoryDedup {
   ~InMemoryDedup();
 
   // Decides the next documents, numbered on from the previous call's. A
-  // malformed document (an error, or a text that is not UTF-8) fails the
+  // malformed document (an error, a text that is not UTF-8, or one that
+  // extract_text refuses) fails the
   // call with INVALID_ARGUMENT ("record N: why"), unless skip_invalid (then
   // it is kSkipped); the documents before it are decided and in `decisions`
   // (cleared first), the ones after it are not, and the dedup takes no more
@@ -64,7 +65,8 @@ class InMemoryDedup {
                       std::vector<Decision>* decisions);
 
   // The counters so far (total, unique, duplicates, empty, invalid, the
-  // method's own figures); input_bytes counts the texts' bytes. A malformed
+  // method's own figures); input_bytes counts the documents' bytes as given
+  // (before any extraction). A malformed
   // document that stopped it is in total only. The memory figures
   // (token_set_bytes) depend on how the pool's tasks shared their chunks.
   RunStats stats() const;
