@@ -42,6 +42,11 @@ class JetStreamLogTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(log_, neardup::testing::ConnectWhenReady(cluster_));
     ASSERT_OK(log_->EnsureStream(
         {.name = "docs", .subjects = {"docs.s0", "docs.s1"}, .replicas = 3}));
+    // Until the new stream has a leader (its info comes from it): a test's
+    // first append could otherwise meet "no responders" (UNAVAILABLE) where
+    // it expects the stream's own answer (seen under a loaded suite).
+    ASSERT_TRUE(
+        WaitUntil([&] { return log_->BoundsOf("docs").ok(); }, kStartup));
   }
 
   // Appends until one succeeds (a leader may be being elected).

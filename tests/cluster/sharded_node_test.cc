@@ -18,6 +18,7 @@
 #include "cluster/cluster_test_util.h"
 #include "cluster/nats_cluster.h"
 #include "neardup/base/status_macros.h"
+#include "neardup/base/worker_pool.h"
 #include "neardup/cluster/cluster_node.h"
 #include "support/corpus.h"
 #include "support/status_matchers.h"
@@ -87,6 +88,20 @@ class ShardedNodeTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(nodes_[i], ClusterNode::Start(*dbs_[i], Options(i)));
   }
 
+  // Restarts node i answering shard requests on a pool of `threads`
+  // threads, as neardupd does (else a thread each).
+  void RestartPooled(int i, int threads) {
+    nodes_[i].reset();
+    pools_.push_back(std::make_unique<WorkerPool>(threads, 1024));
+    ClusterNodeOptions options = Options(i);
+    options.run = [pool = pools_.back().get()](std::function<void()> work) {
+      return pool->TrySubmit(std::move(work));
+    };
+    ASSERT_OK_AND_ASSIGN(nodes_[i], ClusterNode::Start(*dbs_[i], options));
+    ASSERT_OK(nodes_[i]->HostNamed(kName));
+    ASSERT_OK(nodes_[i]->CatchUp(Soon()));
+  }
+
   ClusterNodeOptions Options(int i) {
     engine::Database* db = dbs_[i].get();
     return {.log = {.servers = cluster_.Urls(),
@@ -143,6 +158,7 @@ class ShardedNodeTest : public ::testing::Test {
   neardup::testing::TempDir temp_;
   NatsCluster cluster_{temp_.path() + "/nats", 3};
   std::vector<std::unique_ptr<engine::Database>> dbs_;
+  std::vector<std::unique_ptr<WorkerPool>> pools_;  // outlive their nodes
   std::vector<std::unique_ptr<ClusterNode>> nodes_;
 };
 
@@ -251,6 +267,63 @@ TEST_F(ShardedNodeTest, AShardWithoutReplicasIsUnavailable) {
   EXPECT_OK(counts[0].status());
   EXPECT_THAT(counts[1].status(), StatusIs(absl::StatusCode::kUnavailable,
                                            HasSubstr("shard 1 of collection")));
+}
+
+// Requests waiting for a log sequence the replicas have not applied (a
+// read at a writer's sequence, a writer asking for an outcome, while the
+// log stalls) hold no thread: requests that need no wait are answered
+// meanwhile, however many wait. A parked request is answered once its
+// sequence is applied, or when its time is up.
+TEST_F(ShardedNodeTest, RequestsWaitingForTheLogDoNotHoldBackOthers) {
+  RestartPooled(0, 2);  // both replicas of shard 0
+  RestartPooled(2, 2);
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite written,
+                       Write(1, "d1", GeneratedText(1)));  // shard 0
+  AllApplied(written.sequence);
+  // Far more waiting requests than both replicas have threads, each for a
+  // sequence no write reaches during the test.
+  const uint64_t never = written.sequence + 1000000;
+  std::vector<std::thread> waiting;
+  std::vector<absl::Status> waited(20);
+  const absl::Time asked = absl::Now();
+  for (size_t k = 0; k < waited.size(); ++k) {
+    waiting.emplace_back([&, k] {
+      waited[k] = nodes_[1]
+                      ->AskShardOf(kName, "d1", ShardCallKind::kGet, "d1",
+                                   never, absl::Now() + absl::Seconds(6))
+                      .status();
+    });
+  }
+  // Meanwhile reads that need no wait are answered, each well within the
+  // second an unanswered ask waits before it is asked again.
+  int answered = 0;
+  while (absl::Now() < asked + absl::Seconds(3)) {
+    const absl::Time start = absl::Now();
+    absl::StatusOr<std::string> text =
+        nodes_[3]->AskShardOf(kName, "d1", ShardCallKind::kGet, "d1", 0,
+                              absl::Now() + absl::Seconds(2));
+    ASSERT_OK(text.status());
+    EXPECT_EQ(*text, GeneratedText(1));
+    EXPECT_LT(absl::Now() - start, absl::Milliseconds(900));
+    ++answered;
+  }
+  EXPECT_GT(answered, 5);
+  // A parked read is answered once the write it waits for is applied.
+  absl::StatusOr<std::string> later;
+  std::thread reader([&] {
+    later = nodes_[3]->AskShardOf(kName, "d3", ShardCallKind::kGet, "d3",
+                                  written.sequence + 1, Soon());
+  });
+  ASSERT_OK_AND_ASSIGN(const LoggedWrite next,
+                       Write(0, "d3", GeneratedText(3)));  // shard 0
+  reader.join();
+  ASSERT_EQ(next.sequence, written.sequence + 1);
+  ASSERT_OK(later.status());
+  EXPECT_EQ(*later, GeneratedText(3));
+  for (std::thread& thread : waiting) thread.join();
+  for (const absl::Status& status : waited) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  }
 }
 
 // Dedup-on-write through nodes of both shards at once, each pair's two

@@ -184,6 +184,7 @@ ClusterNode::~ClusterNode() {
       one->applied_cv.SignalAll();
     }
     served.reset();
+    ReleaseParked(*one);  // each is told the replica stops
   }
   outcomes_.reset();
   snapshot_requests_.reset();
@@ -559,6 +560,7 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
     // without the lock (NATS requests).
     bool leave = false;
     bool join = false;
+    bool release = false;  // requests are parked: some may be due
     {
       MutexLock lock(&hosted->mu);
       if (options_.on_warning &&
@@ -578,6 +580,7 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
         hosted->applied = sequence;
         hosted->applied_cv.SignalAll();
       }
+      release = !hosted->parked.empty();
       {
         // Stalled a while (the store fails, or the log longer than a
         // failover): its shard's other replicas answer meanwhile.
@@ -595,6 +598,9 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
                 sequence >= hosted->join_target);
       }
     }
+    // Those whose sequence came, and those out of time (each round, so
+    // also while the log stalls).
+    if (release) ReleaseParked(*hosted);
     if (leave) {
       std::unique_ptr<Subscription> served;
       {
@@ -700,6 +706,7 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
     }
     if (told) encoded = EncodeOutcome(entry.append_id, *written);
   }
+  bool release = false;  // a parked request waited for this one
   {
     // Applied, with what a writer may ask of it again: one step, so that
     // a request waiting for this sequence finds the outcome.
@@ -720,7 +727,10 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
       }
     }
     hosted.applied_cv.SignalAll();
+    release = !hosted.parked.empty() &&
+              hosted.parked.begin()->first <= hosted.applied;
   }
+  if (release) ReleaseParked(hosted);
   if (waits_here) {
     Deliver(entry.append_id, *std::move(written));
   } else if (told) {

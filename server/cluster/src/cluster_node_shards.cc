@@ -2,9 +2,11 @@
 // (subject ShardSubjectOf, one queue group per shard, so NATS hands each
 // request to one live replica), and a node asks every shard for its callers.
 
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hosted.h"
@@ -92,9 +94,73 @@ const char* ShardCallKindName(ShardCallKind kind) {
 
 void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
                                  const std::string& reply_to) {
-  Serve(hosted, reply_to, [this, hosted, data = std::string(data)] {
-    return AnswerShardRequest(*hosted, data);
+  // Its deadline counts from its arrival, parked or not. (One that does not
+  // parse is answered so by AnswerShardRequest.)
+  pb::ShardRequest request;
+  uint64_t sequence = 0;
+  absl::Duration timeout = kDefaultShardDeadline;
+  if (request.ParseFromArray(data.data(), static_cast<int>(data.size()))) {
+    sequence = request.log_sequence();
+    if (request.timeout_micros() > 0) {
+      timeout = std::min(absl::Microseconds(request.timeout_micros()),
+                         kDefaultShardDeadline);
+    }
+  }
+  const absl::Time deadline = absl::Now() + timeout;
+  bool full = false;
+  if (sequence > 0) {
+    MutexLock lock(&hosted->mu);
+    if (hosted->applied < sequence && !hosted->stop) {
+      full = hosted->parked.size() >= kMaxParkedRequests;
+      if (!full) {
+        hosted->parked.emplace(
+            sequence, Hosted::ParkedRequest{.deadline = deadline,
+                                            .reply_to = reply_to,
+                                            .data = std::string(data)});
+        return;
+      }
+    }
+  }
+  if (full) {
+    Serve(hosted, reply_to, [] {
+      return absl::StatusOr<std::string>(absl::ResourceExhaustedError(
+          absl::StrCat("this replica has ", kMaxParkedRequests,
+                       " requests waiting for its log already")));
+    });
+    return;
+  }
+  ServeRequest(hosted, reply_to, std::string(data), deadline);
+}
+
+void ClusterNode::ServeRequest(Hosted* hosted, const std::string& reply_to,
+                               std::string data, absl::Time deadline) {
+  Serve(hosted, reply_to, [this, hosted, data = std::move(data), deadline] {
+    return AnswerShardRequest(*hosted, data, deadline);
   });
+}
+
+void ClusterNode::ReleaseParked(Hosted& hosted) {
+  std::vector<Hosted::ParkedRequest> ready;
+  {
+    MutexLock lock(&hosted.mu);
+    if (hosted.parked.empty()) return;
+    const absl::Time now = absl::Now();
+    for (auto it = hosted.parked.begin(); it != hosted.parked.end();) {
+      if (it->first <= hosted.applied || it->second.deadline <= now ||
+          hosted.stop) {
+        ready.push_back(std::move(it->second));
+        it = hosted.parked.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // Each answers at once: applied, out of time or stopping (see
+  // WaitAppliedOn).
+  for (Hosted::ParkedRequest& request : ready) {
+    ServeRequest(&hosted, request.reply_to, std::move(request.data),
+                 request.deadline);
+  }
 }
 
 void ClusterNode::Serve(Hosted* hosted, const std::string& reply_to,
@@ -151,18 +217,12 @@ void ClusterNode::Serve(Hosted* hosted, const std::string& reply_to,
 }
 
 absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(
-    Hosted& hosted, std::string_view data) {
+    Hosted& hosted, std::string_view data, absl::Time deadline) {
   pb::ShardRequest request;
   if (!request.ParseFromArray(data.data(), static_cast<int>(data.size()))) {
     return absl::InvalidArgumentError("not a shard request");
   }
   ASSIGN_OR_RETURN(const ShardCallKind kind, KindFromProto(request.kind()));
-  const absl::Time deadline =
-      absl::Now() +
-      (request.timeout_micros() > 0
-           ? std::min(absl::Microseconds(request.timeout_micros()),
-                      kDefaultShardDeadline)
-           : kDefaultShardDeadline);
   RETURN_IF_ERROR(WaitAppliedOn(hosted, request.log_sequence(), deadline));
   if (kind == ShardCallKind::kOutcome) {
     MutexLock lock(&hosted.mu);

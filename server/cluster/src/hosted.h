@@ -76,6 +76,16 @@ struct ClusterNode::Hosted {
   // (Encoded as sent: messages.WriteOutcome.)
   std::map<std::string, std::string, std::less<>> told ABSL_GUARDED_BY(mu);
   std::deque<std::string> told_order ABSL_GUARDED_BY(mu);
+  // Requests from other nodes for a log sequence not applied here yet, by
+  // that sequence: they wait without a thread (one held per waiting request
+  // would keep the requests that need no wait from being answered), and
+  // are served once it is applied, their time is up or the node stops.
+  struct ParkedRequest {
+    absl::Time deadline;
+    std::string reply_to;
+    std::string data;  // the messages.ShardRequest
+  };
+  std::multimap<uint64_t, ParkedRequest> parked ABSL_GUARDED_BY(mu);
   std::thread thread;
 };
 
@@ -103,6 +113,9 @@ inline constexpr std::string_view kShardFloorsBucket = "neardup-shard-floors";
 // Upserts a node keeps of a collection of several shards (Hosted::recent).
 inline constexpr size_t kRecentUpserts = 4096;
 inline constexpr size_t kToldOutcomes = 16384;
+// Requests a replica keeps waiting for its log (Hosted::parked); more are
+// refused (RESOURCE_EXHAUSTED).
+inline constexpr size_t kMaxParkedRequests = 4096;
 
 // The subject a shard's replicas answer requests on, in one queue group.
 std::string ShardSubjectOf(std::string_view collection, int shard);

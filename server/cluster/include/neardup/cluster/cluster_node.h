@@ -345,11 +345,20 @@ class ClusterNode {
   // A write's outcome for its writer (filled at most once).
   void Deliver(const std::string& append_id, LoggedWrite written);
   void OnOutcome(std::string_view data);
-  // A request for one of this node's shards, from another node.
+  // A request for one of this node's shards, from another node: served at
+  // once, or parked until the replica applied the log sequence it asks for.
   void OnShardRequest(Hosted* hosted, std::string_view data,
                       const std::string& reply_to);
+  // Serves the parked requests whose sequence is applied or whose time is
+  // up (all of them once the node stops).
+  void ReleaseParked(Hosted& hosted);
+  // Serves a request that needs no more waiting (answered by
+  // AnswerShardRequest, by `deadline`).
+  void ServeRequest(Hosted* hosted, const std::string& reply_to,
+                    std::string data, absl::Time deadline);
   absl::StatusOr<std::string> AnswerShardRequest(Hosted& hosted,
-                                                 std::string_view data);
+                                                 std::string_view data,
+                                                 absl::Time deadline);
   std::vector<absl::StatusOr<std::string>> Ask(
       Hosted& hosted, std::span<const int> shards, ShardCallKind kind,
       std::string_view body, uint64_t log_sequence, absl::Time deadline);
