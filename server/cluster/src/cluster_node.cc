@@ -184,7 +184,7 @@ ClusterNode::~ClusterNode() {
       one->applied_cv.SignalAll();
     }
     served.reset();
-    ReleaseParked(*one);  // each is told the replica stops
+    ReleaseParked(*one, /*drop_expired=*/true);  // told the replica stops
   }
   outcomes_.reset();
   snapshot_requests_.reset();
@@ -598,9 +598,9 @@ void ClusterNode::ApplyLoop(Hosted* hosted) {
                 sequence >= hosted->join_target);
       }
     }
-    // Those whose sequence came, and those out of time (each round, so
-    // also while the log stalls).
-    if (release) ReleaseParked(*hosted);
+    // Those whose sequence came; those out of time are forgotten (each
+    // round, so also while the log stalls).
+    if (release) ReleaseParked(*hosted, /*drop_expired=*/true);
     if (leave) {
       std::unique_ptr<Subscription> served;
       {
@@ -730,7 +730,7 @@ void ClusterNode::OnApplied(Hosted& hosted, const AppliedEntry& one) {
     release = !hosted.parked.empty() &&
               hosted.parked.begin()->first <= hosted.applied;
   }
-  if (release) ReleaseParked(hosted);
+  if (release) ReleaseParked(hosted, /*drop_expired=*/false);
   if (waits_here) {
     Deliver(entry.append_id, *std::move(written));
   } else if (told) {
@@ -785,6 +785,18 @@ std::vector<ReplicaState> ClusterNode::ReplicaStates() {
                       .shards = hosted->shards});
   }
   return states;
+}
+
+size_t ClusterNode::ParkedRequests(std::string_view collection) {
+  Hosted* hosted = nullptr;
+  {
+    MutexLock lock(&mu_);
+    auto it = hosted_.find(collection);
+    if (it == hosted_.end()) return 0;
+    hosted = it->second.get();
+  }
+  MutexLock lock(&hosted->mu);
+  return hosted->parked.size();
 }
 
 absl::StatusOr<uint64_t> ClusterNode::AppliedSequence(

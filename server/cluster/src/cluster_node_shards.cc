@@ -95,11 +95,13 @@ const char* ShardCallKindName(ShardCallKind kind) {
 void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
                                  const std::string& reply_to) {
   // Its deadline counts from its arrival, parked or not. (One that does not
-  // parse is answered so by AnswerShardRequest.)
+  // parse, or of a kind this build does not know, is answered so at once by
+  // AnswerShardRequest.)
   pb::ShardRequest request;
   uint64_t sequence = 0;
   absl::Duration timeout = kDefaultShardDeadline;
-  if (request.ParseFromArray(data.data(), static_cast<int>(data.size()))) {
+  if (request.ParseFromArray(data.data(), static_cast<int>(data.size())) &&
+      KindFromProto(request.kind()).ok()) {
     sequence = request.log_sequence();
     if (request.timeout_micros() > 0) {
       timeout = std::min(absl::Microseconds(request.timeout_micros()),
@@ -111,8 +113,14 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
   if (sequence > 0) {
     MutexLock lock(&hosted->mu);
     if (hosted->applied < sequence && !hosted->stop) {
-      full = hosted->parked.size() >= kMaxParkedRequests;
+      if (hosted->parked.size() >= kMaxParkedRequests ||
+          hosted->parked_bytes + data.size() > kMaxParkedBytes) {
+        hosted->DropExpiredParked(absl::Now());
+      }
+      full = hosted->parked.size() >= kMaxParkedRequests ||
+             hosted->parked_bytes + data.size() > kMaxParkedBytes;
       if (!full) {
+        hosted->parked_bytes += data.size();
         hosted->parked.emplace(
             sequence, Hosted::ParkedRequest{.deadline = deadline,
                                             .reply_to = reply_to,
@@ -124,47 +132,64 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
   if (full) {
     Serve(hosted, reply_to, [] {
       return absl::StatusOr<std::string>(absl::ResourceExhaustedError(
-          absl::StrCat("this replica has ", kMaxParkedRequests,
-                       " requests waiting for its log already")));
+          "this replica has as many requests waiting for its log as it "
+          "keeps"));
     });
     return;
   }
   ServeRequest(hosted, reply_to, std::string(data), deadline);
 }
 
-void ClusterNode::ServeRequest(Hosted* hosted, const std::string& reply_to,
-                               std::string data, absl::Time deadline) {
-  Serve(hosted, reply_to, [this, hosted, data = std::move(data), deadline] {
-    return AnswerShardRequest(*hosted, data, deadline);
-  });
+bool ClusterNode::ServeRequest(Hosted* hosted, const std::string& reply_to,
+                               std::string data, absl::Time deadline,
+                               bool answer_when_busy) {
+  return Serve(
+      hosted, reply_to,
+      [this, hosted, data = std::move(data), deadline] {
+        return AnswerShardRequest(*hosted, data, deadline);
+      },
+      answer_when_busy);
 }
 
-void ClusterNode::ReleaseParked(Hosted& hosted) {
-  std::vector<Hosted::ParkedRequest> ready;
+void ClusterNode::ReleaseParked(Hosted& hosted, bool drop_expired) {
+  std::vector<std::pair<uint64_t, Hosted::ParkedRequest>> ready;
+  bool stopping = false;
   {
     MutexLock lock(&hosted.mu);
     if (hosted.parked.empty()) return;
-    const absl::Time now = absl::Now();
-    for (auto it = hosted.parked.begin(); it != hosted.parked.end();) {
-      if (it->first <= hosted.applied || it->second.deadline <= now ||
-          hosted.stop) {
-        ready.push_back(std::move(it->second));
-        it = hosted.parked.erase(it);
-      } else {
-        ++it;
-      }
+    if (drop_expired) hosted.DropExpiredParked(absl::Now());
+    stopping = hosted.stop;
+    // By sequence: the applied ones come first (all once stopping).
+    while (!hosted.parked.empty() &&
+           (stopping || hosted.parked.begin()->first <= hosted.applied)) {
+      auto first = hosted.parked.begin();
+      hosted.parked_bytes -= first->second.data.size();
+      ready.emplace_back(first->first, std::move(first->second));
+      hosted.parked.erase(first);
     }
   }
-  // Each answers at once: applied, out of time or stopping (see
-  // WaitAppliedOn).
-  for (Hosted::ParkedRequest& request : ready) {
-    ServeRequest(&hosted, request.reply_to, std::move(request.data),
-                 request.deadline);
+  for (size_t i = 0; i < ready.size(); ++i) {
+    Hosted::ParkedRequest& request = ready[i].second;
+    // Each answers at once (applied, or stopping: see WaitAppliedOn). When
+    // the pool has no room, the rest wait for the next release rather than
+    // be refused: their askers still wait for them. (A stopping node
+    // refuses what does not fit; the askers try another replica.)
+    if (ServeRequest(&hosted, request.reply_to, request.data, request.deadline,
+                     /*answer_when_busy=*/stopping)) {
+      continue;
+    }
+    MutexLock lock(&hosted.mu);
+    for (size_t j = i; j < ready.size(); ++j) {
+      hosted.parked_bytes += ready[j].second.data.size();
+      hosted.parked.emplace(ready[j].first, std::move(ready[j].second));
+    }
+    break;
   }
 }
 
-void ClusterNode::Serve(Hosted* hosted, const std::string& reply_to,
-                        std::function<absl::StatusOr<std::string>()> work) {
+bool ClusterNode::Serve(Hosted* hosted, const std::string& reply_to,
+                        std::function<absl::StatusOr<std::string>()> work,
+                        bool answer_when_busy) {
   {
     MutexLock lock(&requests_mu_);
     // The node is going: nothing may use its collections any more (and the
@@ -176,7 +201,7 @@ void ClusterNode::Serve(Hosted* hosted, const std::string& reply_to,
         reply.set_message("this replica is stopping");
         log_->Publish(reply_to, reply.SerializeAsString()).IgnoreError();
       }
-      return;
+      return true;
     }
     ++requests_running_;
   }
@@ -210,10 +235,18 @@ void ClusterNode::Serve(Hosted* hosted, const std::string& reply_to,
   auto run = [answer_with, work = std::move(work)] { answer_with(work()); };
   if (!options_.run) {
     std::thread(std::move(run)).detach();
-  } else if (!options_.run(run)) {
+    return true;
+  }
+  if (options_.run(run)) return true;
+  if (answer_when_busy) {
     answer_with(absl::ResourceExhaustedError(
         "this replica is busy (its queue of shard requests is full)"));
+    return true;
   }
+  MutexLock lock(&requests_mu_);
+  --requests_running_;
+  requests_cv_.SignalAll();
+  return false;
 }
 
 absl::StatusOr<std::string> ClusterNode::AnswerShardRequest(

@@ -86,6 +86,19 @@ struct ClusterNode::Hosted {
     std::string data;  // the messages.ShardRequest
   };
   std::multimap<uint64_t, ParkedRequest> parked ABSL_GUARDED_BY(mu);
+  size_t parked_bytes ABSL_GUARDED_BY(mu) = 0;  // of their data
+  // Forgets the parked requests out of time, unanswered: each asker
+  // stopped waiting at the same deadline.
+  void DropExpiredParked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    for (auto it = parked.begin(); it != parked.end();) {
+      if (it->second.deadline <= now) {
+        parked_bytes -= it->second.data.size();
+        it = parked.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
   std::thread thread;
 };
 
@@ -113,9 +126,11 @@ inline constexpr std::string_view kShardFloorsBucket = "neardup-shard-floors";
 // Upserts a node keeps of a collection of several shards (Hosted::recent).
 inline constexpr size_t kRecentUpserts = 4096;
 inline constexpr size_t kToldOutcomes = 16384;
-// Requests a replica keeps waiting for its log (Hosted::parked); more are
-// refused (RESOURCE_EXHAUSTED).
+// Requests a replica keeps waiting for its log (Hosted::parked), and their
+// bytes (a dedup-on-write check carries its document); more are refused
+// (RESOURCE_EXHAUSTED).
 inline constexpr size_t kMaxParkedRequests = 4096;
+inline constexpr size_t kMaxParkedBytes = size_t{64} << 20;
 
 // The subject a shard's replicas answer requests on, in one queue group.
 std::string ShardSubjectOf(std::string_view collection, int shard);

@@ -259,6 +259,9 @@ class ClusterNode {
                            absl::Time deadline);
   // The collection's last applied sequence here.
   absl::StatusOr<uint64_t> AppliedSequence(std::string_view collection);
+  // Requests from other nodes waiting here for the collection's log to
+  // reach their sequence (0 when it is not hosted here).
+  size_t ParkedRequests(std::string_view collection);
   // Each hosted collection's state, by name.
   std::vector<ReplicaState> ReplicaStates();
 
@@ -331,8 +334,11 @@ class ClusterNode {
   absl::Status TrimLog(Hosted& hosted);
   // Runs a request from another node (`work`, on options_.run) and sends
   // its answer (a messages.ShardReply, with `hosted`'s applied sequence).
-  void Serve(Hosted* hosted, const std::string& reply_to,
-             std::function<absl::StatusOr<std::string>()> work);
+  // When options_.run has no room: answers RESOURCE_EXHAUSTED, or, unless
+  // `answer_when_busy`, returns false having done nothing.
+  bool Serve(Hosted* hosted, const std::string& reply_to,
+             std::function<absl::StatusOr<std::string>()> work,
+             bool answer_when_busy = true);
   // Whether the replica may answer for its shard: it applied the whole log
   // as it ends now, or as it ended when last asked (under a steady load the
   // log's end moves on while it is read; the replica is then a round behind,
@@ -349,13 +355,14 @@ class ClusterNode {
   // once, or parked until the replica applied the log sequence it asks for.
   void OnShardRequest(Hosted* hosted, std::string_view data,
                       const std::string& reply_to);
-  // Serves the parked requests whose sequence is applied or whose time is
-  // up (all of them once the node stops).
-  void ReleaseParked(Hosted& hosted);
+  // Serves the parked requests whose sequence is applied (all of them once
+  // the node stops); `drop_expired`: first forgets those out of time.
+  void ReleaseParked(Hosted& hosted, bool drop_expired);
   // Serves a request that needs no more waiting (answered by
-  // AnswerShardRequest, by `deadline`).
-  void ServeRequest(Hosted* hosted, const std::string& reply_to,
-                    std::string data, absl::Time deadline);
+  // AnswerShardRequest, by `deadline`); see Serve for `answer_when_busy`.
+  bool ServeRequest(Hosted* hosted, const std::string& reply_to,
+                    std::string data, absl::Time deadline,
+                    bool answer_when_busy = true);
   absl::StatusOr<std::string> AnswerShardRequest(Hosted& hosted,
                                                  std::string_view data,
                                                  absl::Time deadline);
