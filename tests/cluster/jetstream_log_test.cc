@@ -310,6 +310,55 @@ TEST_F(JetStreamLogTest, ConditionalAndIdempotentAppends) {
   EXPECT_THAT(Drain(*reader, 2), ElementsAre("a", "d"));
 }
 
+// Many appends sent at once are acknowledged each, stored in the order
+// sent; sent again with the same ids they are duplicates of the first; a
+// subject no stream takes is UNAVAILABLE (nobody answers) for its item only.
+TEST_F(JetStreamLogTest, AppendManySendsAtOnceAndEachIsAcknowledged) {
+  ASSERT_OK(AppendEventually("docs.s0", "first", "w-0").status());
+  std::vector<std::string> data, ids;
+  for (int i = 0; i < 50; ++i) {
+    data.push_back(absl::StrCat("many", i));
+    ids.push_back(absl::StrCat("m-", i));
+  }
+  std::vector<AppendItem> items;
+  for (int i = 0; i < 50; ++i) {
+    items.push_back({.subject = i % 2 == 0 ? "docs.s0" : "docs.s1",
+                     .data = data[i],
+                     .append_id = ids[i]});
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  const std::vector<absl::StatusOr<Appended>> appended =
+      log_->AppendMany(items, deadline);
+  ASSERT_EQ(appended.size(), items.size());
+  for (size_t i = 0; i < appended.size(); ++i) {
+    ASSERT_TRUE(appended[i].ok()) << i << " " << appended[i].status();
+    EXPECT_EQ(appended[i]->sequence, 2 + i);
+    EXPECT_FALSE(appended[i]->duplicate);
+  }
+  const std::vector<absl::StatusOr<Appended>> again =
+      log_->AppendMany(items, deadline);
+  for (size_t i = 0; i < again.size(); ++i) {
+    ASSERT_TRUE(again[i].ok()) << i << " " << again[i].status();
+    EXPECT_EQ(again[i]->sequence, 2 + i);
+    EXPECT_TRUE(again[i]->duplicate);
+  }
+  ASSERT_OK_AND_ASSIGN(auto reader, log_->Read("docs", "docs.*", 2));
+  EXPECT_EQ(Drain(*reader, data.size()), data);
+
+  const std::vector<AppendItem> mixed = {
+      {.subject = "docs.s0", .data = "kept", .append_id = "x-1"},
+      {.subject = "elsewhere", .data = "lost", .append_id = "x-2"},
+      {.subject = "docs.s1", .data = "kept too", .append_id = "x-3"}};
+  const std::vector<absl::StatusOr<Appended>> answers =
+      log_->AppendMany(mixed, deadline);
+  ASSERT_EQ(answers.size(), 3u);
+  ASSERT_OK(answers[0].status());
+  EXPECT_EQ(answers[1].status().code(), absl::StatusCode::kUnavailable)
+      << answers[1].status();
+  ASSERT_OK(answers[2].status());
+  EXPECT_EQ(answers[2]->sequence, answers[0]->sequence + 1);
+}
+
 // One server down: appends go on (after a new leader, if it led) and a
 // reader misses nothing. Two down: no quorum, appends are UNAVAILABLE and
 // never acknowledged. Back up: everything acknowledged is there, once.

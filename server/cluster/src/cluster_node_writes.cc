@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -60,6 +62,67 @@ absl::StatusOr<uint64_t> ClusterNode::AppendUntil(
       return appended.status();
     }
     absl::SleepFor(absl::Milliseconds(100));  // a leader is being elected
+  }
+}
+
+size_t ClusterNode::PlainRunEnd(const std::vector<LogEntry>& entries,
+                                const std::vector<bool>& encoded,
+                                size_t begin) {
+  constexpr size_t kMaxRun = 1024;
+  std::unordered_set<std::string_view> ids;
+  size_t end = begin;
+  for (; end < entries.size() && end - begin < kMaxRun; ++end) {
+    if (!encoded[end]) continue;
+    if (entries[end].insert_only_below) break;
+    if (!ids.insert(IdOf(entries[end])).second) break;
+  }
+  return end;
+}
+
+void ClusterNode::AppendRun(Hosted& hosted,
+                            const std::vector<LogEntry>& entries,
+                            const std::vector<std::string>& bytes,
+                            const std::vector<bool>& encoded, size_t begin,
+                            size_t end, absl::Time deadline,
+                            std::vector<Appending>& appends) {
+  std::vector<size_t> at;
+  std::vector<std::string> subjects;
+  for (size_t k = begin; k < end; ++k) {
+    if (!encoded[k]) continue;
+    at.push_back(k);
+    subjects.push_back(
+        SubjectOf(hosted.name, ShardOf(IdOf(entries[k]), hosted.shards)));
+  }
+  std::vector<AppendItem> items;
+  for (size_t j = 0; j < at.size(); ++j) {
+    items.push_back({.subject = subjects[j],
+                     .data = bytes[at[j]],
+                     .append_id = entries[at[j]].append_id});
+  }
+  // Room to answer before the write's deadline, as AppendUntil leaves.
+  const absl::Time start = absl::Now();
+  const std::vector<absl::StatusOr<Appended>> acked =
+      log_->AppendMany(items, std::max(deadline - absl::Milliseconds(150),
+                                       start + absl::Milliseconds(1)));
+  const absl::Duration took = absl::Now() - start;
+  bool any_stored = false;
+  for (size_t j = 0; j < at.size(); ++j) {
+    if (options_.on_append) options_.on_append(took, acked[j].ok());
+    if (acked[j].ok()) {
+      appends[at[j]].sequence = acked[j]->sequence;
+      any_stored = true;
+    } else if (absl::IsUnavailable(acked[j].status())) {
+      // Maybe stored, maybe not: asked again, one at a time, under the
+      // same append id (stored once either way).
+      appends[at[j]].sequence =
+          AppendUntil(hosted.name, subjects[j], bytes[at[j]],
+                      entries[at[j]].append_id, deadline);
+    } else {
+      appends[at[j]].sequence = acked[j].status();
+    }
+  }
+  if (any_stored && append_failing_.exchange(false) && options_.on_warning) {
+    options_.on_warning("appending to the log works again");
   }
 }
 
@@ -238,29 +301,44 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
       if (encoded[i]) waiting_.emplace(entries[i].append_id, std::nullopt);
     }
   }
-  // Appended one after another, in order, then waited for together. Once
-  // an append fails the rest are not tried: a later one must not land
-  // before an earlier one is retried (a retried near-duplicate would then
-  // block the wrong one), and with the log unavailable each would wait out
-  // the deadline. Only an entry refused for itself (too large) is passed.
+  // Appended in order, then waited for together. Once an append fails the
+  // rest are not tried: a later one must not land before an earlier one is
+  // retried (a retried near-duplicate would then block the wrong one), and
+  // with the log unavailable each would wait out the deadline. Only an
+  // entry refused for itself (too large) is passed. A run of writes whose
+  // order among themselves changes nothing (no dedup-on-write, each of
+  // another document) is sent at once (AppendRun).
   std::vector<Appending> appends(n);
   absl::Status stop;
-  for (size_t i = 0; i < n; ++i) {
-    if (!encoded[i]) continue;
-    if (!stop.ok()) {
-      appends[i].sequence = stop;
+  for (size_t i = 0; i < n;) {
+    if (!encoded[i]) {
+      ++i;
       continue;
     }
-    appends[i] = AppendChecked(hosted, entries[i], bytes[i], deadline);
-    const absl::Status& failed = appends[i].sequence.status();
-    if (!appends[i].blocked && !failed.ok() &&
-        !absl::IsInvalidArgument(failed)) {
-      stop = absl::UnavailableError(
-          absl::StrCat("not written: an earlier write of the batch was not "
-                       "appended (",
-                       failed.message(), ")"));
-      if (stopped != nullptr) *stopped = true;
+    if (!stop.ok()) {
+      appends[i].sequence = stop;
+      ++i;
+      continue;
     }
+    const size_t end = PlainRunEnd(entries, encoded, i);
+    if (end - i > 1) {
+      AppendRun(hosted, entries, bytes, encoded, i, end, deadline, appends);
+    } else {
+      appends[i] = AppendChecked(hosted, entries[i], bytes[i], deadline);
+    }
+    for (size_t k = i; k < end; ++k) {
+      if (!encoded[k]) continue;
+      const absl::Status& failed = appends[k].sequence.status();
+      if (!appends[k].blocked && !failed.ok() &&
+          !absl::IsInvalidArgument(failed) && stop.ok()) {
+        stop = absl::UnavailableError(
+            absl::StrCat("not written: an earlier write of the batch was not "
+                         "appended (",
+                         failed.message(), ")"));
+        if (stopped != nullptr) *stopped = true;
+      }
+    }
+    i = std::max(end, i + 1);
   }
   // The outcomes, as they come. One another shard sends is a NATS message,
   // sent at most once: missed (a NATS server failing over), it is asked

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
@@ -516,6 +517,43 @@ absl::StatusOr<Appended> AppendedOf(natsStatus status, jsPubAck* ack,
   return appended;
 }
 
+// A publish acknowledgement as JetStream sends it (JSON): {"stream": ...,
+// "seq": N, "duplicate": true} or {"error": {"code": 503, "err_code": ...,
+// "description": ...}}.
+absl::StatusOr<Appended> PubAckOf(std::string_view json,
+                                  std::string_view where) {
+  const nlohmann::json ack = nlohmann::json::parse(json, nullptr, false);
+  if (ack.is_discarded() || !ack.is_object()) {
+    return absl::InternalError(
+        absl::StrCat(AbslView(where), ": not an acknowledgement"));
+  }
+  if (const auto error = ack.find("error"); error != ack.end()) {
+    const int code = error->value("code", 0);
+    const int js_code = error->value("err_code", 0);
+    const std::string text = absl::StrCat(
+        AbslView(where), ": ", error->value("description", std::string()),
+        " (JetStream error ", js_code, ")");
+    if (js_code == JSStreamWrongLastSequenceErr) {
+      return absl::FailedPreconditionError(text);
+    }
+    if (js_code == JSStreamNotFoundErr) return absl::NotFoundError(text);
+    // No leader, no quorum, being moved: what a retry outlasts.
+    if (code == 503 || js_code == JSClusterNotAvailErr ||
+        js_code == JSClusterNoPeersErr || js_code == JSStreamOfflineErr ||
+        js_code == JSInsufficientResourcesErr) {
+      return absl::UnavailableError(text);
+    }
+    return absl::InternalError(text);
+  }
+  const auto sequence = ack.find("seq");
+  if (sequence == ack.end() || !sequence->is_number_unsigned()) {
+    return absl::InternalError(
+        absl::StrCat(AbslView(where), ": an acknowledgement without seq"));
+  }
+  return Appended{.sequence = sequence->get<uint64_t>(),
+                  .duplicate = ack.value("duplicate", false)};
+}
+
 class JetStreamLogImpl final : public JetStreamLog {
  public:
   JetStreamLogImpl(std::unique_ptr<ConnectionEvents> events, Options options,
@@ -824,35 +862,111 @@ class JetStreamLogImpl final : public JetStreamLog {
   std::vector<absl::StatusOr<std::string>> RequestEach(
       std::span<const std::string> subjects, std::string_view data,
       absl::Time deadline) override {
-    Answers answers;
-    {
-      MutexLock lock(&answers.mu);
-      answers.answers.assign(subjects.size(), std::nullopt);
+    std::vector<std::optional<absl::StatusOr<std::string>>> answers = Gather(
+        subjects.size(),
+        [&](size_t i, const std::string& reply) {
+          return FromNats(
+              natsConnection_PublishRequest(
+                  connection_.get(), subjects[i].c_str(), reply.c_str(),
+                  data.data(), static_cast<int>(data.size())),
+              static_cast<jsErrCode>(0),
+              absl::StrCat("request to ", subjects[i]));
+        },
+        deadline);
+    std::vector<absl::StatusOr<std::string>> out;
+    for (size_t i = 0; i < subjects.size(); ++i) {
+      std::optional<absl::StatusOr<std::string>>& answer = answers[i];
+      if (!answer.has_value()) {
+        out.push_back(absl::DeadlineExceededError(
+            absl::StrCat("no answer from ", subjects[i], " by the deadline")));
+      } else if (answer->status().code() == absl::StatusCode::kUnavailable &&
+                 answer->status().message() == kNoResponders) {
+        out.push_back(absl::UnavailableError(
+            absl::StrCat("nobody answers ", subjects[i])));
+      } else {
+        out.push_back(*std::move(answer));
+      }
     }
+    return out;
+  }
+
+  std::vector<absl::StatusOr<Appended>> AppendMany(
+      std::span<const AppendItem> items, absl::Time deadline) override {
+    // What js_Publish sends, a request to the subject with the append's id
+    // in a header, made by hand: the library's asynchronous publishing
+    // would answer through one handler per context.
+    std::vector<std::optional<absl::StatusOr<std::string>>> answers = Gather(
+        items.size(),
+        [&](size_t i, const std::string& reply) -> absl::Status {
+          const std::string subject(items[i].subject);
+          natsMsg* raw = nullptr;
+          RETURN_IF_ERROR(
+              FromNats(natsMsg_Create(&raw, subject.c_str(), reply.c_str(),
+                                      items[i].data.data(),
+                                      static_cast<int>(items[i].data.size())),
+                       static_cast<jsErrCode>(0), "append message"));
+          Message msg(raw);
+          if (!items[i].append_id.empty()) {
+            const std::string id(items[i].append_id);
+            RETURN_IF_ERROR(FromNats(
+                natsMsgHeader_Set(msg.get(), "Nats-Msg-Id", id.c_str()),
+                static_cast<jsErrCode>(0), "append header"));
+          }
+          return FromNats(
+              natsConnection_PublishMsg(connection_.get(), msg.get()),
+              static_cast<jsErrCode>(0), absl::StrCat("append to ", subject));
+        },
+        deadline);
+    std::vector<absl::StatusOr<Appended>> out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const std::string where =
+          absl::StrCat("append to ", AbslView(items[i].subject));
+      std::optional<absl::StatusOr<std::string>>& answer = answers[i];
+      if (!answer.has_value()) {
+        out.push_back(absl::UnavailableError(absl::StrCat(
+            where,
+            ": no acknowledgement by the deadline (it may be stored: "
+            "retry with the same append id)")));
+      } else if (!answer->ok()) {
+        out.push_back(absl::Status(
+            answer->status().code(),
+            absl::StrCat(where, ": ", answer->status().message())));
+      } else {
+        out.push_back(PubAckOf(**answer, where));
+      }
+    }
+    return out;
+  }
+
+  // Sends `n` requests (`send(i, reply subject)`) whose answers come to
+  // this log's reply subscription, and gathers them until `deadline`
+  // (nullopt: none came). A send that fails is its request's answer.
+  std::vector<std::optional<absl::StatusOr<std::string>>> Gather(
+      size_t n,
+      const std::function<absl::Status(size_t, const std::string&)>& send,
+      absl::Time deadline) {
     // A request sent while reconnecting would only wait out its deadline
     // (and its answer, if any, is lost with the connection).
     if (natsConnection_Status(connection_.get()) !=
         NATS_CONN_STATUS_CONNECTED) {
-      return std::vector<absl::StatusOr<std::string>>(
-          subjects.size(),
-          absl::UnavailableError("not connected to a NATS server"));
+      return std::vector<std::optional<absl::StatusOr<std::string>>>(
+          n, absl::UnavailableError("not connected to a NATS server"));
+    }
+    Answers answers;
+    {
+      MutexLock lock(&answers.mu);
+      answers.answers.assign(n, std::nullopt);
     }
     absl::StatusOr<uint64_t> request = StartRequest(answers);
     if (!request.ok()) {
-      return std::vector<absl::StatusOr<std::string>>(subjects.size(),
-                                                      request.status());
+      return std::vector<std::optional<absl::StatusOr<std::string>>>(
+          n, request.status());
     }
-    for (size_t i = 0; i < subjects.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       const std::string reply =
           absl::StrCat(replies_.prefix, ".", *request, ".", i);
-      absl::Status sent = FromNats(
-          natsConnection_PublishRequest(connection_.get(), subjects[i].c_str(),
-                                        reply.c_str(), data.data(),
-                                        static_cast<int>(data.size())),
-          static_cast<jsErrCode>(0), absl::StrCat("request to ", subjects[i]));
-      if (!sent.ok()) answers.Set(i, sent);
+      if (absl::Status sent = send(i, reply); !sent.ok()) answers.Set(i, sent);
     }
-    std::vector<absl::StatusOr<std::string>> out;
     {
       MutexLock lock(&answers.mu);
       const auto until =
@@ -868,23 +982,8 @@ class JetStreamLogImpl final : public JetStreamLog {
       MutexLock lock(&replies_.mu);
       replies_.waiting.erase(*request);
     }
-    {
-      MutexLock lock(&answers.mu);
-      for (size_t i = 0; i < subjects.size(); ++i) {
-        std::optional<absl::StatusOr<std::string>>& answer = answers.answers[i];
-        if (!answer.has_value()) {
-          out.push_back(absl::DeadlineExceededError(absl::StrCat(
-              "no answer from ", subjects[i], " by the deadline")));
-        } else if (answer->status().code() == absl::StatusCode::kUnavailable &&
-                   answer->status().message() == kNoResponders) {
-          out.push_back(absl::UnavailableError(
-              absl::StrCat("nobody answers ", subjects[i])));
-        } else {
-          out.push_back(*std::move(answer));
-        }
-      }
-    }
-    return out;
+    MutexLock lock(&answers.mu);
+    return std::move(answers.answers);
   }
 
   // Registers `answers` for the answers of a new request (the shared

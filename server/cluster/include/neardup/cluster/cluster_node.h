@@ -283,6 +283,17 @@ class ClusterNode {
   };
   Appending AppendChecked(Hosted& hosted, const LogEntry& entry,
                           const std::string& bytes, absl::Time deadline);
+  // The end of the run from `begin` of entries that may be appended
+  // together (AppendRun): none asks for dedup-on-write, each writes another
+  // document (so their order among themselves changes nothing).
+  static size_t PlainRunEnd(const std::vector<LogEntry>& entries,
+                            const std::vector<bool>& encoded, size_t begin);
+  // Appends the encoded entries of [begin, end) at once; each that got no
+  // acknowledgement is appended again alone (AppendUntil, same append id).
+  void AppendRun(Hosted& hosted, const std::vector<LogEntry>& entries,
+                 const std::vector<std::string>& bytes,
+                 const std::vector<bool>& encoded, size_t begin, size_t end,
+                 absl::Time deadline, std::vector<Appending>& appends);
   // Dedup-on-write's check on every shard, each at `sequence`.
   absl::StatusOr<NamedBlocking> CheckShards(Hosted& hosted,
                                             const std::string& bytes,

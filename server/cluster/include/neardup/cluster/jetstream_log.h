@@ -60,6 +60,13 @@ struct Appended {
   bool duplicate = false;  // an earlier append with the same append_id
 };
 
+// One append of AppendMany.
+struct AppendItem {
+  std::string_view subject;
+  std::string_view data;
+  std::string_view append_id;  // as AppendOptions::append_id
+};
+
 struct LogRecord {
   uint64_t sequence = 0;
   std::string data;
@@ -110,6 +117,15 @@ class JetStreamLog {
   virtual absl::StatusOr<Appended> Append(std::string_view subject,
                                           std::string_view data,
                                           const AppendOptions& options) = 0;
+  // Sends every item at once, in order, then waits for their
+  // acknowledgements until `deadline` (one round trip for all instead of
+  // one each): each answer as Append's, UNAVAILABLE for one unanswered by
+  // then. The stream stores them in the order sent, except across a
+  // failure: an item may be stored while one before it failed (its leader
+  // changed in between), so items whose order matters among themselves
+  // must not be sent together.
+  virtual std::vector<absl::StatusOr<Appended>> AppendMany(
+      std::span<const AppendItem> items, absl::Time deadline) = 0;
   // A key-value bucket (JetStream's), its entries replicated like a
   // stream's. Created, or opened when it exists.
   // With a `ttl`, a key's value is gone that long after it was written
