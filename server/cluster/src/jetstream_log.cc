@@ -422,8 +422,8 @@ struct HandlerSubscription final : public cluster::Subscription {
 
 constexpr absl::string_view kNoResponders = "no responders";
 
-// What one RequestEach gathers, answer i of subject i (ReplyMux).
-// The answers of one RequestEach, by subject.
+// What one request of many gathers (RequestEach, AppendMany), answer i of
+// request i (ReplyMux).
 struct Answers {
   Mutex mu;
   CondVar cv;
@@ -520,9 +520,22 @@ absl::StatusOr<Appended> AppendedOf(natsStatus status, jsPubAck* ack,
 // A publish acknowledgement as JetStream sends it (JSON): {"stream": ...,
 // "seq": N, "duplicate": true} or {"error": {"code": 503, "err_code": ...,
 // "description": ...}}.
+absl::StatusOr<Appended> PubAckOfJson(const nlohmann::json& ack,
+                                      std::string_view where);
 absl::StatusOr<Appended> PubAckOf(std::string_view json,
                                   std::string_view where) {
   const nlohmann::json ack = nlohmann::json::parse(json, nullptr, false);
+  // A field of another type throws (anything in the account may publish to
+  // the reply subject): an error, never the process's end.
+  try {
+    return PubAckOfJson(ack, where);
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InternalError(absl::StrCat(
+        AbslView(where), ": not an acknowledgement (", e.what(), ")"));
+  }
+}
+absl::StatusOr<Appended> PubAckOfJson(const nlohmann::json& ack,
+                                      std::string_view where) {
   if (ack.is_discarded() || !ack.is_object()) {
     return absl::InternalError(
         absl::StrCat(AbslView(where), ": not an acknowledgement"));
@@ -914,7 +927,7 @@ class JetStreamLogImpl final : public JetStreamLog {
           }
           return FromNats(
               natsConnection_PublishMsg(connection_.get(), msg.get()),
-              static_cast<jsErrCode>(0), absl::StrCat("append to ", subject));
+              static_cast<jsErrCode>(0), "send");
         },
         deadline);
     std::vector<absl::StatusOr<Appended>> out;

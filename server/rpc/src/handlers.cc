@@ -282,7 +282,8 @@ void Handlers::UpsertBatch(std::span<const v1::UpsertRequest* const> requests,
   if (cluster_ != nullptr) {
     // Through the log in order, within one deadline: runs of items of one
     // collection are appended together, then waited for. Once an append
-    // fails the rest are not tried, so what is written keeps the order.
+    // fails the items after its run are not tried, so what is written
+    // keeps the order (ClusterNode::UpsertMany).
     const absl::Time deadline = WriteDeadline({});
     absl::Status unavailable;
     size_t i = 0;

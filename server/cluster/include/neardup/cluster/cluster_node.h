@@ -231,11 +231,12 @@ class ClusterNode {
                                      const engine::PreparedDocument& doc,
                                      std::optional<double> insert_only_below,
                                      absl::Time deadline);
-  // Upserts in order, each as Upsert would: appended one after another,
-  // then waited for together. Once an append fails (but for an entry
-  // refused for itself, INVALID_ARGUMENT) the rest are not tried
-  // (UNAVAILABLE) and `*stopped` is set, so what is written keeps the order
-  // a retry of the rest can follow.
+  // Upserts in order, each as Upsert would: appended in order, then waited
+  // for together (a run whose order among itself changes nothing, plain
+  // writes of distinct documents, is sent at once). Once an append fails
+  // (but for an entry refused for itself, INVALID_ARGUMENT) the entries
+  // after its run are not tried (UNAVAILABLE) and `*stopped` is set, so
+  // what is written keeps the order a retry of the rest can follow.
   std::vector<absl::StatusOr<LoggedWrite>> UpsertMany(
       std::string_view collection, std::span<const UpsertItem> items,
       absl::Time deadline, bool* stopped = nullptr);
