@@ -112,7 +112,11 @@ void ClusterNode::OnShardRequest(Hosted* hosted, std::string_view data,
   bool full = false;
   if (sequence > 0) {
     MutexLock lock(&hosted->mu);
-    if (hosted->applied < sequence && !hosted->stop) {
+    // Not applied yet; or applied, but released requests wait for room in
+    // the pool: this one waits behind them rather than be refused.
+    const bool behind = !hosted->parked.empty() &&
+                        hosted->parked.begin()->first <= hosted->applied;
+    if ((hosted->applied < sequence || behind) && !hosted->stop) {
       if (hosted->parked.size() >= kMaxParkedRequests ||
           hosted->parked_bytes + data.size() > kMaxParkedBytes) {
         hosted->DropExpiredParked(absl::Now());

@@ -120,19 +120,22 @@ void ClusterNode::AppendRun(Hosted& hosted,
                         start + absl::Milliseconds(1)));
     const absl::Duration took = absl::Now() - start;
     std::vector<size_t> still;
-    absl::Status failed;
+    absl::Status failed;  // the round's first failure of the log
+    bool any_stored = false;
     for (size_t p = 0; p < pending.size(); ++p) {
       const size_t j = pending[p];
       // One observation per item: its wait was the round's.
       if (options_.on_append) options_.on_append(took, acked[p].ok());
       if (acked[p].ok()) {
         appends[at[j]].sequence = acked[p]->sequence;
+        any_stored = true;
         continue;
       }
       appends[at[j]].sequence = acked[p].status();
-      if (absl::IsUnavailable(acked[p].status())) {
-        still.push_back(j);
-        if (failed.ok()) failed = acked[p].status();
+      if (absl::IsUnavailable(acked[p].status())) still.push_back(j);
+      // An entry refused for itself (too large) is no failure of the log.
+      if (failed.ok() && !absl::IsInvalidArgument(acked[p].status())) {
+        failed = acked[p].status();
       }
     }
     if (options_.on_warning) {
@@ -141,7 +144,7 @@ void ClusterNode::AppendRun(Hosted& hosted,
             absl::StrCat("appending to the log of \"", hosted.name,
                          "\" fails (retried until the write's deadline): ",
                          failed.ToString()));
-      } else if (failed.ok() && append_failing_.exchange(false)) {
+      } else if (failed.ok() && any_stored && append_failing_.exchange(false)) {
         options_.on_warning("appending to the log works again");
       }
     }

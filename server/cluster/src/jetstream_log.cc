@@ -502,6 +502,16 @@ struct ConnectionEvents {
   }
 };
 
+// A resend of an append whose first send the stream is still storing is
+// answered as a duplicate at sequence 0 (nats-server 2.9): not stored yet,
+// so asked again.
+absl::Status StillBeingStored(std::string_view where) {
+  return absl::UnavailableError(
+      absl::StrCat(AbslView(where),
+                   ": an earlier send of this append is still being stored; "
+                   "retry with the same append id"));
+}
+
 // An append's answer: the acknowledgement (freed here), or why none.
 absl::StatusOr<Appended> AppendedOf(natsStatus status, jsPubAck* ack,
                                     jsErrCode js_error,
@@ -514,6 +524,9 @@ absl::StatusOr<Appended> AppendedOf(natsStatus status, jsPubAck* ack,
   const Appended appended{.sequence = ack->Sequence,
                           .duplicate = ack->Duplicate};
   jsPubAck_Destroy(ack);
+  if (appended.sequence == 0) {
+    return StillBeingStored(absl::StrCat("append to ", AbslView(subject)));
+  }
   return appended;
 }
 
@@ -563,6 +576,7 @@ absl::StatusOr<Appended> PubAckOfJson(const nlohmann::json& ack,
     return absl::InternalError(
         absl::StrCat(AbslView(where), ": an acknowledgement without seq"));
   }
+  if (sequence->get<uint64_t>() == 0) return StillBeingStored(where);
   return Appended{.sequence = sequence->get<uint64_t>(),
                   .duplicate = ack.value("duplicate", false)};
 }

@@ -289,8 +289,9 @@ class ClusterNode {
   // document (so their order among themselves changes nothing).
   static size_t PlainRunEnd(const std::vector<LogEntry>& entries,
                             const std::vector<bool>& encoded, size_t begin);
-  // Appends the encoded entries of [begin, end) at once; each that got no
-  // acknowledgement is appended again alone (AppendUntil, same append id).
+  // Appends the encoded entries of [begin, end) at once; those that got no
+  // acknowledgement are sent again together, under their append ids, until
+  // acknowledged or out of time.
   void AppendRun(Hosted& hosted, const std::vector<LogEntry>& entries,
                  const std::vector<std::string>& bytes,
                  const std::vector<bool>& encoded, size_t begin, size_t end,
