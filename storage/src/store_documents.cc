@@ -15,6 +15,7 @@
 #include "neardup/core/config_hash.h"
 #include "neardup/storage/internal/keys.h"
 #include "neardup/storage/internal/record_codec.h"
+#include "neardup/storage/internal/scan_ahead.h"
 #include "neardup/storage/store.h"
 #include "neardup/storage/validation.h"
 #include "rocksdb/db.h"
@@ -709,6 +710,11 @@ absl::Status Store::ForEachSignature(
   // The families are keyed by internal id: walk them in lockstep.
   std::unique_ptr<rocksdb::Iterator> minhash(
       db_->NewIterator(read_options, handle(ColumnFamily::kMinHash)));
+  // The signatures' files, read into the page cache ahead of the scan.
+  rocksdb::ColumnFamilyMetaData minhash_files;
+  db_->GetColumnFamilyMetaData(handle(ColumnFamily::kMinHash), &minhash_files);
+  ScanAhead ahead(FilesOfRange(minhash_files, begin, end),
+                  /*lead_bytes=*/uint64_t{256} << 20);
   auto companion = [&](bool wanted, ColumnFamily family) {
     std::unique_ptr<rocksdb::Iterator> it;
     if (wanted) {
@@ -739,7 +745,10 @@ absl::Status Store::ForEachSignature(
   uint64_t rows = 0;
   for (minhash->Seek(begin); minhash->Valid(); minhash->Next()) {
     // A long scan (an index rebuild) keeps the store from counting as idle.
-    if (++rows % 4096 == 0) NoteActivity();
+    if (++rows % 4096 == 0) {
+      NoteActivity();
+      ahead.At(minhash->key().ToStringView());
+    }
     const std::optional<uint32_t> internal_id =
         keys::ParseDocKey(minhash->key().ToStringView(), stored.id);
     if (!internal_id.has_value()) {
