@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,33 +122,50 @@ class Lsh {
     std::unique_lock<std::shared_mutex> lock = LockExclusive();
     const std::pair<uint64_t, HashFamily> hashing = hashing_.value_or(
         std::make_pair(items[0].second->seed, items[0].second->family));
-    // Checks, before anything changes.
-    py::dict batch;  // key -> position of its last item
-    for (size_t i = 0; i < items.size(); ++i) {
-      const auto& [key, minhash] = items[i];
-      CheckMinHash(*minhash, hashing);
-      CheckSet(*minhash);
-      if (check_duplication && (ids_.contains(key) || batch.contains(key))) {
-        throw py::value_error(absl::StrCat("The given key already exists: ",
-                                           std::string(py::repr(key))));
+    // Checks, before anything changes; `order`: the positions to apply.
+    std::vector<size_t> order;
+    order.reserve(items.size());
+    if (check_duplication) {
+      py::set seen;
+      for (size_t i = 0; i < items.size(); ++i) {
+        const auto& [key, minhash] = items[i];
+        CheckMinHash(*minhash, hashing);
+        CheckSet(*minhash);
+        if (ids_.contains(key) || seen.contains(key)) {
+          throw py::value_error(absl::StrCat("The given key already exists: ",
+                                             std::string(py::repr(key))));
+        }
+        seen.add(key);
+        order.push_back(i);
       }
-      batch[key] = i;
+    } else {
+      py::dict batch;  // key -> position of its last item
+      for (size_t i = 0; i < items.size(); ++i) {
+        const auto& [key, minhash] = items[i];
+        CheckMinHash(*minhash, hashing);
+        CheckSet(*minhash);
+        batch[key] = i;
+      }
+      for (const auto& [key, position] : batch) {
+        order.push_back(position.cast<size_t>());
+      }
     }
     // The plan: replaced ids with their old slots, new ids and their keys.
     std::vector<std::pair<uint32_t, MinHashSignature>> replaced;  // new
     std::vector<MinHashSignature> replaced_old;
     std::vector<py::object> new_keys;
     std::vector<uint32_t> new_ids;
-    std::vector<MinHashSignature> new_signatures;
+    std::vector<const MinHash*> new_minhashes;
     // verification "exact": the sets of the replaced and of the new ids.
     std::vector<std::vector<uint64_t>> replaced_sets, new_sets;
     std::vector<uint32_t> free_ids = free_ids_;
     const size_t old_size = keys_.size();
     size_t next_id = old_size;
-    for (const auto& [key, position] : batch) {
-      MinHash& minhash = *items[position.cast<size_t>()].second;
-      const bool exact = verification_ == Verification::kExact;
-      if (ids_.contains(key)) {  // check_duplication=False: a replace
+    const bool exact = verification_ == Verification::kExact;
+    for (size_t position : order) {
+      const py::object& key = items[position].first;
+      MinHash& minhash = *items[position].second;
+      if (!check_duplication && ids_.contains(key)) {  // a replace
         const uint32_t id = ids_[key].cast<uint32_t>();
         replaced.emplace_back(id, MinHashSignature{minhash.slots});
         replaced_old.push_back(MinHashSignature{*index_->Get(id)});
@@ -163,9 +181,9 @@ class Lsh {
       } else {
         throw py::value_error("MinHashLSH holds at most 2^32 - 1 keys");
       }
-      new_keys.push_back(py::reinterpret_borrow<py::object>(key));
+      new_keys.push_back(key);
       new_ids.push_back(id);
-      new_signatures.push_back(MinHashSignature{minhash.slots});
+      new_minhashes.push_back(&minhash);
       if (exact) new_sets.push_back(*minhash.SortedSet());
     }
     // The index, then the key table; undone in full on any failure.
@@ -180,9 +198,31 @@ class Lsh {
           status = index_->Insert(replaced[replaced_done].first,
                                   replaced[replaced_done].second);
         }
-        if (status.ok()) {
-          status = index_->BulkInsert(new_ids, new_signatures, 1);
+        if (!new_ids.empty()) {
+          index_->Reserve(*std::max_element(new_ids.begin(), new_ids.end()) +
+                          1);
         }
+      }
+      RaiseIfError(status);
+      // The new MinHashes are copied a chunk at a time (the index reads them
+      // without the GIL) into signatures that are reused.
+      constexpr size_t kChunk = 256;
+      std::vector<MinHashSignature> chunk(
+          std::min(kChunk, new_ids.size()),
+          MinHashSignature{std::vector<uint64_t>(num_perm_)});
+      for (size_t first = 0; first < new_ids.size(); first += kChunk) {
+        const size_t count = std::min(kChunk, new_ids.size() - first);
+        for (size_t i = 0; i < count; ++i) {
+          const MinHash& minhash = *new_minhashes[first + i];
+          CheckWidth(minhash);  // again: the GIL was let go since
+          std::copy(minhash.slots.begin(), minhash.slots.end(),
+                    chunk[i].slots.begin());
+        }
+        py::gil_scoped_release release;
+        status = index_->BulkInsert(
+            std::span<const uint32_t>(new_ids).subspan(first, count),
+            std::span<const MinHashSignature>(chunk).first(count), 1);
+        if (!status.ok()) break;
       }
       RaiseIfError(status);
       if (next_id > keys_.size()) {
@@ -213,7 +253,7 @@ class Lsh {
       if (sets_.size() > old_size) sets_.resize(old_size);
       {
         py::gil_scoped_release release;
-        // BulkInsert may have placed some before failing: remove them all.
+        // Chunks may have placed some before failing: remove them all.
         for (uint32_t id : new_ids) index_->Remove(id);
         for (size_t i = 0; i < replaced_done; ++i) {
           index_->Insert(replaced[i].first, replaced_old[i]).IgnoreError();
@@ -245,7 +285,13 @@ class Lsh {
                      std::optional<double> min_score) const {
     // The caller's iterable first, without the lock: it may run Python
     // code that inserts into this index.
+    // Unscored (datasketch's query): copied a chunk at a time into one
+    // buffer, which the index reads without a MinHashSignature each.
+    const bool unscored = verification_ == Verification::kNone &&
+                          !with_scores && !min_score.has_value();
     std::vector<Probing> probings;
+    std::vector<py::object> items;  // unscored: alive until copied
+    std::vector<MinHash*> unscored_minhashes;
     std::vector<std::pair<uint64_t, HashFamily>> hashings;
     for (py::handle item : minhashes) {
       if (!py::isinstance<MinHash>(item)) {
@@ -255,7 +301,12 @@ class Lsh {
       MinHash& minhash = item.cast<MinHash&>();
       CheckWidth(minhash);
       CheckSet(minhash);
-      probings.push_back(ProbingOf(minhash));
+      if (unscored) {
+        items.push_back(py::reinterpret_borrow<py::object>(item));
+        unscored_minhashes.push_back(&minhash);
+      } else {
+        probings.push_back(ProbingOf(minhash));
+      }
       hashings.emplace_back(minhash.seed, minhash.family);
     }
     std::shared_lock<std::shared_mutex> lock = LockShared();
@@ -268,8 +319,26 @@ class Lsh {
         }
       }
     }
-    std::vector<Found> found(probings.size());
-    {
+    std::vector<Found> found(hashings.size());
+    if (unscored) {
+      const size_t width = static_cast<size_t>(num_perm_);
+      constexpr size_t kChunk = 256;
+      std::vector<uint64_t> chunk(kChunk * width);
+      for (size_t first = 0; first < found.size(); first += kChunk) {
+        const size_t count = std::min(kChunk, found.size() - first);
+        for (size_t i = 0; i < count; ++i) {
+          const MinHash& minhash = *unscored_minhashes[first + i];
+          CheckWidth(minhash);  // again: the GIL was let go since
+          std::memcpy(chunk.data() + i * width, minhash.slots.data(),
+                      width * sizeof(uint64_t));
+        }
+        py::gil_scoped_release release;
+        for (size_t i = 0; i < count; ++i) {
+          found[first + i] = Unscored(index_->Candidates(
+              std::span<const uint64_t>(chunk).subspan(i * width, width)));
+        }
+      }
+    } else {
       py::gil_scoped_release release;
       for (size_t i = 0; i < probings.size(); ++i) {
         found[i] = Probe(probings[i], with_scores, min_score);
@@ -483,8 +552,12 @@ class Lsh {
       }
       return found;
     }
-    absl::StatusOr<std::vector<uint32_t>> ids =
-        index_->Candidates(probing.signature);
+    return Unscored(index_->Candidates(probing.signature));
+  }
+
+  // Candidates as an answer without scores.
+  static Found Unscored(absl::StatusOr<std::vector<uint32_t>> ids) {
+    Found found;
     if (!ids.ok()) {
       found.status = ids.status();
       return found;

@@ -95,6 +95,27 @@ struct MinHashLshIndex::Shard {
     }
   }
 
+  // The rows sharing a band with `tags`, ascending and distinct (a twin
+  // class by its representative).
+  void CandidateRowsLocked(const uint32_t* tags,
+                           std::vector<uint32_t>* rows) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu) {
+    // Twenty-odd tables, each a few dependent misses deep: fetched a level
+    // at a time for all of them, the misses overlap.
+    for (size_t band = 0; band < tables.size(); ++band) {
+      tables[band].Prefetch(tags[band]);
+    }
+    for (size_t band = 0; band < tables.size(); ++band) {
+      tables[band].PrefetchHead(tags[band]);
+    }
+    for (size_t band = 0; band < tables.size(); ++band) {
+      tables[band].ForEach(tags[band],
+                           [&](uint32_t row) { rows->push_back(row); });
+    }
+    std::sort(rows->begin(), rows->end());
+    rows->erase(std::unique(rows->begin(), rows->end()), rows->end());
+  }
+
   // At most this many rows of band 0's chain are looked at for a twin.
   static constexpr int kRowsLooked = 8;
   struct EqualRows {
@@ -219,31 +240,31 @@ absl::StatusOr<std::unique_ptr<MinHashLshIndex>> MinHashLshIndex::Create(
 }
 
 absl::Status MinHashLshIndex::CheckWidth(
-    const MinHashSignature& signature) const {
-  if (signature.num_perm() != num_perm()) {
+    std::span<const uint64_t> slots) const {
+  if (slots.size() != static_cast<size_t>(num_perm())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("signature has ", signature.num_perm(),
+        absl::StrCat("signature has ", slots.size(),
                      " slots; this index expects ", num_perm()));
   }
   return absl::OkStatus();
 }
 
-void MinHashLshIndex::ComputeTags(const MinHashSignature& signature,
+void MinHashLshIndex::ComputeTags(std::span<const uint64_t> slots,
                                   uint32_t* tags) const {
   const int rows = options_.lsh.rows;
   for (int band = 0; band < options_.lsh.bands; ++band) {
-    tags[band] = BandTag(signature.slots.data() + band * rows, rows);
+    tags[band] = BandTag(slots.data() + band * rows, rows);
   }
 }
 
 absl::Status MinHashLshIndex::Insert(uint32_t id,
                                      const MinHashSignature& signature) {
-  RETURN_IF_ERROR(CheckWidth(signature));
+  RETURN_IF_ERROR(CheckWidth(signature.slots));
   if (id > kMaxId) {
     return absl::InvalidArgumentError(absl::StrCat("id ", id, " is reserved"));
   }
   std::vector<uint32_t> tags(options_.lsh.bands);
-  ComputeTags(signature, tags.data());
+  ComputeTags(signature.slots, tags.data());
   InsertInShard(shards_.of(id), shards_.row_of(id), tags.data(), signature);
   return absl::OkStatus();
 }
@@ -299,7 +320,7 @@ absl::Status MinHashLshIndex::BulkInsert(
                      signatures.size(), " signatures"));
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    RETURN_IF_ERROR(CheckWidth(signatures[i]));
+    RETURN_IF_ERROR(CheckWidth(signatures[i].slots));
     if (ids[i] > kMaxId) {
       return absl::InvalidArgumentError(
           absl::StrCat("id ", ids[i], " is reserved"));
@@ -322,7 +343,7 @@ absl::Status MinHashLshIndex::BulkInsert(
           }
           if (!options_.twin_key) {
             for (uint32_t i : positions) {
-              ComputeTags(signatures[i], tags.data());
+              ComputeTags(signatures[i].slots, tags.data());
               shard.InsertLocked(shards_.row_of(ids[i]), tags.data(),
                                  signatures[i], nullptr);
             }
@@ -331,7 +352,7 @@ absl::Status MinHashLshIndex::BulkInsert(
         }
         // With twin keys, one document at a time: keys are fetched unlocked.
         for (uint32_t i : positions) {
-          ComputeTags(signatures[i], tags.data());
+          ComputeTags(signatures[i].slots, tags.data());
           InsertInShard(shard, shards_.row_of(ids[i]), tags.data(),
                         signatures[i]);
         }
@@ -377,7 +398,7 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
     const MinHashSignature& signature, Keep keep, size_t max_ids,
     IndexQueryStats* stats) const {
   std::vector<uint32_t> tags(options_.lsh.bands);
-  ComputeTags(signature, tags.data());
+  ComputeTags(signature.slots, tags.data());
   const SlotProbe probe(signature.slots, options_.slot_bits);
   const double inverse_h = 1.0 / num_perm();
   std::vector<ScoredGroup> out;
@@ -386,20 +407,7 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
     const Shard& shard = shards_[s];
     rows.clear();
     ReaderLock lock(&shard.mu);
-    // Twenty-odd tables, each a few dependent misses deep: fetched a level
-    // at a time for all of them, the misses overlap.
-    for (size_t band = 0; band < shard.tables.size(); ++band) {
-      shard.tables[band].Prefetch(tags[band]);
-    }
-    for (size_t band = 0; band < shard.tables.size(); ++band) {
-      shard.tables[band].PrefetchHead(tags[band]);
-    }
-    for (size_t band = 0; band < shard.tables.size(); ++band) {
-      shard.tables[band].ForEach(tags[band],
-                                 [&](uint32_t row) { rows.push_back(row); });
-    }
-    std::sort(rows.begin(), rows.end());
-    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    shard.CandidateRowsLocked(tags.data(), &rows);
     if (stats) stats->scored += rows.size();
     constexpr size_t kPrefetchAhead = 8;
     for (size_t i = 0; i < std::min(rows.size(), kPrefetchAhead); ++i) {
@@ -450,12 +458,26 @@ std::vector<ScoredId> BestMembers(const std::vector<ScoredGroup>& groups,
 
 absl::StatusOr<std::vector<uint32_t>> MinHashLshIndex::Candidates(
     const MinHashSignature& signature) const {
-  RETURN_IF_ERROR(CheckWidth(signature));
-  const std::vector<ScoredGroup> groups = ScoreCandidates(
-      signature, [](double) { return true; }, 0, nullptr);
+  return Candidates(signature.slots);
+}
+
+absl::StatusOr<std::vector<uint32_t>> MinHashLshIndex::Candidates(
+    std::span<const uint64_t> slots) const {
+  RETURN_IF_ERROR(CheckWidth(slots));
+  // Unscored: no candidate's slots are read.
+  std::vector<uint32_t> tags(options_.lsh.bands);
+  ComputeTags(slots, tags.data());
   std::vector<uint32_t> ids;
-  for (const ScoredGroup& group : groups) {
-    ids.insert(ids.end(), group.ids.begin(), group.ids.end());
+  std::vector<uint32_t> rows;
+  for (size_t s = 0; s < shards_.size(); ++s) {
+    const Shard& shard = shards_[s];
+    rows.clear();
+    ReaderLock lock(&shard.mu);
+    shard.CandidateRowsLocked(tags.data(), &rows);
+    for (uint32_t row : rows) {
+      shard.twins.ForEachMember(
+          row, 0, [&](uint32_t member) { ids.push_back(shard.IdOf(member)); });
+    }
   }
   std::sort(ids.begin(), ids.end());
   return ids;
@@ -464,7 +486,7 @@ absl::StatusOr<std::vector<uint32_t>> MinHashLshIndex::Candidates(
 absl::StatusOr<std::vector<ScoredGroup>> MinHashLshIndex::QueryGroups(
     const MinHashSignature& signature, double threshold, size_t max_ids,
     IndexQueryStats* stats) const {
-  RETURN_IF_ERROR(CheckWidth(signature));
+  RETURN_IF_ERROR(CheckWidth(signature.slots));
   if (!(threshold >= 0.0 && threshold <= 1.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("threshold must be in [0, 1], got ", threshold));
@@ -490,7 +512,7 @@ absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::Query(
 
 absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::TopK(
     const MinHashSignature& signature, size_t k, IndexQueryStats* stats) const {
-  RETURN_IF_ERROR(CheckWidth(signature));
+  RETURN_IF_ERROR(CheckWidth(signature.slots));
   if (k == 0) return std::vector<ScoredId>();
   const std::vector<ScoredGroup> groups = ScoreCandidates(
       signature, [](double) { return true; }, k, stats);

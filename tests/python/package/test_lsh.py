@@ -91,6 +91,36 @@ def test_query_many_answers_as_query_does():
         lsh.query_many([neardup.MinHash(num_perm=64)])
 
 
+def test_many_at_once_span_several_chunks():
+    # insert_many and query_many hand the index 256 MinHashes at a time.
+    lsh = neardup.MinHashLSH(threshold=0.7, num_perm=64)
+    sigs = [minhash(words(i), num_perm=64) for i in range(700)]
+    lsh.insert_many((i, m) for i, m in enumerate(sigs[:600]))
+    assert len(lsh) == 600
+    assert lsh.query_many(sigs) == [lsh.query(m) for m in sigs]
+    assert all(i in found for i, found in enumerate(lsh.query_many(sigs[:600])))
+
+    class KeyThatFailsLate:
+        """Hashes twice (the checks), then raises while being recorded:
+        after every chunk is in the index."""
+        calls = 0
+
+        def __hash__(self):
+            KeyThatFailsLate.calls += 1
+            if KeyThatFailsLate.calls > 2:
+                raise RuntimeError("hash failed")
+            return 1
+
+    with pytest.raises(RuntimeError, match="hash failed"):
+        lsh.insert_many([(f"new{i}", sigs[i]) for i in range(600, 700)] +
+                        [(f"late{i}", sigs[i % 600]) for i in range(400)] +
+                        [(KeyThatFailsLate(), sigs[0])],
+                        check_duplication=False)
+    assert len(lsh) == 600
+    assert all("new" not in str(key) and "late" not in str(key)
+               for found in lsh.query_many(sigs) for key in found)
+
+
 def test_scores_are_minhash_jaccard():
     lsh = neardup.MinHashLSH(threshold=0.5)
     a, b = minhash(words(1)), minhash(edited(words(1), 10))

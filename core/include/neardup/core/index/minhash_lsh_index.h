@@ -97,6 +97,9 @@ class MinHashLshIndex {
   // Ids sharing at least one band with `signature`, ascending.
   absl::StatusOr<std::vector<uint32_t>> Candidates(
       const MinHashSignature& signature) const;
+  // The same for a signature's slots.
+  absl::StatusOr<std::vector<uint32_t>> Candidates(
+      std::span<const uint64_t> slots) const;
   // Candidates whose estimated Jaccard is >= threshold, best first (ties by
   // ascending id); the best `limit` of them unless limit is 0.
   absl::StatusOr<std::vector<ScoredId>> Query(const MinHashSignature& signature,
@@ -125,11 +128,11 @@ class MinHashLshIndex {
   struct Probe;
   explicit MinHashLshIndex(const MinHashIndexOptions& options);
 
-  absl::Status CheckWidth(const MinHashSignature& signature) const;
+  absl::Status CheckWidth(std::span<const uint64_t> slots) const;
   // Inserts into one shard, fetching twin keys before its write lock.
   void InsertInShard(Shard& shard, uint32_t row, const uint32_t* tags,
                      const MinHashSignature& signature);
-  void ComputeTags(const MinHashSignature& signature, uint32_t* tags) const;
+  void ComputeTags(std::span<const uint64_t> slots, uint32_t* tags) const;
   // Scores every candidate once per twin group; keeps those passing `keep`,
   // each with its first `max_ids` members (0: all).
   template <typename Keep>
