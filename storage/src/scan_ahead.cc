@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <system_error>
 #include <utility>
 
 namespace neardup::storage {
@@ -36,9 +37,15 @@ std::vector<AheadFile> FilesOfRange(const rocksdb::ColumnFamilyMetaData& meta,
 }
 
 ScanAhead::ScanAhead(std::vector<AheadFile> files, uint64_t lead_bytes)
-    : files_(std::move(files)),
-      lead_bytes_(lead_bytes),
-      thread_([this] { Run(); }) {}
+    : files_(std::move(files)), lead_bytes_(lead_bytes) {
+  MutexLock lock(&mu_);
+  advised_.assign(files_.size(), 0);
+  try {
+    thread_ = std::thread([this] { Run(); });
+  } catch (const std::system_error&) {
+    done_ = true;  // the scan reads as it did without
+  }
+}
 
 ScanAhead::~ScanAhead() {
   {
@@ -46,7 +53,7 @@ ScanAhead::~ScanAhead() {
     stop_ = true;
   }
   changed_.SignalAll();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void ScanAhead::At(std::string_view key) {
@@ -57,7 +64,7 @@ void ScanAhead::At(std::string_view key) {
   changed_.SignalAll();
 }
 
-size_t ScanAhead::files_advised() const {
+std::vector<uint64_t> ScanAhead::bytes_advised() const {
   MutexLock lock(&mu_);
   return advised_;
 }
@@ -69,41 +76,49 @@ void ScanAhead::WaitUntilCaughtUp() const {
 
 uint64_t ScanAhead::AheadBytesLocked() const {
   uint64_t bytes = 0;
-  for (size_t i = 0; i < advised_; ++i) {
-    if (files_[i].largest >= key_) bytes += files_[i].bytes;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (files_[i].smallest > key_) bytes += advised_[i];
   }
   return bytes;
 }
 
 bool ScanAhead::CaughtUpLocked() const {
-  return advised_ == files_.size() || AheadBytesLocked() >= lead_bytes_;
+  return done_ || AheadBytesLocked() >= lead_bytes_;
 }
 
 void ScanAhead::Run() {
-  while (true) {
-    std::string path;
-    {
-      MutexLock lock(&mu_);
-      while (!stop_ && CaughtUpLocked()) {
-        if (advised_ == files_.size()) return;
-        changed_.Wait(&mu_);
-      }
-      if (stop_) return;
-      path = files_[advised_].path;
-    }
+  for (size_t i = 0; i < files_.size(); ++i) {
     // Failures change nothing but speed: a file a compaction has removed
     // meanwhile is read by nobody.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      ::posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
-      ::close(fd);
+    const int fd = ::open(files_[i].path.c_str(), O_RDONLY | O_CLOEXEC);
+    for (uint64_t offset = 0; fd >= 0 && offset < files_[i].bytes;) {
+      {
+        MutexLock lock(&mu_);
+        while (!stop_ && AheadBytesLocked() >= lead_bytes_) {
+          changed_.Wait(&mu_);
+        }
+        if (stop_) {
+          ::close(fd);
+          return;
+        }
+      }
+      const uint64_t step = std::min(kStepBytes, files_[i].bytes - offset);
+      ::posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(step),
+                      POSIX_FADV_WILLNEED);
+      offset += step;
+      {
+        MutexLock lock(&mu_);
+        advised_[i] = offset;
+      }
+      changed_.SignalAll();
     }
-    {
-      MutexLock lock(&mu_);
-      ++advised_;
-    }
-    changed_.SignalAll();
+    if (fd >= 0) ::close(fd);
   }
+  {
+    MutexLock lock(&mu_);
+    done_ = true;
+  }
+  changed_.SignalAll();
 }
 
 }  // namespace neardup::storage

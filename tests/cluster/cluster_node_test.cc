@@ -7,7 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -260,6 +263,166 @@ TEST_F(ClusterNodeTest, ABatchOfPlainWritesKeepsTheLaterWriteOfADocument) {
   }
   EXPECT_EQ(ReplicaState(Local(0), 40), ReplicaState(Local(1), 40));
   EXPECT_EQ(Local(1).num_documents(), 40u);
+}
+
+// A log that stores what it is given but loses the acknowledgements of
+// some appends of its first batches: as when the NATS server that stored
+// them dies before it answers.
+class AckLosingLog : public JetStreamLog {
+ public:
+  // Loses the acknowledgement of every `every`-th item of the first
+  // `batches` batches (AppendMany calls of more than one item).
+  AckLosingLog(std::unique_ptr<JetStreamLog> log, int batches, size_t every)
+      : log_(std::move(log)), batches_left_(batches), every_(every) {}
+
+  std::vector<absl::StatusOr<Appended>> AppendMany(
+      std::span<const AppendItem> items, absl::Time deadline) override {
+    std::vector<absl::StatusOr<Appended>> acked =
+        log_->AppendMany(items, deadline);
+    if (items.size() > 1 && batches_left_.fetch_sub(1) > 0) {
+      for (size_t i = every_ - 1; i < acked.size(); i += every_) {
+        if (acked[i].ok()) {
+          acked[i] = absl::UnavailableError("acknowledgement lost (test)");
+          lost_.fetch_add(1);
+        }
+      }
+    }
+    return acked;
+  }
+  int lost() const { return lost_.load(); }
+
+  absl::Status Ready() override { return log_->Ready(); }
+  absl::Status EnsureStream(const StreamSpec& spec) override {
+    return log_->EnsureStream(spec);
+  }
+  absl::StatusOr<Appended> Append(std::string_view subject,
+                                  std::string_view data,
+                                  const AppendOptions& options) override {
+    return log_->Append(subject, data, options);
+  }
+  absl::Status EnsureBucket(std::string_view bucket, int replicas,
+                            absl::Duration ttl) override {
+    return log_->EnsureBucket(bucket, replicas, ttl);
+  }
+  absl::Status CreateKey(std::string_view bucket, std::string_view key,
+                         std::string_view value) override {
+    return log_->CreateKey(bucket, key, value);
+  }
+  absl::Status PutKey(std::string_view bucket, std::string_view key,
+                      std::string_view value) override {
+    return log_->PutKey(bucket, key, value);
+  }
+  absl::StatusOr<std::optional<std::string>> GetKey(
+      std::string_view bucket, std::string_view key) override {
+    return log_->GetKey(bucket, key);
+  }
+  absl::StatusOr<std::vector<std::string>> Keys(
+      std::string_view bucket, std::string_view prefix) override {
+    return log_->Keys(bucket, prefix);
+  }
+  absl::StatusOr<uint64_t> LastSequence(std::string_view stream) override {
+    return log_->LastSequence(stream);
+  }
+  absl::StatusOr<Bounds> BoundsOf(std::string_view stream) override {
+    return log_->BoundsOf(stream);
+  }
+  absl::Status Trim(std::string_view stream, uint64_t sequence) override {
+    return log_->Trim(stream, sequence);
+  }
+  absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(
+      std::string_view subject, std::string_view queue_group,
+      MessageHandler handler) override {
+    return log_->Subscribe(subject, queue_group, std::move(handler));
+  }
+  absl::Status Publish(std::string_view subject,
+                       std::string_view data) override {
+    return log_->Publish(subject, data);
+  }
+  std::vector<absl::StatusOr<std::string>> RequestEach(
+      std::span<const std::string> subjects, std::string_view data,
+      absl::Time deadline) override {
+    return log_->RequestEach(subjects, data, deadline);
+  }
+  size_t MaxMessageBytes() override { return log_->MaxMessageBytes(); }
+  absl::StatusOr<std::unique_ptr<LogReader>> Read(std::string_view stream,
+                                                  std::string_view subject,
+                                                  uint64_t start_sequence,
+                                                  bool every_record) override {
+    return log_->Read(stream, subject, start_sequence, every_record);
+  }
+
+ private:
+  std::unique_ptr<JetStreamLog> log_;
+  std::atomic<int> batches_left_;
+  const size_t every_;
+  std::atomic<int> lost_{0};
+};
+
+// Appends of a batch whose acknowledgements were lost are sent again under
+// their append ids: every write is acknowledged, and stored and applied
+// once.
+TEST_F(ClusterNodeTest, ABatchWhoseAcknowledgementsAreLostIsStoredOnce) {
+  ASSERT_OK(Upsert(0, "first", GeneratedText(899)).status());
+  AckLosingLog* losing = nullptr;
+  engine::DatabaseOptions options;
+  options.store.block_cache_bytes = size_t{8} << 20;
+  options.store.write_buffer_bytes = size_t{4} << 20;
+  ASSERT_OK_AND_ASSIGN(
+      dbs_.emplace_back(),
+      engine::Database::Open(absl::StrCat(temp_.path(), "/c"), options));
+  ASSERT_OK_AND_ASSIGN(
+      nodes_.emplace_back(),
+      ClusterNode::Start(*dbs_.back(),
+                         {.log = {.servers = cluster_.Urls(),
+                                  .request_timeout = absl::Seconds(2)},
+                          .node_id = "c",
+                          .wrap_log = [&](std::unique_ptr<JetStreamLog> log)
+                              -> std::unique_ptr<JetStreamLog> {
+                            auto wrapped =
+                                std::make_unique<AckLosingLog>(std::move(log),
+                                                               /*batches=*/2,
+                                                               /*every=*/3);
+                            losing = wrapped.get();
+                            return wrapped;
+                          }}));
+  ASSERT_OK(nodes_[2]->HostCollection(kName, Config()));
+  ASSERT_NE(losing, nullptr);
+  ASSERT_OK_AND_ASSIGN(const uint64_t before,
+                       losing->LastSequence(StreamOf(kName)));
+
+  std::vector<engine::PreparedDocument> docs;
+  for (int i = 0; i < 20; ++i) {
+    engine::DocumentInput input;
+    input.external_id = absl::StrCat("d", i);
+    const std::string text = GeneratedText(900 + i);
+    input.text = text;
+    ASSERT_OK_AND_ASSIGN(docs.emplace_back(), Local(0).Prepare(input));
+  }
+  std::vector<UpsertItem> items;
+  for (const engine::PreparedDocument& doc : docs) items.push_back({&doc});
+  const std::vector<absl::StatusOr<LoggedWrite>> written =
+      nodes_[2]->UpsertMany(kName, items, Soon());
+  EXPECT_GT(losing->lost(), 0);
+  ASSERT_EQ(written.size(), items.size());
+  std::set<uint64_t> sequences;
+  for (const absl::StatusOr<LoggedWrite>& write : written) {
+    ASSERT_OK(write.status());
+    EXPECT_TRUE(write->outcome.written);
+    EXPECT_FALSE(write->outcome.put.replaced);
+    sequences.insert(write->sequence);
+  }
+  // Twenty entries, each stored once: a resend is the same entry.
+  EXPECT_EQ(sequences.size(), 20u);
+  EXPECT_EQ(*sequences.begin(), before + 1);
+  EXPECT_EQ(*sequences.rbegin(), before + 20);
+  ASSERT_OK_AND_ASSIGN(const uint64_t after,
+                       losing->LastSequence(StreamOf(kName)));
+  EXPECT_EQ(after, before + 20);
+  for (int node : {0, 1, 2}) {
+    ASSERT_OK(nodes_[node]->WaitApplied(kName, after, Soon()));
+    EXPECT_EQ(Local(node).num_documents(), 21u) << node;
+  }
+  EXPECT_EQ(ReplicaState(Local(0), 21), ReplicaState(Local(2), 21));
 }
 
 // Writers on both nodes at once, ids overlapping: the log orders them, so

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -48,14 +49,15 @@ TEST(FilesOfRangeTest, EveryLevelsFilesWithKeysInRangeBySmallestKey) {
 
 class ScanAheadTest : public ::testing::Test {
  protected:
-  // Five files of 100 bytes: keys k0-k1, k2-k3, ... k8-k9.
-  std::vector<AheadFile> Files() {
+  // Files of `bytes` each (sparse): keys k0-k1, k2-k3, ...
+  std::vector<AheadFile> Files(int count, uint64_t bytes) {
     std::vector<AheadFile> files;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < count; ++i) {
       const std::string path = absl::StrCat(dir_.path(), "/", i, ".sst");
-      std::ofstream(path) << std::string(100, 'x');
-      files.push_back(
-          {path, absl::StrCat("k", 2 * i), absl::StrCat("k", 2 * i + 1), 100});
+      std::ofstream(path).close();
+      std::filesystem::resize_file(path, bytes);
+      files.push_back({path, absl::StrCat("k", 2 * i),
+                       absl::StrCat("k", 2 * i + 1), bytes});
     }
     return files;
   }
@@ -64,39 +66,55 @@ class ScanAheadTest : public ::testing::Test {
 };
 
 TEST_F(ScanAheadTest, StaysTheLeadAheadOfTheScan) {
-  ScanAhead ahead(Files(), /*lead_bytes=*/250);
+  ScanAhead ahead(Files(5, 100), /*lead_bytes=*/250);
   ahead.WaitUntilCaughtUp();
-  EXPECT_EQ(ahead.files_advised(), 3u);  // 300 bytes ahead, not 200
-  ahead.At("k2");                        // past the first file: 200 bytes ahead
+  EXPECT_EQ(ahead.bytes_advised(),
+            (std::vector<uint64_t>{100, 100, 100, 0, 0}));  // 300, not 200
+  // Into the second file: the first two no longer count, the third does.
+  ahead.At("k2");
   ahead.WaitUntilCaughtUp();
-  EXPECT_EQ(ahead.files_advised(), 4u);
-  ahead.At("k3");  // still in the second file
-  ahead.WaitUntilCaughtUp();
-  EXPECT_EQ(ahead.files_advised(), 4u);
-  ahead.At("k9");
-  ahead.WaitUntilCaughtUp();
-  EXPECT_EQ(ahead.files_advised(), 5u);
+  EXPECT_EQ(ahead.bytes_advised(),
+            (std::vector<uint64_t>{100, 100, 100, 100, 100}));
+}
+
+TEST_F(ScanAheadTest, AdvisesALargeFileAStepAtATime) {
+  // The kernel reads at most a few MB per advice: a 64 MB table file is
+  // advised in steps, each counted against the lead.
+  const uint64_t step = ScanAhead::kStepBytes;
+  {
+    ScanAhead ahead(Files(2, 3 * step + 5), /*lead_bytes=*/2 * step);
+    ahead.WaitUntilCaughtUp();
+    EXPECT_EQ(ahead.bytes_advised(), (std::vector<uint64_t>{2 * step, 0}));
+    ahead.At("k0");  // in the first file: it no longer counts
+    ahead.WaitUntilCaughtUp();
+    EXPECT_EQ(ahead.bytes_advised(),
+              (std::vector<uint64_t>{3 * step + 5, 2 * step}));
+  }
+  ScanAhead all(Files(2, 3 * step + 5), /*lead_bytes=*/100 * step);
+  all.WaitUntilCaughtUp();
+  EXPECT_EQ(all.bytes_advised(),
+            (std::vector<uint64_t>{3 * step + 5, 3 * step + 5}));
 }
 
 TEST_F(ScanAheadTest, AFileGoneMeanwhileIsPassedOver) {
-  std::vector<AheadFile> files = Files();
+  std::vector<AheadFile> files = Files(3, 100);
   files[1].path = absl::StrCat(files[1].path, ".removed");
   ScanAhead ahead(std::move(files), /*lead_bytes=*/1000);
   ahead.WaitUntilCaughtUp();
-  EXPECT_EQ(ahead.files_advised(), 5u);
+  EXPECT_EQ(ahead.bytes_advised(), (std::vector<uint64_t>{100, 0, 100}));
 }
 
 TEST_F(ScanAheadTest, StopsWhileWaitingForTheScan) {
-  ScanAhead ahead(Files(), /*lead_bytes=*/1);
+  ScanAhead ahead(Files(5, 100), /*lead_bytes=*/1);
   ahead.WaitUntilCaughtUp();
-  EXPECT_EQ(ahead.files_advised(), 1u);
+  EXPECT_EQ(ahead.bytes_advised(), (std::vector<uint64_t>{100, 0, 0, 0, 0}));
   // The destructor ends the wait for a scan that will not move on.
 }
 
 TEST_F(ScanAheadTest, NoFiles) {
   ScanAhead ahead({}, /*lead_bytes=*/1);
   ahead.WaitUntilCaughtUp();
-  EXPECT_EQ(ahead.files_advised(), 0u);
+  EXPECT_TRUE(ahead.bytes_advised().empty());
 }
 
 }  // namespace

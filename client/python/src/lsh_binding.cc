@@ -122,8 +122,9 @@ class Lsh {
     std::unique_lock<std::shared_mutex> lock = LockExclusive();
     const std::pair<uint64_t, HashFamily> hashing = hashing_.value_or(
         std::make_pair(items[0].second->seed, items[0].second->family));
-    // Checks, before anything changes; `order`: the positions to apply.
-    std::vector<size_t> order;
+    // Checks, before anything changes; `order`: each key (the object first
+    // given, as repeated inserts keep it) and the position of its last item.
+    std::vector<std::pair<py::object, size_t>> order;
     order.reserve(items.size());
     if (check_duplication) {
       py::set seen;
@@ -136,7 +137,7 @@ class Lsh {
                                              std::string(py::repr(key))));
         }
         seen.add(key);
-        order.push_back(i);
+        order.emplace_back(key, i);
       }
     } else {
       py::dict batch;  // key -> position of its last item
@@ -147,7 +148,8 @@ class Lsh {
         batch[key] = i;
       }
       for (const auto& [key, position] : batch) {
-        order.push_back(position.cast<size_t>());
+        order.emplace_back(py::reinterpret_borrow<py::object>(key),
+                           position.cast<size_t>());
       }
     }
     // The plan: replaced ids with their old slots, new ids and their keys.
@@ -162,8 +164,7 @@ class Lsh {
     const size_t old_size = keys_.size();
     size_t next_id = old_size;
     const bool exact = verification_ == Verification::kExact;
-    for (size_t position : order) {
-      const py::object& key = items[position].first;
+    for (const auto& [key, position] : order) {
       MinHash& minhash = *items[position].second;
       if (!check_duplication && ids_.contains(key)) {  // a replace
         const uint32_t id = ids_[key].cast<uint32_t>();
@@ -198,15 +199,20 @@ class Lsh {
           status = index_->Insert(replaced[replaced_done].first,
                                   replaced[replaced_done].second);
         }
-        if (!new_ids.empty()) {
-          index_->Reserve(*std::max_element(new_ids.begin(), new_ids.end()) +
-                          1);
-        }
       }
       RaiseIfError(status);
       // The new MinHashes are copied a chunk at a time (the index reads them
-      // without the GIL) into signatures that are reused.
+      // without the GIL) into signatures that are reused. A MinHash another
+      // thread changes meanwhile goes in as it is when its chunk is copied.
       constexpr size_t kChunk = 256;
+      if (new_ids.size() > kChunk) {
+        // Sized once for them all: growing chunk by chunk cost a fifth of
+        // insert_many's time (rehashing the band tables).
+        const uint32_t bound =
+            *std::max_element(new_ids.begin(), new_ids.end()) + 1;
+        py::gil_scoped_release release;
+        index_->Reserve(bound);
+      }
       std::vector<MinHashSignature> chunk(
           std::min(kChunk, new_ids.size()),
           MinHashSignature{std::vector<uint64_t>(num_perm_)});
@@ -244,13 +250,20 @@ class Lsh {
       }
     } catch (...) {
       for (size_t i = 0; i < registered; ++i) {
-        ids_.attr("pop")(new_keys[i], py::none());
         keys_[new_ids[i]] = py::none();
         occupied_[new_ids[i]] = false;
       }
       keys_.resize(old_size);
       occupied_.resize(old_size);
       if (sets_.size() > old_size) sets_.resize(old_size);
+      // Keys that hashed when registered; one whose hash fails now stays
+      // behind (the error in flight is the one raised).
+      for (size_t i = 0; i < registered; ++i) {
+        try {
+          ids_.attr("pop")(new_keys[i], py::none());
+        } catch (const py::error_already_set&) {
+        }
+      }
       {
         py::gil_scoped_release release;
         // Chunks may have placed some before failing: remove them all.
@@ -323,7 +336,7 @@ class Lsh {
     if (unscored) {
       const size_t width = static_cast<size_t>(num_perm_);
       constexpr size_t kChunk = 256;
-      std::vector<uint64_t> chunk(kChunk * width);
+      std::vector<uint64_t> chunk(std::min(kChunk, found.size()) * width);
       for (size_t first = 0; first < found.size(); first += kChunk) {
         const size_t count = std::min(kChunk, found.size() - first);
         for (size_t i = 0; i < count; ++i) {

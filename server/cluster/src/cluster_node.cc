@@ -120,6 +120,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(
   }
   ASSIGN_OR_RETURN(std::unique_ptr<JetStreamLog> log,
                    JetStreamLog::Connect(log_options));
+  if (options.wrap_log) log = options.wrap_log(std::move(log));
   RETURN_IF_ERROR(log->EnsureBucket(kRegistryBucket, options.log_replicas));
   if (options.report_every > absl::ZeroDuration() &&
       options.report_ttl < 2 * options.report_every) {

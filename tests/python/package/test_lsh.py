@@ -116,9 +116,19 @@ def test_many_at_once_span_several_chunks():
                         [(f"late{i}", sigs[i % 600]) for i in range(400)] +
                         [(KeyThatFailsLate(), sigs[0])],
                         check_duplication=False)
+    assert KeyThatFailsLate.calls == 3  # failed once every chunk was in
     assert len(lsh) == 600
     assert all("new" not in str(key) and "late" not in str(key)
                for found in lsh.query_many(sigs) for key in found)
+    assert all(i in found for i, found in enumerate(lsh.query_many(sigs[:600])))
+
+
+def test_a_key_given_twice_keeps_its_first_object():
+    lsh = neardup.MinHashLSH(threshold=0.5, num_perm=64)
+    a, b = minhash(words(1), num_perm=64), minhash(words(2), num_perm=64)
+    lsh.insert_many([(1, a), (1.0, b)], check_duplication=False)
+    [key] = lsh.query(b)
+    assert type(key) is int and lsh.query(a) == []
 
 
 def test_scores_are_minhash_jaccard():

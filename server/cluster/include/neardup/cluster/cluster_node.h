@@ -116,6 +116,11 @@ struct ClusterNodeOptions {
   // trim_keep_entries of them. Zero: never.
   absl::Duration trim_every = absl::Minutes(1);
   uint64_t trim_keep_entries = 10000;
+  // Takes the connected log and returns the one the node uses: tests put a
+  // log between the node and NATS with it (one that loses answers). Null:
+  // the connected log.
+  std::function<std::unique_ptr<JetStreamLog>(std::unique_ptr<JetStreamLog>)>
+      wrap_log = nullptr;
 };
 
 // What this node is of one collection's replicas, for metrics and health.

@@ -7,9 +7,12 @@
 // scanning thread waited on each read and filled the page cache itself
 // (10M documents: 28-30 s to SERVING, 16-17 s warm). Reading the same data
 // through a second iterator copied it all a second time and was slower; a
-// WILLNEED advice per file costs no copy. The advice stays at most
-// `lead_bytes` of files ahead of the scan's key, so a store larger than
-// memory does not evict its own scan.
+// WILLNEED advice costs no copy. Linux reads at most a few MB per advice,
+// so each file is advised a step at a time. The advice stays at most
+// `lead_bytes` ahead of the scan: what is advised of files that lie wholly
+// after the scan's key counts (a file the key is in, or one reaching past
+// the range, never would), so a store larger than memory does not evict
+// its own scan.
 
 #include <cstdint>
 #include <string>
@@ -39,7 +42,11 @@ std::vector<AheadFile> FilesOfRange(const rocksdb::ColumnFamilyMetaData& meta,
 
 class ScanAhead {
  public:
-  // Starts advising `files` in order (from FilesOfRange).
+  // Bytes per advice.
+  static constexpr uint64_t kStepBytes = uint64_t{1} << 20;
+
+  // Starts advising `files` in order (from FilesOfRange). Without a thread
+  // (none could be started), advises nothing.
   ScanAhead(std::vector<AheadFile> files, uint64_t lead_bytes);
   // Stops the thread and waits for it.
   ~ScanAhead();
@@ -48,24 +55,25 @@ class ScanAhead {
 
   // The scan is at `key`: files that end before it are behind it.
   void At(std::string_view key);
-  // Files advised so far, in order.
-  size_t files_advised() const;
+  // Bytes advised so far of each file (tests).
+  std::vector<uint64_t> bytes_advised() const;
   // Waits until the thread has advised all it may for the scan's key, or
-  // all files (tests).
+  // everything (tests).
   void WaitUntilCaughtUp() const;
 
  private:
   void Run();
-  // Bytes of advised files the scan has not yet passed.
+  // Advised bytes of the files wholly after the scan's key.
   uint64_t AheadBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool CaughtUpLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::vector<AheadFile> files_;
   const uint64_t lead_bytes_;
   mutable Mutex mu_;
-  mutable CondVar changed_;  // the scan moved, a file was advised, or stop_
+  mutable CondVar changed_;  // the scan moved, a step was advised, or stop_
   std::string key_ ABSL_GUARDED_BY(mu_);
-  size_t advised_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<uint64_t> advised_ ABSL_GUARDED_BY(mu_);  // bytes, per file
+  bool done_ ABSL_GUARDED_BY(mu_) = false;  // all advised, or no thread
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;  // last: started once the fields above exist
 };
