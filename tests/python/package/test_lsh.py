@@ -57,6 +57,21 @@ def test_bands_and_rows_are_datasketchs_choice(threshold, weights):
     assert lsh.threshold == threshold and lsh.h == 64
 
 
+def key_that_fails_late():
+    """A key class whose instances hash twice (insert_many's checks), then
+    raise: while being recorded, after the index has taken the batch."""
+    class KeyThatFailsLate:
+        calls = 0
+
+        def __hash__(self):
+            KeyThatFailsLate.calls += 1
+            if KeyThatFailsLate.calls > 2:
+                raise RuntimeError("hash failed")
+            return 1
+
+    return KeyThatFailsLate
+
+
 def test_finds_near_copies_and_not_strangers():
     lsh = neardup.MinHashLSH(threshold=0.7)
     docs = {f"doc{i}": words(i) for i in range(100)}
@@ -100,17 +115,7 @@ def test_many_at_once_span_several_chunks():
     assert lsh.query_many(sigs) == [lsh.query(m) for m in sigs]
     assert all(i in found for i, found in enumerate(lsh.query_many(sigs[:600])))
 
-    class KeyThatFailsLate:
-        """Hashes twice (the checks), then raises while being recorded:
-        after every chunk is in the index."""
-        calls = 0
-
-        def __hash__(self):
-            KeyThatFailsLate.calls += 1
-            if KeyThatFailsLate.calls > 2:
-                raise RuntimeError("hash failed")
-            return 1
-
+    KeyThatFailsLate = key_that_fails_late()
     with pytest.raises(RuntimeError, match="hash failed"):
         lsh.insert_many([(f"new{i}", sigs[i]) for i in range(600, 700)] +
                         [(f"late{i}", sigs[i % 600]) for i in range(400)] +
@@ -203,17 +208,7 @@ def test_a_failed_replace_is_undone():
     assert lsh.query(before, with_scores=True) == [("a", 1.0)]
     assert "b" not in lsh
 
-    class KeyThatFailsLate:
-        """Hashes twice (the checks), then raises: while being recorded,
-        after the index has taken the batch."""
-        calls = 0
-
-        def __hash__(self):
-            KeyThatFailsLate.calls += 1
-            if KeyThatFailsLate.calls > 2:
-                raise RuntimeError("hash failed")
-            return 1
-
+    KeyThatFailsLate = key_that_fails_late()
     with pytest.raises(RuntimeError, match="hash failed"):
         lsh.insert_many([("a", minhash(words(2), num_perm=64)),
                          (KeyThatFailsLate(), minhash(words(3), num_perm=64))],
