@@ -110,7 +110,9 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
   // acknowledged, what each node applied, the nodes' and the NATS servers'
   // latest warnings.
   std::string Summary() {
-    std::string out = absl::StrCat(Acked(), " writes acknowledged;");
+    std::string out =
+        absl::StrCat(Acked(), " writes acknowledged, ",
+                     queries_answered_.load(), " queries answered;");
     for (int node = 0; node < size(); ++node) {
       absl::StrAppend(&out, " n", node, " applied ",
                       down_[node].load() ? std::string("(down)")
@@ -227,10 +229,17 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
     std::lock_guard lock(acked_mu_);
     return acked_.size();
   }
-  // Until `more` writes beyond now are acknowledged.
-  bool WaitAcked(size_t more) {
+  // Until `more` writes beyond now are acknowledged and `queries` more
+  // queries answered: each phase sees both loads, however slow the machine
+  // (a count over the whole run would depend on its speed).
+  bool WaitLoad(size_t more, int queries = 10) {
     const size_t target = Acked() + more;
-    return WaitUntil([&] { return Acked() >= target; }, kStartup);
+    const int answered = queries_answered_.load() + queries;
+    return WaitUntil(
+        [&] {
+          return Acked() >= target && queries_answered_.load() >= answered;
+        },
+        kStartup);
   }
   void KillNode(int node) {
     std::unique_lock lock(kill_mu_);
@@ -270,7 +279,7 @@ TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
     if (writer.joinable()) writer.join();
     if (querier.joinable()) querier.join();
   };
-  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs();
+  ASSERT_TRUE(WaitLoad(200)) << Summary() << Logs();
 
   // A replica of each shard dies; writes and queries go on through the
   // others.
@@ -278,11 +287,11 @@ TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
   for (int node = 0; node < size(); ++node) {
     if (Killed(node)) KillNode(node);
   }
-  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs();
+  ASSERT_TRUE(WaitLoad(200)) << Summary() << Logs();
   // A NATS server dies: 2 of 3 keep the quorum.
   EnterPhase(2);
   nats_.Kill(0);
-  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs() << nats_.Logs();
+  ASSERT_TRUE(WaitLoad(200)) << Summary() << Logs() << nats_.Logs();
   EnterPhase(3);
   // The replicas come back on their disks and catch up before they serve.
   for (int node = 0; node < size(); ++node) {
@@ -294,13 +303,12 @@ TEST_P(NeardupdFaultTest, NoAcknowledgedWriteIsLostAndReplicasConverge) {
   }
   nats_.Start(0);
   EnterPhase(4);
-  ASSERT_TRUE(WaitAcked(200)) << Summary() << Logs();
+  ASSERT_TRUE(WaitLoad(200)) << Summary() << Logs();
   stop_ = true;
   writer.join();
   querier.join();
   ASSERT_TRUE(nats_.WaitHealthy(kStartup)) << nats_.Logs();
   EXPECT_EQ(queries_failed_.load(), 0) << Logs();
-  EXPECT_GT(queries_answered_.load(), 50);
   std::cout << "queries answered: " << queries_answered_.load()
             << ", the longest took " << longest_query_ms_.load() << " ms\n";
 
