@@ -20,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -65,7 +66,8 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
                      Clock::time_point stop, int slots,
                      std::vector<std::vector<double>>* latencies,
                      std::atomic<int>* found, std::atomic<int>* errors,
-                     std::atomic<int>* sent) {
+                     std::atomic<int>* sent,
+                     std::vector<std::atomic<bool>>* missed) {
   neardup::client::Client client(options);
   struct Slot {
     std::unique_ptr<grpc::ClientContext> context;
@@ -103,6 +105,8 @@ void RunAsyncQueries(const neardup::client::ClientOptions& options,
             ++*errors;
           } else if (FoundSource(done.response, sources[done.probe])) {
             ++*found;
+          } else {
+            (*missed)[done.probe] = true;
           }
           start(s);
         });
@@ -243,6 +247,11 @@ int main(int argc, char** argv) {
                  "docs, every document of the collection)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  std::string missed_path;
+  app.add_option("--missed", missed_path,
+                 "async mode: write the probes whose answer did not name "
+                 "their source to this file, a line each: the source's id, "
+                 "a tab, the probe's text");
   app.add_option("--max-probes", max_probes,
                  "distinct probes made before the clock starts (queries "
                  "cycle through them)")
@@ -349,9 +358,16 @@ int main(int argc, char** argv) {
         max_seconds > 0 ? start + std::chrono::microseconds(
                                       static_cast<int64_t>(max_seconds * 1e6))
                         : Clock::time_point::max();
+    std::vector<std::atomic<bool>> missed(probes.size());
     RunAsyncQueries(options, collection, probes, sources, queries, stop,
-                    clients, &latencies, &found, &errors, &sent);
+                    clients, &latencies, &found, &errors, &sent, &missed);
     queries = sent;
+    if (!missed_path.empty()) {
+      std::ofstream out(missed_path);
+      for (size_t i = 0; i < probes.size(); ++i) {
+        if (missed[i]) out << sources[i] << "\t" << probes[i] << "\n";
+      }
+    }
   }
   std::vector<std::string> http_bodies;
   if (query_mode == "http") {

@@ -222,6 +222,19 @@ def say(label, value):
     print(f"{label}: {json.dumps(value)}", flush=True)
 
 
+def queries_only(args):
+    server = Server(args, args.data_dir)
+    try:
+        server.start()
+        query_phase(args, server, args.docs, 5)  # warm-up
+        q = query_phase(args, server, args.docs, args.query_seconds)
+        q["documents"] = args.docs
+        say("query", q)
+    finally:
+        if server.process and server.process.poll() is None:
+            server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     build = os.path.join(ROOT, "build", "release")
@@ -249,10 +262,18 @@ def main():
     parser.add_argument("--block-cache-bytes", type=int, default=256 << 20)
     parser.add_argument("--keep-store", action="store_true",
                         help="leave the store behind at the end")
+    parser.add_argument("--queries-only", action="store_true",
+                        help="only query a store an earlier run kept "
+                        "(--keep-store) with its --docs, --words and "
+                        "--shared-*: one phase of --query-seconds, after a "
+                        "warm-up of 5 s; to compare two builds on one store")
     args = parser.parse_args()
+    args.work = os.path.dirname(os.path.abspath(args.out))
+    if args.queries_only:
+        queries_only(args)
+        return
     if os.path.exists(args.data_dir) and os.listdir(args.data_dir):
         sys.exit(f"--data-dir {args.data_dir} is not empty")
-    args.work = os.path.dirname(os.path.abspath(args.out))
     report_at = {int(n) for n in args.report_at.split(",") if n}
 
     results = {"args": vars(args), "steps": [], "queries": [],

@@ -126,6 +126,32 @@ TEST(LshParamsRecallFirst, RefusesAFloorNoBandingReaches) {
   EXPECT_FALSE(LshParamsRecallFirst(1, 128).ok());
 }
 
+// A query may leave out bands while the rest still reach the probability:
+// the default banding (20 x 4, built for the floor 0.7) keeps every band at
+// 0.7 and may drop 9 at the default threshold 0.8.
+TEST(SkippableBands, KeepsEnoughBandsForTheProbability) {
+  const LshParams lsh = {20, 4};
+  EXPECT_EQ(SkippableBands(lsh, 0.7, kRecallFloorProbability), 0);
+  EXPECT_EQ(SkippableBands(lsh, 0.8, kRecallFloorProbability), 9);
+  EXPECT_EQ(SkippableBands(lsh, 0.75, kRecallFloorProbability), 6);
+  EXPECT_EQ(SkippableBands(lsh, 1.0, kRecallFloorProbability), 19);
+  for (const double s : {0.7, 0.75, 0.8, 0.9}) {
+    const int k = SkippableBands(lsh, s, kRecallFloorProbability);
+    EXPECT_GE(LshCandidateProbability(s, {lsh.bands - k, lsh.rows}),
+              kRecallFloorProbability)
+        << s;
+    if (k < lsh.bands - 1) {
+      EXPECT_LT(LshCandidateProbability(s, {lsh.bands - k - 1, lsh.rows}),
+                kRecallFloorProbability)
+          << s;
+    }
+  }
+  // Never below what the whole banding reaches, nor for nothing.
+  EXPECT_EQ(SkippableBands(lsh, 0.5, kRecallFloorProbability), 0);
+  EXPECT_EQ(SkippableBands(lsh, 0.0, kRecallFloorProbability), 0);
+  EXPECT_EQ(SkippableBands(lsh, -1.0, kRecallFloorProbability), 0);
+}
+
 TEST(BandingRule, NamesRoundTrip) {
   for (BandingRule rule : {BandingRule::kRecallFirst, BandingRule::kTxtfp}) {
     EXPECT_EQ(*ParseBandingRule(BandingRuleName(rule)), rule);

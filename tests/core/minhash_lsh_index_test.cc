@@ -482,5 +482,100 @@ TEST(MinHashLshIndex, ConcurrentInsertsQueriesAndRemoves) {
   EXPECT_EQ(index->Query(base, 0.5)->size(), 4u * 400);
 }
 
+// Boilerplate at the slot level: documents that share a paragraph take
+// each slot from the paragraph's signature about half the time, so every
+// band whose four slots all come from it shares one key, a chain that grows
+// with the collection.
+class HotBandKeys : public ::testing::Test {
+ protected:
+  static constexpr LshParams kLsh = {20, 4};  // the default banding
+  static constexpr uint32_t kShared = 2000;   // ~125 per hot key
+
+  void SetUp() override {
+    paragraph_ = RandomSignature(rng_, 128);
+    for (uint32_t id = 0; id < kShared; ++id) {
+      MinHashSignature sig = RandomSignature(rng_, 128);
+      for (size_t i = 0; i < sig.slots.size(); ++i) {
+        if (rng_() % 2 == 0) sig.slots[i] = paragraph_.slots[i];
+      }
+      documents_.push_back(sig);
+    }
+    // The document asked about: its first two bands are the paragraph's.
+    for (size_t i = 0; i < 8; ++i) documents_[7].slots[i] = paragraph_.slots[i];
+    for (auto* index : {&hot_, &plain_}) {
+      ASSERT_OK_AND_ASSIGN(*index,
+                           MinHashLshIndex::Create(
+                               {.num_perm = 128,
+                                .lsh = kLsh,
+                                .slot_bits = 64,
+                                .shards = 1,
+                                .hot_band_rows = index == &hot_ ? 32u : 0u}));
+      for (uint32_t id = 0; id < kShared; ++id) {
+        ASSERT_OK((*index)->Insert(id, documents_[id]));
+      }
+    }
+  }
+
+  std::mt19937_64 rng_{23};
+  MinHashSignature paragraph_;
+  std::vector<MinHashSignature> documents_;
+  std::unique_ptr<MinHashLshIndex> hot_;
+  std::unique_ptr<MinHashLshIndex> plain_;
+};
+
+// At 0.8 the hot keys are left out and the answer is the same; at the
+// floor the banding needs every band, so none is.
+TEST_F(HotBandKeys, AreLeftOutWhileTheOtherBandsStillFindTheThreshold) {
+  // A near copy of document 7 (the last 8 of its slots replaced): the same
+  // hot keys.
+  const MinHashSignature probe = WithEqualPrefix(documents_[7], 120, rng_);
+  IndexQueryStats hot_stats, plain_stats;
+  ASSERT_OK_AND_ASSIGN(const auto hot, hot_->Query(probe, 0.8, &hot_stats));
+  ASSERT_OK_AND_ASSIGN(const auto plain,
+                       plain_->Query(probe, 0.8, &plain_stats));
+  EXPECT_EQ(hot, plain);
+  ASSERT_FALSE(hot.empty());
+  EXPECT_EQ(hot.front().id, 7u);
+  EXPECT_GE(hot_stats.hot_bands_skipped, 2u);
+  EXPECT_EQ(plain_stats.hot_bands_skipped, 0u);
+  EXPECT_LT(hot_stats.scored * 5, plain_stats.scored)
+      << hot_stats.scored << " vs " << plain_stats.scored;
+
+  IndexQueryStats floor_stats;
+  ASSERT_OK_AND_ASSIGN(const auto at_floor,
+                       hot_->Query(probe, 0.7, &floor_stats));
+  EXPECT_EQ(at_floor, *plain_->Query(probe, 0.7));
+  EXPECT_EQ(floor_stats.hot_bands_skipped, 0u);
+  EXPECT_EQ(floor_stats.scored, plain_stats.scored);
+
+  // A looser score filter for a query at 0.8 (exact verification's) skips
+  // as the query may.
+  IndexQueryStats loose_stats;
+  ASSERT_OK(hot_->QueryGroups(probe, 0.5, 0, &loose_stats, 0.8));
+  EXPECT_EQ(loose_stats.hot_bands_skipped, hot_stats.hot_bands_skipped);
+
+  // Unscored candidates and TopK walk every band.
+  EXPECT_EQ(*hot_->Candidates(probe), *plain_->Candidates(probe));
+  EXPECT_EQ(*hot_->TopK(probe, 5), *plain_->TopK(probe, 5));
+}
+
+// A flood of near-identical documents makes every band hot: at most the
+// skippable bands are left out, and the rest find every member.
+TEST_F(HotBandKeys, AFloodWhoseEveryBandIsHotIsStillFound) {
+  const MinHashSignature base = RandomSignature(rng_, 128);
+  for (uint32_t id = kShared; id < kShared + 300; ++id) {
+    MinHashSignature copy = base;
+    copy.slots[rng_() % 80] = rng_();  // one band differs at most
+    ASSERT_OK(hot_->Insert(id, copy));
+    ASSERT_OK(plain_->Insert(id, copy));
+  }
+  IndexQueryStats stats;
+  ASSERT_OK_AND_ASSIGN(const auto hot, hot_->Query(base, 0.8, &stats));
+  EXPECT_EQ(hot, *plain_->Query(base, 0.8));
+  EXPECT_EQ(hot.size(), 300u);
+  EXPECT_EQ(stats.hot_bands_skipped, static_cast<size_t>(SkippableBands(
+                                         kLsh, 0.8, kRecallFloorProbability)));
+}
+
 }  // namespace
 }  // namespace neardup

@@ -722,6 +722,7 @@ TEST_F(NeardupdTest, MetricsAreExportedAndParse) {
   // The probe is a stored text: exact verification read its shingle set.
   EXPECT_GE(samples["neardup_query_evidence_reads_sum"], 1);
   EXPECT_GT(samples["neardup_query_evidence_bytes_total"], 0);
+  EXPECT_TRUE(samples.count("neardup_query_hot_bands_skipped_total"));
   EXPECT_TRUE(samples.count("neardup_store_write_stall_seconds_total"));
   EXPECT_TRUE(samples.count("neardup_store_write_stalls_total{kind=\"stop\"}"));
   EXPECT_TRUE(samples.count("neardup_store_live_sst_bytes"));

@@ -54,6 +54,18 @@ double LshCandidateProbability(double s, const LshParams& params) {
   return 1.0 - std::pow(1.0 - std::pow(s, params.rows), params.bands);
 }
 
+int SkippableBands(const LshParams& params, double s, double probability) {
+  if (!(s > 0.0) || params.bands < 1 || params.rows < 1) return 0;
+  double band_hit = 1.0;  // s^r
+  for (int row = 0; row < params.rows; ++row) band_hit *= std::min(s, 1.0);
+  double miss = 1.0;  // (1 - s^r)^m after m bands
+  for (int used = 1; used <= params.bands; ++used) {
+    miss *= 1.0 - band_hit;
+    if (1.0 - miss >= probability) return params.bands - used;
+  }
+  return 0;
+}
+
 absl::StatusOr<LshParams> LshParamsForThreshold(double t, int num_perm) {
   RETURN_IF_ERROR(CheckThresholdAndWidth(t, num_perm));
   LshParams best{num_perm, 1};

@@ -96,9 +96,11 @@ struct MinHashLshIndex::Shard {
   }
 
   // The rows sharing a band with `tags`, ascending and distinct (a twin
-  // class by its representative).
-  void CandidateRowsLocked(const uint32_t* tags,
-                           std::vector<uint32_t>* rows) const
+  // class by its representative), but for up to `skippable` hot band keys
+  // (chains of more than options.hot_band_rows rows), the first in band
+  // order; returns how many were left out.
+  int CandidateRowsLocked(const uint32_t* tags, std::vector<uint32_t>* rows,
+                          int skippable = 0) const
       ABSL_SHARED_LOCKS_REQUIRED(mu) {
     // Twenty-odd tables, each a few dependent misses deep: fetched a level
     // at a time for all of them, the misses overlap.
@@ -108,12 +110,29 @@ struct MinHashLshIndex::Shard {
     for (size_t band = 0; band < tables.size(); ++band) {
       tables[band].PrefetchHead(tags[band]);
     }
+    const size_t limit = options.hot_band_rows;
+    int skipped = 0;
     for (size_t band = 0; band < tables.size(); ++band) {
+      if (skipped < skippable && limit > 0) {
+        // Walks one row past the limit at most: a hot chain costs that.
+        const size_t mark = rows->size();
+        size_t walked = 0;
+        tables[band].ForEachWhile(tags[band], [&](uint32_t row) {
+          rows->push_back(row);
+          return ++walked <= limit;
+        });
+        if (walked > limit) {
+          rows->resize(mark);
+          ++skipped;
+        }
+        continue;
+      }
       tables[band].ForEach(tags[band],
                            [&](uint32_t row) { rows->push_back(row); });
     }
     std::sort(rows->begin(), rows->end());
     rows->erase(std::unique(rows->begin(), rows->end()), rows->end());
+    return skipped;
   }
 
   // At most this many rows of band 0's chain are looked at for a twin.
@@ -393,9 +412,14 @@ std::optional<std::vector<uint64_t>> MinHashLshIndex::Get(uint32_t id) const {
   return shard.slots.Get(row);
 }
 
+int MinHashLshIndex::SkippableHotBands(double s) const {
+  if (options_.hot_band_rows == 0) return 0;
+  return SkippableBands(options_.lsh, s, kRecallFloorProbability);
+}
+
 template <typename Keep>
 std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
-    const MinHashSignature& signature, Keep keep, size_t max_ids,
+    const MinHashSignature& signature, Keep keep, size_t max_ids, int skippable,
     IndexQueryStats* stats) const {
   std::vector<uint32_t> tags(options_.lsh.bands);
   ComputeTags(signature.slots, tags.data());
@@ -407,8 +431,12 @@ std::vector<ScoredGroup> MinHashLshIndex::ScoreCandidates(
     const Shard& shard = shards_[s];
     rows.clear();
     ReaderLock lock(&shard.mu);
-    shard.CandidateRowsLocked(tags.data(), &rows);
-    if (stats) stats->scored += rows.size();
+    const int skipped =
+        shard.CandidateRowsLocked(tags.data(), &rows, skippable);
+    if (stats) {
+      stats->scored += rows.size();
+      stats->hot_bands_skipped += skipped;
+    }
     constexpr size_t kPrefetchAhead = 8;
     for (size_t i = 0; i < std::min(rows.size(), kPrefetchAhead); ++i) {
       shard.slots.Prefetch(rows[i]);
@@ -485,7 +513,7 @@ absl::StatusOr<std::vector<uint32_t>> MinHashLshIndex::Candidates(
 
 absl::StatusOr<std::vector<ScoredGroup>> MinHashLshIndex::QueryGroups(
     const MinHashSignature& signature, double threshold, size_t max_ids,
-    IndexQueryStats* stats) const {
+    IndexQueryStats* stats, double found_at) const {
   RETURN_IF_ERROR(CheckWidth(signature.slots));
   if (!(threshold >= 0.0 && threshold <= 1.0)) {
     return absl::InvalidArgumentError(
@@ -493,7 +521,7 @@ absl::StatusOr<std::vector<ScoredGroup>> MinHashLshIndex::QueryGroups(
   }
   std::vector<ScoredGroup> groups = ScoreCandidates(
       signature, [threshold](double score) { return score >= threshold; },
-      max_ids, stats);
+      max_ids, SkippableHotBands(found_at < 0 ? threshold : found_at), stats);
   std::sort(groups.begin(), groups.end(),
             [](const ScoredGroup& a, const ScoredGroup& b) {
               return a.score != b.score ? a.score > b.score
@@ -515,7 +543,7 @@ absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::TopK(
   RETURN_IF_ERROR(CheckWidth(signature.slots));
   if (k == 0) return std::vector<ScoredId>();
   const std::vector<ScoredGroup> groups = ScoreCandidates(
-      signature, [](double) { return true; }, k, stats);
+      signature, [](double) { return true; }, k, /*skippable=*/0, stats);
   return BestMembers(groups, k);
 }
 

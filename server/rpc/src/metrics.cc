@@ -357,6 +357,16 @@ ServerMetrics::ServerMetrics()
                              "read (8 per shingle hash).")
                          .Register(*registry_)
                          .Add({});
+  hot_bands_skipped_ =
+      &prometheus::BuildCounter()
+           .Name("neardup_query_hot_bands_skipped_total")
+           .Help(
+               "Hot MinHash band keys (shared by more than 1,024 documents, "
+               "as boilerplate makes them) that queries left out while "
+               "their other bands still found a match at the query's "
+               "threshold with probability >= 0.995.")
+           .Register(*registry_)
+           .Add({});
   rebuild_seconds_ = &prometheus::BuildGauge()
                           .Name("neardup_index_rebuild_seconds")
                           .Help(
@@ -492,6 +502,7 @@ void ServerMetrics::RecordQuery(const IndexQueryStats& stats) {
       static_cast<double>(stats.candidates - stats.accepted));
   evidence_reads_->Observe(static_cast<double>(stats.evidence_reads));
   evidence_bytes_->Increment(static_cast<double>(stats.evidence_bytes));
+  hot_bands_skipped_->Increment(static_cast<double>(stats.hot_bands_skipped));
 }
 
 void ServerMetrics::RecordRebuild(const std::string& collection,

@@ -45,6 +45,12 @@ absl::StatusOr<LshParams> LshParamsWeighted(double t, int num_perm,
 // Candidate probability a recall-first banding guarantees at its floor.
 inline constexpr double kRecallFloorProbability = 0.995;
 
+// How many of its bands a query may leave out and still find a pair at
+// Jaccard `s` with probability >= `probability`: the largest k with
+// 1 - (1 - s^r)^(b - k) >= probability, 0 when all b bands do not reach it.
+// Computed by multiplications only, so every machine gets the same answer.
+int SkippableBands(const LshParams& params, double s, double probability);
+
 // How a collection picks its banding when none is given.
 enum class BandingRule {
   // Among every b x r <= H with P(min_threshold) >= kRecallFloorProbability,

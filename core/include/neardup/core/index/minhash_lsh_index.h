@@ -48,6 +48,17 @@ struct MinHashIndexOptions {
   // document's signature equals an indexed one, and never under the
   // index's locks (it may read a store): queries go on meanwhile.
   std::function<std::optional<uint64_t>(uint32_t id)> twin_key = nullptr;
+  // Band keys that more than this many table rows share are hot: the
+  // documents that share a paragraph (boilerplate) share the band keys that
+  // paragraph decides, and walking those chains makes a query's cost grow
+  // with the collection. A query for a Jaccard level leaves hot keys out,
+  // in band order, while its other bands still find a document at that
+  // level with probability >= kRecallFloorProbability (the banding's own
+  // promise at its floor): each hot key then costs at most this many rows.
+  // Decided per shard from the tables' contents, so replicas holding the
+  // same documents answer alike. 0: every band is walked (datasketch's
+  // semantics; Candidates and TopK always walk every band).
+  size_t hot_band_rows = 0;
 };
 
 struct ScoredId {
@@ -101,17 +112,21 @@ class MinHashLshIndex {
   absl::StatusOr<std::vector<uint32_t>> Candidates(
       std::span<const uint64_t> slots) const;
   // Candidates whose estimated Jaccard is >= threshold, best first (ties by
-  // ascending id); the best `limit` of them unless limit is 0.
+  // ascending id); the best `limit` of them unless limit is 0. Hot band
+  // keys (see hot_band_rows) are left out as a query for `threshold` may.
   absl::StatusOr<std::vector<ScoredId>> Query(const MinHashSignature& signature,
                                               double threshold,
                                               IndexQueryStats* stats = nullptr,
                                               size_t limit = 0) const;
   // The same candidates as twin groups, each listing its first `max_ids`
   // members (0: all), best first (ties by first id). A flood is one group:
-  // callers that verify candidates verify one member for all.
+  // callers that verify candidates verify one member for all. Hot band keys
+  // are left out as a query for Jaccard `found_at` may (negative: for
+  // `threshold`; a caller whose score filter is looser than the Jaccard it
+  // answers for passes the latter).
   absl::StatusOr<std::vector<ScoredGroup>> QueryGroups(
       const MinHashSignature& signature, double threshold, size_t max_ids,
-      IndexQueryStats* stats = nullptr) const;
+      IndexQueryStats* stats = nullptr, double found_at = -1) const;
   // The k best-scoring candidates, best first.
   absl::StatusOr<std::vector<ScoredId>> TopK(
       const MinHashSignature& signature, size_t k,
@@ -134,11 +149,15 @@ class MinHashLshIndex {
                      const MinHashSignature& signature);
   void ComputeTags(std::span<const uint64_t> slots, uint32_t* tags) const;
   // Scores every candidate once per twin group; keeps those passing `keep`,
-  // each with its first `max_ids` members (0: all).
+  // each with its first `max_ids` members (0: all). Up to `skippable` hot
+  // band keys per shard are left out.
   template <typename Keep>
   std::vector<ScoredGroup> ScoreCandidates(const MinHashSignature& signature,
                                            Keep keep, size_t max_ids,
+                                           int skippable,
                                            IndexQueryStats* stats) const;
+  // How many hot band keys a query for Jaccard `s` may leave out.
+  int SkippableHotBands(double s) const;
 
   MinHashIndexOptions options_;
   ShardedRows<Shard> shards_;

@@ -16,6 +16,8 @@ struct IndexQueryStats {
   // once), and their size in bytes as 64-bit hashes.
   size_t evidence_reads = 0;
   size_t evidence_bytes = 0;
+  // Hot band keys left out (MinHashIndexOptions::hot_band_rows), per shard.
+  size_t hot_bands_skipped = 0;
 };
 
 }  // namespace neardup

@@ -109,6 +109,7 @@ class ServerMetrics {
   prometheus::Counter* verified_accepted_;
   prometheus::Counter* verified_rejected_;
   prometheus::Histogram* evidence_reads_;
+  prometheus::Counter* hot_bands_skipped_;
   prometheus::Counter* evidence_bytes_;
   prometheus::Family<prometheus::Gauge>* rebuild_seconds_;
   prometheus::Family<prometheus::Gauge>* rebuild_documents_;
