@@ -133,7 +133,8 @@ class Server:
                  f"127.0.0.1:{self.port}", "--metrics-listen",
                  f"127.0.0.1:{self.metrics_port}", "--data-dir",
                  self.data_dir, "--block-cache-bytes",
-                 str(self.args.block_cache_bytes)],
+                 str(self.args.block_cache_bytes), "--hot-band-rows",
+                 str(self.args.hot_band_rows)],
                 stdout=log, stderr=log)
         while True:
             if self.process.poll() is not None:
@@ -260,6 +261,8 @@ def main():
     parser.add_argument("--query-seconds", type=float, default=30)
     parser.add_argument("--max-probes", type=int, default=100000)
     parser.add_argument("--block-cache-bytes", type=int, default=256 << 20)
+    parser.add_argument("--hot-band-rows", type=int, default=0,
+                        help="neardupd's --hot-band-rows (0: off)")
     parser.add_argument("--keep-store", action="store_true",
                         help="leave the store behind at the end")
     parser.add_argument("--queries-only", action="store_true",

@@ -328,5 +328,55 @@ TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
   check(*docs, 100);
 }
 
+// Boilerplate: documents that begin with the same paragraph share the band
+// keys it decides, chains longer than the hot limit (1,024 here).
+// A query at the threshold leaves those out and still finds its source; at
+// the floor the banding needs every band and walks them.
+TEST_F(CollectionExactTest, BoilerplateHotBandKeysAreLeftOutAtTheThreshold) {
+  DatabaseOptions options;
+  options.store = SmallOptions();
+  options.hot_band_rows = 1024;  // --hot-band-rows
+  ASSERT_OK_AND_ASSIGN(auto db, Database::Open(StoreDir(), options));
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  const std::string paragraph = absl::StrJoin(Words(7, 150), " ");
+  constexpr int kDocs = 20000;  // ~2,500 on each hot key
+  std::vector<std::vector<std::string>> own;
+  for (int i = 0; i < kDocs; ++i) {
+    own.push_back(Words(1000 + i, 100));
+    ASSERT_OK_AND_ASSIGN(
+        auto write,
+        docs->PrepareText(
+            absl::StrCat("d", i),
+            absl::StrCat(paragraph, " ", absl::StrJoin(own[i], " ")), {}));
+    ASSERT_OK(docs->Apply(write).status());
+  }
+  int with_hot_keys = 0;
+  for (int i = 0; i < 20; ++i) {
+    const std::string probe =
+        absl::StrCat(paragraph, " ", Edited(own[i], 2, i));
+    std::vector<uint64_t> shingles;
+    ASSERT_OK_AND_ASSIGN(const MinHashSignature sig,
+                         docs->fingerprinter().MinHash(probe, &shingles));
+    IndexQueryStats stats;
+    ASSERT_OK_AND_ASSIGN(auto found,
+                         docs->QueryMinHash(sig, &shingles, 0.8, 10, &stats));
+    ASSERT_THAT(found, SizeIs(1)) << i;
+    EXPECT_EQ(found[0].internal_id,
+              docs->Get(absl::StrCat("d", i))->internal_id);
+    if (stats.hot_bands_skipped == 0) continue;
+    ++with_hot_keys;
+
+    IndexQueryStats floor_stats;
+    ASSERT_OK_AND_ASSIGN(auto at_floor, docs->QueryMinHash(sig, &shingles, 0.7,
+                                                           10, &floor_stats));
+    ASSERT_THAT(at_floor, SizeIs(1)) << i;
+    EXPECT_EQ(floor_stats.hot_bands_skipped, 0u);
+    EXPECT_GT(floor_stats.candidates, 1024u) << i;
+    EXPECT_LT(stats.candidates + 1024, floor_stats.candidates) << i;
+  }
+  // Each document has a hot band with probability ~0.93.
+  EXPECT_GE(with_hot_keys, 10);
+}
+
 }  // namespace
 }  // namespace neardup::engine

@@ -519,6 +519,10 @@ absl::StatusOr<std::vector<ScoredGroup>> MinHashLshIndex::QueryGroups(
     return absl::InvalidArgumentError(
         absl::StrCat("threshold must be in [0, 1], got ", threshold));
   }
+  if (!(found_at <= 1.0)) {  // NaN too
+    return absl::InvalidArgumentError(
+        absl::StrCat("found_at must be at most 1, got ", found_at));
+  }
   std::vector<ScoredGroup> groups = ScoreCandidates(
       signature, [threshold](double score) { return score >= threshold; },
       max_ids, SkippableHotBands(found_at < 0 ? threshold : found_at), stats);
@@ -532,9 +536,9 @@ absl::StatusOr<std::vector<ScoredGroup>> MinHashLshIndex::QueryGroups(
 
 absl::StatusOr<std::vector<ScoredId>> MinHashLshIndex::Query(
     const MinHashSignature& signature, double threshold, IndexQueryStats* stats,
-    size_t limit) const {
+    size_t limit, double found_at) const {
   ASSIGN_OR_RETURN(const std::vector<ScoredGroup> groups,
-                   QueryGroups(signature, threshold, limit, stats));
+                   QueryGroups(signature, threshold, limit, stats, found_at));
   return BestMembers(groups, limit);
 }
 

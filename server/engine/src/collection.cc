@@ -30,12 +30,6 @@ namespace {
 constexpr int kMinSemanticShards = 4;
 constexpr int kMaxSemanticShards = 8;
 
-// A band key that more documents share is hot (MinHashIndexOptions): a
-// query walks at most this many rows of it, ~0.1 ms of cache misses, where
-// a paragraph shared by a quarter of a million documents made it walk tens
-// of thousands (bench/README.md, "Boilerplate").
-constexpr size_t kHotBandRows = 1024;
-
 // Up to this many queued puts go into one RocksDB batch.
 constexpr size_t kMaxGroupCommit = 256;
 
@@ -140,7 +134,8 @@ Collection::Collection(storage::Store* store, storage::CollectionRecord record,
       semantic_index_(std::move(semantic_index)) {}
 
 absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
-    storage::Store* store, storage::CollectionRecord record, int index_shards) {
+    storage::Store* store, storage::CollectionRecord record, int index_shards,
+    size_t hot_band_rows) {
   RETURN_IF_ERROR(ValidateStoredRecord(record));
   const CollectionConfig& config = record.config;
   ASSIGN_OR_RETURN(CollectionFingerprinter fingerprinter,
@@ -149,7 +144,7 @@ absl::StatusOr<std::unique_ptr<Collection>> Collection::Create(
                                     .lsh = config.lsh,
                                     .slot_bits = config.slot_bits,
                                     .shards = index_shards,
-                                    .hot_band_rows = kHotBandRows};
+                                    .hot_band_rows = hot_band_rows};
   if (config.verification == Verification::kExact) {
     // Equal signatures need not mean equal shingle sets, and exact answers
     // tell such documents apart: only documents with equal evidence (or
@@ -326,7 +321,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::BlockingLocked(
   ASSIGN_OR_RETURN(
       std::vector<MinHashMatch> matches,
       FindMinHashMatches(doc.minhash, doc.shingles ? &*doc.shingles : nullptr,
-                         threshold, 0, nullptr));
+                         threshold, 0, nullptr, /*skip_hot_bands=*/false));
   // A document never blocks its own replacement.
   if (!matches.empty()) {
     auto existing = store_->GetDocument(record_, doc.external_id);
@@ -581,18 +576,23 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::QueryMinHash(
     double threshold, size_t top_k, IndexQueryStats* stats) const {
   RETURN_IF_ERROR(CheckThreshold(threshold, "threshold"));
   store_->NoteActivity();
-  return FindMinHashMatches(signature, shingles, threshold, top_k, stats);
+  return FindMinHashMatches(signature, shingles, threshold, top_k, stats,
+                            /*skip_hot_bands=*/true);
 }
 
 absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
     const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
-    double threshold, size_t top_k, IndexQueryStats* stats) const {
+    double threshold, size_t top_k, IndexQueryStats* stats,
+    bool skip_hot_bands) const {
+  // The Jaccard level the index may leave hot band keys out for (0: none).
+  const double found_at = skip_hot_bands ? threshold : 0.0;
   std::vector<MinHashMatch> matches;
   const bool exact = shingles != nullptr &&
                      record_.config.verification == Verification::kExact;
   if (!exact && !EstimateFromStore()) {
-    ASSIGN_OR_RETURN(std::vector<ScoredId> found,
-                     minhash_index_->Query(signature, threshold, stats, top_k));
+    ASSIGN_OR_RETURN(
+        std::vector<ScoredId> found,
+        minhash_index_->Query(signature, threshold, stats, top_k, found_at));
     matches.reserve(found.size());
     for (const ScoredId& m : found) matches.push_back({m.id, m.score, {}});
     return matches;
@@ -604,9 +604,9 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   if (!exact) {
     // Few kept bits only ever raise a score: every document whose stored
     // signature reaches the threshold is among these groups.
-    ASSIGN_OR_RETURN(
-        const std::vector<ScoredGroup> groups,
-        minhash_index_->QueryGroups(signature, threshold, top_k, stats));
+    ASSIGN_OR_RETURN(const std::vector<ScoredGroup> groups,
+                     minhash_index_->QueryGroups(signature, threshold, top_k,
+                                                 stats, found_at));
     ASSIGN_OR_RETURN(matches, RescoredFromStore(signature, groups, threshold));
     std::sort(matches.begin(), matches.end(), best_first);
     if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
@@ -619,7 +619,7 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
       const std::vector<ScoredGroup> groups,
       minhash_index_->QueryGroups(
           signature, EstimateFloorForExact(threshold, record_.config.num_perm),
-          top_k, stats, /*found_at=*/threshold));
+          top_k, stats, found_at));
   // Groups without evidence, decided by their stored signatures.
   std::vector<ScoredGroup> by_signature;
   auto add_group = [&](const ScoredGroup& group,

@@ -40,7 +40,8 @@ absl::Status Database::LoadAll(const RebuildListener& on_rebuilt) {
   ParallelFor(records.size(), workers, [&](size_t i) {
     const auto start = std::chrono::steady_clock::now();
     auto collection =
-        Collection::Create(store_.get(), records[i], options_.index_shards);
+        Collection::Create(store_.get(), records[i], options_.index_shards,
+                           options_.hot_band_rows);
     if (!collection.ok()) {
       statuses[i] = Prefixed("stored record", collection.status());
       return;
@@ -93,9 +94,10 @@ absl::StatusOr<std::shared_ptr<Collection>> Database::CreateCollection(
   MutexLock ddl(&ddl_mu_);
   ASSIGN_OR_RETURN(storage::CollectionRecord record,
                    store_->CreateCollection(name, config));
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> collection,
-                   Collection::Create(store_.get(), std::move(record),
-                                      options_.index_shards));
+  ASSIGN_OR_RETURN(
+      std::shared_ptr<Collection> collection,
+      Collection::Create(store_.get(), std::move(record), options_.index_shards,
+                         options_.hot_band_rows));
   WriterLock lock(&mu_);
   collections_[collection->name()] = collection;
   return collection;

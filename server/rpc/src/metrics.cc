@@ -361,10 +361,9 @@ ServerMetrics::ServerMetrics()
       &prometheus::BuildCounter()
            .Name("neardup_query_hot_bands_skipped_total")
            .Help(
-               "Hot MinHash band keys (shared by more than 1,024 documents, "
-               "as boilerplate makes them) that queries left out while "
-               "their other bands still found a match at the query's "
-               "threshold with probability >= 0.995.")
+               "With --hot-band-rows N: hot MinHash band keys (more than N "
+               "rows of an index shard, as boilerplate makes them) that "
+               "queries left out, once per index shard.")
            .Register(*registry_)
            .Add({});
   rebuild_seconds_ = &prometheus::BuildGauge()

@@ -318,6 +318,7 @@ void NeardupServer::OpenDatabase() {
   options.store.write_buffer_bytes =
       std::min(config_.block_cache_bytes / 2, size_t{64} << 20);
   options.index_shards = config_.shards;
+  options.hot_band_rows = static_cast<size_t>(config_.hot_band_rows);
   auto db = engine::Database::Open(
       config_.data_dir, options, [this](const engine::RebuildReport& r) {
         spdlog::info(

@@ -58,6 +58,13 @@ void ForEachSetting(ServerConfig& c, Visitor&& visit) {
         "speeds up index rebuilds on a core of its own and costs every query "
         "a probe of every band table (the semantic index uses this clamped "
         "to 4-8 parts)");
+  visit("hot-band-rows", c.hot_band_rows,
+        "0 (off) or N: queries leave out a MinHash band key more than N "
+        "documents of an index shard share (boilerplate) while their other "
+        "bands would still find a match at the query's threshold with "
+        "probability >= 0.995 if bands were independent; bounds a query's "
+        "cost as boilerplate grows, at a recall cost where documents are "
+        "mostly boilerplate (docs/architecture.md, \"Hot band keys\")");
   visit("workers", c.worker_threads,
         "worker threads for requests; 0 = one per hardware thread");
   visit("max-queued-requests", c.max_queued_requests,
@@ -246,6 +253,9 @@ absl::Status ValidateServerConfig(const ServerConfig& c) {
   }
   if (c.data_dir.empty()) {
     return absl::InvalidArgumentError("--data-dir must not be empty");
+  }
+  if (c.hot_band_rows < 0) {
+    return absl::InvalidArgumentError("--hot-band-rows must be 0 or more");
   }
   if (c.shards < 1 || c.shards > 4096) {
     return absl::InvalidArgumentError("--shards must be in [1, 4096]");

@@ -52,12 +52,14 @@ struct MinHashIndexOptions {
   // documents that share a paragraph (boilerplate) share the band keys that
   // paragraph decides, and walking those chains makes a query's cost grow
   // with the collection. A query for a Jaccard level leaves hot keys out,
-  // in band order, while its other bands still find a document at that
-  // level with probability >= kRecallFloorProbability (the banding's own
-  // promise at its floor): each hot key then costs at most this many rows.
-  // Decided per shard from the tables' contents, so replicas holding the
-  // same documents answer alike. 0: every band is walked (datasketch's
-  // semantics; Candidates and TopK always walk every band).
+  // in band order, while its other bands would still find a document at
+  // that level with probability >= kRecallFloorProbability if bands were
+  // independent; a hot key then costs at most this many rows plus one. They
+  // are not independent (a band is hot where documents sharing the
+  // paragraph most likely match too), so this trades recall for a bounded
+  // cost: docs/architecture.md, "Hot band keys". Decided from the shard's
+  // tables. 0: every band is walked (datasketch's semantics; Candidates and
+  // TopK always walk every band).
   size_t hot_band_rows = 0;
 };
 
@@ -113,17 +115,19 @@ class MinHashLshIndex {
       std::span<const uint64_t> slots) const;
   // Candidates whose estimated Jaccard is >= threshold, best first (ties by
   // ascending id); the best `limit` of them unless limit is 0. Hot band
-  // keys (see hot_band_rows) are left out as a query for `threshold` may.
+  // keys (see hot_band_rows) are left out as a query for Jaccard `found_at`
+  // may (negative: for `threshold`; 0: none).
   absl::StatusOr<std::vector<ScoredId>> Query(const MinHashSignature& signature,
                                               double threshold,
                                               IndexQueryStats* stats = nullptr,
-                                              size_t limit = 0) const;
+                                              size_t limit = 0,
+                                              double found_at = -1) const;
   // The same candidates as twin groups, each listing its first `max_ids`
   // members (0: all), best first (ties by first id). A flood is one group:
   // callers that verify candidates verify one member for all. Hot band keys
   // are left out as a query for Jaccard `found_at` may (negative: for
-  // `threshold`; a caller whose score filter is looser than the Jaccard it
-  // answers for passes the latter).
+  // `threshold`; 0: none; a caller whose score filter is looser than the
+  // Jaccard it answers for passes the latter).
   absl::StatusOr<std::vector<ScoredGroup>> QueryGroups(
       const MinHashSignature& signature, double threshold, size_t max_ids,
       IndexQueryStats* stats = nullptr, double found_at = -1) const;

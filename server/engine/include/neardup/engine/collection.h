@@ -97,10 +97,12 @@ struct UpsertOutcome {
 
 class Collection {
  public:
-  // Builds the fingerprinters and empty indexes for `record`.
+  // Builds the fingerprinters and empty indexes for `record`. Queries
+  // leave out MinHash band keys of more than `hot_band_rows` rows (0: none;
+  // MinHashIndexOptions::hot_band_rows); dedup-on-write never does.
   static absl::StatusOr<std::unique_ptr<Collection>> Create(
-      storage::Store* store, storage::CollectionRecord record,
-      int index_shards);
+      storage::Store* store, storage::CollectionRecord record, int index_shards,
+      size_t hot_band_rows = 0);
 
   const storage::CollectionRecord& record() const { return record_; }
   const std::string& name() const { return record_.name; }
@@ -243,9 +245,13 @@ class Collection {
   absl::StatusOr<std::vector<MinHashMatch>> BlockingLocked(
       const PreparedDocument& doc, double threshold) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_, index_mu_);
+  // `skip_hot_bands`: queries may leave hot band keys out; dedup-on-write
+  // may not (replicas decide it alone, and an index's hot keys depend on
+  // its node's --shards).
   absl::StatusOr<std::vector<MinHashMatch>> FindMinHashMatches(
       const MinHashSignature& signature, const std::vector<uint64_t>* shingles,
-      double threshold, size_t top_k, IndexQueryStats* stats) const;
+      double threshold, size_t top_k, IndexQueryStats* stats,
+      bool skip_hot_bands) const;
   // Below 16 kept bits a slot (8, the exact collections' default) the
   // index's score only filters; where the estimate decides (a probe or a
   // document without shingle sets) it comes from the stored signatures.

@@ -24,6 +24,9 @@ namespace neardup::engine {
 struct DatabaseOptions {
   storage::StoreOptions store;
   int index_shards = MinHashIndexOptions{}.shards;
+  // Queries leave out MinHash band keys of more rows than this (0: never;
+  // MinHashIndexOptions::hot_band_rows, --hot-band-rows).
+  size_t hot_band_rows = 0;
   int rebuild_threads = 0;  // 0: one per hardware thread
 };
 

@@ -29,6 +29,8 @@ struct ServerConfig {
   // Reading one HTTP request's headers, and each read or write after them.
   double http_request_timeout_seconds = 30;
   int shards = 1;  // index shards per collection (see MinHashIndexOptions)
+  // Queries leave out hot MinHash band keys (MinHashIndexOptions); 0: off.
+  int hot_band_rows = 0;
   int worker_threads = 0;  // 0: one per hardware thread
   int max_queued_requests = 1024;
   size_t max_message_bytes = size_t{64} << 20;
