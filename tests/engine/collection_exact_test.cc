@@ -328,6 +328,53 @@ TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
   check(*docs, 100);
 }
 
+// The estimate filter before exact verification assumes independent
+// slots; this hash's are not, and a near copy's estimate can fall far below
+// the floor. With few candidates every one is verified exactly.
+TEST_F(CollectionExactTest, APairWhoseEstimateFallsBelowTheFloorIsFound) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  const double floor = EstimateFloorForExact(0.8, 128);
+  std::string source, copy;
+  double exact = 0, estimate = 1;
+  // (Searched from 0 once: the first such pair is at 20318.)
+  for (int i = 20000; i < 21000 && source.empty(); ++i) {
+    const std::vector<std::string> words = Words(5000 + i, 250);
+    const std::string a = absl::StrJoin(words, " ");
+    const std::string b = Edited(words, 5, i);
+    std::vector<uint64_t> set_a, set_b;
+    ASSERT_OK_AND_ASSIGN(const MinHashSignature sig_a,
+                         docs->fingerprinter().MinHash(a, &set_a));
+    ASSERT_OK_AND_ASSIGN(const MinHashSignature sig_b,
+                         docs->fingerprinter().MinHash(b, &set_b));
+    exact = ExactJaccard64(set_a, set_b);
+    estimate = *EstimateJaccard(sig_a, sig_b);
+    // Only a pair the banding finds: some band's slots all equal.
+    const LshParams lsh = docs->record().config.lsh;
+    bool shares_a_band = false;
+    for (int band = 0; band < lsh.bands && !shares_a_band; ++band) {
+      shares_a_band = std::equal(sig_a.slots.begin() + band * lsh.rows,
+                                 sig_a.slots.begin() + (band + 1) * lsh.rows,
+                                 sig_b.slots.begin() + band * lsh.rows);
+    }
+    if (exact >= 0.8 && estimate < floor && shares_a_band) {
+      source = a, copy = b;
+    }
+  }
+  ASSERT_FALSE(source.empty()) << "no pair below the floor";
+  ASSERT_OK_AND_ASSIGN(auto write, docs->PrepareText("source", source, {}));
+  ASSERT_OK(docs->Apply(write).status());
+  std::vector<uint64_t> shingles;
+  ASSERT_OK_AND_ASSIGN(const MinHashSignature sig,
+                       docs->fingerprinter().MinHash(copy, &shingles));
+  IndexQueryStats stats;
+  ASSERT_OK_AND_ASSIGN(auto found,
+                       docs->QueryMinHash(sig, &shingles, 0.8, 10, &stats));
+  ASSERT_THAT(found, SizeIs(1))
+      << "exact " << exact << ", estimate " << estimate << ", floor " << floor;
+  EXPECT_EQ(found[0].exact, exact);
+}
+
 // Boilerplate: documents that begin with the same paragraph share the band
 // keys it decides, chains longer than the hot limit (1,024 here).
 // A query at the threshold leaves those out and still finds its source; at

@@ -30,6 +30,17 @@ namespace {
 constexpr int kMinSemanticShards = 4;
 constexpr int kMaxSemanticShards = 8;
 
+// Exact verification reads the shingle set of every candidate of a query
+// that has at most this many (twin groups); beyond that it first drops
+// those whose estimate is below EstimateFloorForExact. That floor takes the
+// equal slots as binomial, and this hash's slots are not independent (slot
+// i of a shingle is lo + i * hi, so one shingle can win a run of slots):
+// its estimate falls 5 binomial deviations below the Jaccard ~500 times
+// more often than the binomial says, and the floor dropped pairs at 0.92
+// (bench/README.md, "The estimate filter"). Few candidates is the common
+// case, and their reads are cheap; many (boilerplate) keep the filter.
+constexpr size_t kVerifyEveryCandidate = 64;
+
 // Up to this many queued puts go into one RocksDB batch.
 constexpr size_t kMaxGroupCommit = 256;
 
@@ -350,9 +361,7 @@ bool Collection::MayBlock(const PreparedDocument& doc,
   const bool exact = record_.config.verification == Verification::kExact &&
                      doc.shingles && other.shingles;
   if (!exact) return score >= threshold;
-  if (score < EstimateFloorForExact(threshold, record_.config.num_perm)) {
-    return false;
-  }
+  // Both sets are at hand: no estimate filter (see kVerifyEveryCandidate).
   return ExactJaccard64(*doc.shingles, *other.shingles) >= threshold;
 }
 
@@ -616,10 +625,14 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   // Twins in the index have equal evidence (see twin_key), so one member's
   // set decides for its group, and a flood of N costs one read, not N.
   ASSIGN_OR_RETURN(
-      const std::vector<ScoredGroup> groups,
-      minhash_index_->QueryGroups(
-          signature, EstimateFloorForExact(threshold, record_.config.num_perm),
-          top_k, stats, found_at));
+      std::vector<ScoredGroup> groups,
+      minhash_index_->QueryGroups(signature, 0.0, top_k, stats, found_at));
+  if (groups.size() > kVerifyEveryCandidate) {
+    const double floor =
+        EstimateFloorForExact(threshold, record_.config.num_perm);
+    std::erase_if(groups,
+                  [floor](const ScoredGroup& g) { return g.score < floor; });
+  }
   // Groups without evidence, decided by their stored signatures.
   std::vector<ScoredGroup> by_signature;
   auto add_group = [&](const ScoredGroup& group,
@@ -687,6 +700,9 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
                      RescoredFromStore(signature, by_signature, threshold));
     matches.insert(matches.end(), decided.begin(), decided.end());
   }
+  // What verification accepted (the index counted every candidate it
+  // listed). Never above candidates: a group lists at most its members.
+  if (stats) stats->accepted = matches.size();
   std::sort(matches.begin(), matches.end(), best_first);
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
   return matches;

@@ -40,8 +40,10 @@ double EstimateJaccardUnchecked(const uint64_t* a, const uint64_t* b, int h);
 
 // The lowest MinHash estimate a pair whose Jaccard is exactly `threshold`
 // shows with probability >= 1 - 1e-6, taking the equal slots as
-// Binomial(num_perm, threshold). Exact verification first drops candidates
-// below it: a cheap filter that costs no recall near the threshold.
+// Binomial(num_perm, threshold). The slots of neardup's MinHash are not
+// independent (lo + i * hi), so the real tail is far heavier: exact
+// verification drops candidates below it only when a query has many
+// (bench/README.md, "The estimate filter").
 double EstimateFloorForExact(double threshold, int num_perm);
 
 // Exact Jaccard of two sorted, de-duplicated token-hash sets (see
