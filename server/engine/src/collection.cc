@@ -31,14 +31,15 @@ constexpr int kMinSemanticShards = 4;
 constexpr int kMaxSemanticShards = 8;
 
 // Exact verification reads the shingle set of every candidate of a query
-// that has at most this many (twin groups); beyond that it first drops
-// those whose estimate is below EstimateFloorForExact. That floor takes the
-// equal slots as binomial, and this hash's slots are not independent (slot
-// i of a shingle is lo + i * hi, so one shingle can win a run of slots):
-// its estimate falls 5 binomial deviations below the Jaccard ~500 times
-// more often than the binomial says, and the floor dropped pairs at 0.92
-// (bench/README.md, "The estimate filter"). Few candidates is the common
-// case, and their reads are cheap; many (boilerplate) keep the filter.
+// (or dedup-on-write check) that has at most this many candidate
+// documents; beyond that it first drops those whose estimate is below
+// EstimateFloorForExact. That floor takes the equal slots as binomial, and
+// this hash's slots are not independent (slot i of a shingle is lo + i *
+// hi, so one shingle can win a run of slots): its estimate falls 5
+// binomial deviations below the Jaccard ~1,000 times more often than the
+// binomial says, and the floor dropped pairs at 0.92 (bench/README.md,
+// "The estimate filter"). Few candidates is the common case, and their
+// reads are cheap; many (boilerplate, floods) keep the filter.
 constexpr size_t kVerifyEveryCandidate = 64;
 
 // Up to this many queued puts go into one RocksDB batch.
@@ -624,26 +625,44 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   // Exact: a loose estimate filter first, then the shingle sets decide.
   // Twins in the index have equal evidence (see twin_key), so one member's
   // set decides for its group, and a flood of N costs one read, not N.
+  // The filter first; when the candidate documents are few and some fell
+  // below it, asked again without it (see kVerifyEveryCandidate). Counted
+  // in documents, not index rows: replicas that hold the same documents
+  // count alike whatever their --shards and twin classes, so they decide
+  // insert_only_below alike.
+  IndexQueryStats index_stats;
   ASSIGN_OR_RETURN(
       std::vector<ScoredGroup> groups,
-      minhash_index_->QueryGroups(signature, 0.0, top_k, stats, found_at));
-  if (groups.size() > kVerifyEveryCandidate) {
-    const double floor =
-        EstimateFloorForExact(threshold, record_.config.num_perm);
-    std::erase_if(groups,
-                  [floor](const ScoredGroup& g) { return g.score < floor; });
+      minhash_index_->QueryGroups(
+          signature, EstimateFloorForExact(threshold, record_.config.num_perm),
+          top_k, &index_stats, found_at));
+  size_t passed = 0;
+  for (const ScoredGroup& group : groups) passed += group.size;
+  if (index_stats.candidates <= kVerifyEveryCandidate &&
+      passed < index_stats.candidates) {
+    ASSIGN_OR_RETURN(groups, minhash_index_->QueryGroups(signature, 0.0, top_k,
+                                                         nullptr, found_at));
   }
+  if (stats) {
+    stats->candidates += index_stats.candidates;
+    stats->scored += index_stats.scored;
+    stats->hot_bands_skipped += index_stats.hot_bands_skipped;
+  }
+  size_t accepted = 0;  // documents verification accepted
   // Groups without evidence, decided by their stored signatures.
   std::vector<ScoredGroup> by_signature;
   auto add_group = [&](const ScoredGroup& group,
                        const std::optional<std::vector<uint64_t>>& set) {
     if (!set && EstimateFromStore()) {
-      by_signature.push_back(group);
+      // Kept bits only raise a score: below the threshold, the stored
+      // signature cannot reach it.
+      if (group.score >= threshold) by_signature.push_back(group);
       return;
     }
     MinHashMatch match{0, group.score, {}};
     if (set) match.exact = ExactJaccard64(*shingles, *set);
     if (match.score() < threshold) return;
+    accepted += group.size;
     for (uint32_t id : group.ids) {
       match.internal_id = id;
       matches.push_back(match);
@@ -698,11 +717,10 @@ absl::StatusOr<std::vector<MinHashMatch>> Collection::FindMinHashMatches(
   if (!by_signature.empty()) {
     ASSIGN_OR_RETURN(std::vector<MinHashMatch> decided,
                      RescoredFromStore(signature, by_signature, threshold));
+    accepted += decided.size();
     matches.insert(matches.end(), decided.begin(), decided.end());
   }
-  // What verification accepted (the index counted every candidate it
-  // listed). Never above candidates: a group lists at most its members.
-  if (stats) stats->accepted = matches.size();
+  if (stats) stats->accepted += accepted;
   std::sort(matches.begin(), matches.end(), best_first);
   if (top_k > 0 && matches.size() > top_k) matches.resize(top_k);
   return matches;

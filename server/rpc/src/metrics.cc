@@ -497,8 +497,11 @@ void ServerMetrics::RecordStreamItem(Method method, grpc::StatusCode code) {
 void ServerMetrics::RecordQuery(const IndexQueryStats& stats) {
   candidates_->Observe(static_cast<double>(stats.candidates));
   verified_accepted_->Increment(static_cast<double>(stats.accepted));
-  verified_rejected_->Increment(
-      static_cast<double>(stats.candidates - stats.accepted));
+  // (A sharded query counts its shards' matches as accepted, and hybrid
+  // ones add semantic hits that were no MinHash candidate.)
+  verified_rejected_->Increment(static_cast<double>(
+      stats.candidates > stats.accepted ? stats.candidates - stats.accepted
+                                        : 0));
   evidence_reads_->Observe(static_cast<double>(stats.evidence_reads));
   evidence_bytes_->Increment(static_cast<double>(stats.evidence_bytes));
   hot_bands_skipped_->Increment(static_cast<double>(stats.hot_bands_skipped));
