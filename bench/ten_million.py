@@ -133,8 +133,10 @@ class Server:
                  f"127.0.0.1:{self.port}", "--metrics-listen",
                  f"127.0.0.1:{self.metrics_port}", "--data-dir",
                  self.data_dir, "--block-cache-bytes",
-                 str(self.args.block_cache_bytes), "--hot-band-rows",
-                 str(self.args.hot_band_rows)],
+                 str(self.args.block_cache_bytes)] +
+                # (only when set: builds before it refuse the flag)
+                (["--hot-band-rows", str(self.args.hot_band_rows)]
+                 if self.args.hot_band_rows else []),
                 stdout=log, stderr=log)
         while True:
             if self.process.poll() is not None:
