@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -328,57 +329,107 @@ TEST_F(CollectionExactTest, FloodsAnswerTopKAndKeepOtherEvidenceApart) {
   check(*docs, 100);
 }
 
-// The estimate filter before exact verification assumes independent
-// slots; this hash's are not, and a near copy's estimate can fall far below
-// the floor. With few candidates every one is verified exactly.
-TEST_F(CollectionExactTest, APairWhoseEstimateFallsBelowTheFloorIsFound) {
-  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
-  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
-  const double floor = EstimateFloorForExact(0.8, 128);
+// A text and a near copy (exact Jaccard >= 0.8, sharing a band) whose
+// estimate, as the index scores it (the low 8 bits of each slot), is below
+// EstimateFloorForExact(0.8): this hash's slots are not independent, and
+// such pairs are far likelier than the binomial floor assumes.
+struct PairBelowTheFloor {
   std::string source, copy;
   double exact = 0, estimate = 1;
-  ASSERT_EQ(docs->record().config.slot_bits, 8);
+};
+
+PairBelowTheFloor FindPairBelowTheFloor(const Collection& docs) {
+  const double floor = EstimateFloorForExact(0.8, 128);
+  const LshParams lsh = docs.record().config.lsh;
+  PairBelowTheFloor pair;
   // (Searched from 0 once: the first such pair is at 20318.)
-  for (int i = 20000; i < 21000 && source.empty(); ++i) {
+  for (int i = 20000; i < 21000; ++i) {
     const std::vector<std::string> words = Words(5000 + i, 250);
     const std::string a = absl::StrJoin(words, " ");
     const std::string b = Edited(words, 5, i);
     std::vector<uint64_t> set_a, set_b;
-    ASSERT_OK_AND_ASSIGN(const MinHashSignature sig_a,
-                         docs->fingerprinter().MinHash(a, &set_a));
-    ASSERT_OK_AND_ASSIGN(const MinHashSignature sig_b,
-                         docs->fingerprinter().MinHash(b, &set_b));
-    exact = ExactJaccard64(set_a, set_b);
-    // As the index scores: the low 8 bits of each slot (slot_bits).
+    const MinHashSignature sig_a = *docs.fingerprinter().MinHash(a, &set_a);
+    const MinHashSignature sig_b = *docs.fingerprinter().MinHash(b, &set_b);
     int kept_equal = 0;
     for (size_t s = 0; s < sig_a.slots.size(); ++s) {
       kept_equal += (sig_a.slots[s] & 0xFF) == (sig_b.slots[s] & 0xFF);
     }
-    estimate = kept_equal / 128.0;
-    // Only a pair the banding finds: some band's slots all equal.
-    const LshParams lsh = docs->record().config.lsh;
     bool shares_a_band = false;
     for (int band = 0; band < lsh.bands && !shares_a_band; ++band) {
       shares_a_band = std::equal(sig_a.slots.begin() + band * lsh.rows,
                                  sig_a.slots.begin() + (band + 1) * lsh.rows,
                                  sig_b.slots.begin() + band * lsh.rows);
     }
-    if (exact >= 0.8 && estimate < floor && shares_a_band) {
-      source = a, copy = b;
+    const double exact = ExactJaccard64(set_a, set_b);
+    if (exact >= 0.8 && kept_equal / 128.0 < floor && shares_a_band) {
+      return {a, b, exact, kept_equal / 128.0};
     }
   }
-  ASSERT_FALSE(source.empty()) << "no pair below the floor";
-  ASSERT_OK_AND_ASSIGN(auto write, docs->PrepareText("source", source, {}));
+  return pair;
+}
+
+// With few candidates every one is verified exactly, whatever its estimate.
+TEST_F(CollectionExactTest, APairWhoseEstimateFallsBelowTheFloorIsFound) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+  ASSERT_EQ(docs->record().config.slot_bits, 8);
+  const PairBelowTheFloor pair = FindPairBelowTheFloor(*docs);
+  ASSERT_FALSE(pair.source.empty()) << "no pair below the floor";
+  ASSERT_OK_AND_ASSIGN(auto write,
+                       docs->PrepareText("source", pair.source, {}));
   ASSERT_OK(docs->Apply(write).status());
   std::vector<uint64_t> shingles;
   ASSERT_OK_AND_ASSIGN(const MinHashSignature sig,
-                       docs->fingerprinter().MinHash(copy, &shingles));
+                       docs->fingerprinter().MinHash(pair.copy, &shingles));
   IndexQueryStats stats;
   ASSERT_OK_AND_ASSIGN(auto found,
                        docs->QueryMinHash(sig, &shingles, 0.8, 10, &stats));
   ASSERT_THAT(found, SizeIs(1))
-      << "exact " << exact << ", estimate " << estimate << ", floor " << floor;
-  EXPECT_EQ(found[0].exact, exact);
+      << "exact " << pair.exact << ", estimate " << pair.estimate;
+  EXPECT_EQ(found[0].exact, pair.exact);
+}
+
+// Whether the filter applies is decided by candidate documents, not index
+// rows: a flood is one row per index shard, so a count of rows would let
+// replicas with different --shards decide insert_only_below differently.
+TEST_F(CollectionExactTest, DedupOnWriteDecidesAlikeWhateverTheIndexShards) {
+  std::vector<std::set<std::string>> blocked_by;
+  for (const int shards : {1, 8}) {
+    DatabaseOptions options;
+    options.store = SmallOptions();
+    options.index_shards = shards;
+    ASSERT_OK_AND_ASSIGN(
+        auto db,
+        Database::Open(absl::StrCat(StoreDir(), "-", shards), options));
+    ASSERT_OK_AND_ASSIGN(auto docs, db->CreateCollection("docs", {}));
+    const PairBelowTheFloor pair = FindPairBelowTheFloor(*docs);
+    ASSERT_FALSE(pair.source.empty());
+    // 100 twins of the source (one index row per shard) and 60 variants of
+    // it (each apart: another word, so other evidence): 160 candidates,
+    // 61 rows with one shard and 68 with eight.
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_OK_AND_ASSIGN(
+          auto write,
+          docs->PrepareText(absl::StrCat("twin", i), pair.source, {}));
+      ASSERT_OK(docs->Apply(write).status());
+    }
+    for (int i = 0; i < 60; ++i) {
+      ASSERT_OK_AND_ASSIGN(
+          auto write,
+          docs->PrepareText(absl::StrCat("variant", i),
+                            absl::StrCat(pair.source, " extra", i), {}));
+      ASSERT_OK(docs->Apply(write).status());
+    }
+    ASSERT_OK_AND_ASSIGN(auto copy, docs->PrepareText("copy", pair.copy, {}));
+    ASSERT_OK_AND_ASSIGN(auto blocking, docs->Blocking(copy, 0.8));
+    std::set<std::string> ids;
+    for (const MinHashMatch& match : blocking) {
+      ASSERT_OK_AND_ASSIGN(auto doc, docs->GetByInternalId(match.internal_id));
+      ids.insert(doc.external_id);
+    }
+    blocked_by.push_back(ids);
+  }
+  EXPECT_EQ(blocked_by[0], blocked_by[1]);
 }
 
 // Boilerplate: documents that begin with the same paragraph share the band
