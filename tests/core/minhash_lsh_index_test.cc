@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -557,6 +558,18 @@ TEST_F(HotBandKeys, AreLeftOutWhileTheOtherBandsStillFindTheThreshold) {
   // Unscored candidates and TopK walk every band.
   EXPECT_EQ(*hot_->Candidates(probe), *plain_->Candidates(probe));
   EXPECT_EQ(*hot_->TopK(probe, 5), *plain_->TopK(probe, 5));
+}
+
+TEST_F(HotBandKeys, AJaccardLevelAboveOneIsRefused) {
+  for (const double found_at :
+       {1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    EXPECT_EQ(hot_->QueryGroups(documents_[0], 0.8, 0, nullptr, found_at)
+                  .status()
+                  .code(),
+              absl::StatusCode::kInvalidArgument)
+        << found_at;
+  }
+  EXPECT_OK(hot_->QueryGroups(documents_[0], 0.8, 0, nullptr, 1.0).status());
 }
 
 // A flood of near-identical documents makes every band hot: at most the
