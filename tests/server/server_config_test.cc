@@ -90,6 +90,11 @@ TEST(ServerConfig, ValidationRejectsUnusableValues) {
   config.max_streams_per_connection = 0;
   EXPECT_THAT(ValidateServerConfig(config).message(),
               HasSubstr("--max-streams-per-connection"));
+  config = {};
+  config.plaintext = true;
+  config.hot_band_rows = -1;
+  EXPECT_THAT(ValidateServerConfig(config).message(),
+              HasSubstr("--hot-band-rows"));
   const ParsedCommandLine parsed = Parse({"--shards", "0", "--plaintext"});
   ASSERT_TRUE(std::holds_alternative<int>(parsed));
   EXPECT_NE(std::get<int>(parsed), 0);
