@@ -146,6 +146,25 @@ void BM_MinHash3K(benchmark::State& state) {
 BENCHMARK(BM_MinHash3K)->Arg(64)->Arg(128)->Arg(256);
 BENCHMARK(BM_MinHash3K)->Arg(128)->Threads(2)->UseRealTime();
 
+// The headline figure with the slot kernel capped at AVX2 (what an AVX2-only
+// CPU runs), or at the portable kernel.
+template <internal::MinHashKernelCap kCap>
+void BM_MinHash3KCapped(benchmark::State& state) {
+  if (kCap == internal::MinHashKernelCap::kAvx2 && !internal::CpuHasAvx2()) {
+    state.SkipWithError("CPU has no AVX2");
+    return;
+  }
+  const MinHasher h = *MinHasher::Create(MinHashConfig{});
+  internal::CapMinHashKernel(kCap);
+  for (auto _ : state) benchmark::DoNotOptimize(h.Fingerprint(Doc3K()));
+  internal::CapMinHashKernel(internal::MinHashKernelCap::kNone);
+  SetBytes(state, Doc3K().size());
+}
+BENCHMARK(BM_MinHash3KCapped<internal::MinHashKernelCap::kAvx2>)
+    ->Name("BM_MinHash3K/128/avx2");
+BENCHMARK(BM_MinHash3KCapped<internal::MinHashKernelCap::kScalar>)
+    ->Name("BM_MinHash3K/128/scalar");
+
 void BM_MinHash3KMurmur3(benchmark::State& state) {
   MinHashConfig config;
   config.family = HashFamily::kMurmur3;

@@ -1,6 +1,7 @@
 #include "neardup/core/internal/minhash_kernel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <limits>
 #include <memory>
@@ -173,13 +174,35 @@ void MinHashSlotsAvx512(const Hash128* hashes, size_t n, int num_perm,
 
 #endif
 
+namespace {
+
+std::atomic<MinHashKernelCap> kernel_cap{MinHashKernelCap::kNone};
+
+bool UseAvx512() {
+  return kernel_cap.load(std::memory_order_relaxed) ==
+             MinHashKernelCap::kNone &&
+         CpuHasAvx512Dq();
+}
+
+bool UseAvx2() {
+  return kernel_cap.load(std::memory_order_relaxed) !=
+             MinHashKernelCap::kScalar &&
+         CpuHasAvx2();
+}
+
+}  // namespace
+
+void CapMinHashKernel(MinHashKernelCap cap) {
+  kernel_cap.store(cap, std::memory_order_relaxed);
+}
+
 void MinHashSlots(const Hash128* hashes, size_t n, int num_perm,
                   uint64_t* slots) {
   if (num_perm % 32 != 0) {
     MinHashSlotsScalar(hashes, n, num_perm, slots);
-  } else if (CpuHasAvx512Dq()) {
+  } else if (UseAvx512()) {
     MinHashSlotsAvx512(hashes, n, num_perm, slots);
-  } else if (CpuHasAvx2()) {
+  } else if (UseAvx2()) {
     MinHashSlotsAvx2(hashes, n, num_perm, slots);
   } else {
     MinHashSlotsScalar(hashes, n, num_perm, slots);
@@ -187,7 +210,7 @@ void MinHashSlots(const Hash128* hashes, size_t n, int num_perm,
 }
 
 std::string_view MinHashKernelName() {
-  return CpuHasAvx512Dq() ? "avx512" : CpuHasAvx2() ? "avx2" : "scalar";
+  return UseAvx512() ? "avx512" : UseAvx2() ? "avx2" : "scalar";
 }
 
 }  // namespace neardup::internal

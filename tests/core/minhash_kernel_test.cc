@@ -86,5 +86,23 @@ TEST(MinHashKernel, Avx512MatchesScalarWhenAvailable) {
   }
 }
 
+TEST(MinHashKernel, CapNarrowsTheDispatchAndKeepsTheSlots) {
+  const auto hashes = RandomHashes(700, 5);
+  std::vector<uint64_t> best(128), capped(128);
+  MinHashSlots(hashes.data(), hashes.size(), 128, best.data());
+  CapMinHashKernel(MinHashKernelCap::kAvx2);
+  EXPECT_EQ(MinHashKernelName(), CpuHasAvx2() ? "avx2" : "scalar");
+  MinHashSlots(hashes.data(), hashes.size(), 128, capped.data());
+  EXPECT_EQ(capped, best);
+  CapMinHashKernel(MinHashKernelCap::kScalar);
+  EXPECT_EQ(MinHashKernelName(), "scalar");
+  MinHashSlots(hashes.data(), hashes.size(), 128, capped.data());
+  EXPECT_EQ(capped, best);
+  CapMinHashKernel(MinHashKernelCap::kNone);
+  EXPECT_EQ(MinHashKernelName(), CpuHasAvx512Dq() ? "avx512"
+                                 : CpuHasAvx2()   ? "avx2"
+                                                  : "scalar");
+}
+
 }  // namespace
 }  // namespace neardup::internal

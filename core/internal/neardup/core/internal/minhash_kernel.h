@@ -28,6 +28,13 @@ bool CpuHasAvx512Dq();
 // Name of the kernel MinHashSlots uses: "avx512", "avx2" or "scalar".
 std::string_view MinHashKernelName();
 
+// The widest kernel MinHashSlots may pick, process-wide: benchmarks time the
+// whole fingerprint on a narrower kernel than the CPU's best (an AVX-512
+// machine measuring what an AVX2-only one does). Every kernel gives the
+// same slots, so this changes speed only.
+enum class MinHashKernelCap { kNone, kAvx2, kScalar };
+void CapMinHashKernel(MinHashKernelCap cap);
+
 }  // namespace neardup::internal
 
 #endif  // NEARDUP_CORE_INTERNAL_MINHASH_KERNEL_H_
