@@ -10,6 +10,7 @@
 #include "neardup/core/enum_tables.h"
 #include "neardup/core/fingerprint_settings.h"
 #include "neardup/core/kept_family.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/core/tokenizer.h"
 
 namespace neardup {
@@ -166,6 +167,11 @@ int DefaultSlotBits(Verification verification) {
   return verification == Verification::kExact ? 8 : 16;
 }
 
+int EvidenceBitsOf(const CollectionConfig& config) {
+  return config.evidence_bits == 0 ? kDefaultEvidenceBits
+                                   : config.evidence_bits;
+}
+
 absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
     CollectionConfig config) {
   if (config.num_perm != 64 && config.num_perm != 128 &&
@@ -211,6 +217,11 @@ absl::StatusOr<CollectionConfig> NormalizeCollectionConfig(
       config.slot_bits != 32 && config.slot_bits != 64) {
     return absl::InvalidArgumentError(absl::StrCat(
         "slot_bits must be 8, 16, 32 or 64, got ", config.slot_bits));
+  }
+  config.evidence_bits = EvidenceBitsOf(config);
+  if (!ValidEvidenceBits(config.evidence_bits)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "evidence_bits must be 32 or 64, got ", config.evidence_bits));
   }
   if (auto tokenizer = MakeTokenizer(config.minhash_tokenizer);
       !tokenizer.ok()) {

@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/shingle_set.h"
 
 namespace neardup {
 namespace {
@@ -26,13 +28,14 @@ absl::StatusOr<std::variant<MinHasher, PerceptualHasher>> MakeMinHasher(
 CollectionFingerprinter::CollectionFingerprinter(
     std::variant<MinHasher, PerceptualHasher> minhasher,
     std::optional<SimHasher> simhasher, uint64_t simhash_config_hash,
-    std::vector<KeptOne> kept)
+    std::vector<KeptOne> kept, int evidence_bits)
     : minhasher_(std::move(minhasher)),
       simhasher_(std::move(simhasher)),
       kept_(std::move(kept)),
       minhash_config_hash_(std::visit(
           [](const auto& hasher) { return hasher.config_hash(); }, minhasher_)),
-      simhash_config_hash_(simhash_config_hash) {}
+      simhash_config_hash_(simhash_config_hash),
+      evidence_bits_(evidence_bits) {}
 
 absl::StatusOr<CollectionFingerprinter> CollectionFingerprinter::Create(
     const CollectionConfig& config) {
@@ -54,20 +57,33 @@ absl::StatusOr<CollectionFingerprinter> CollectionFingerprinter::Create(
                      family->create(config.canonicalizer));
     kept.push_back({family, std::move(fingerprinter)});
   }
+  // Callers hashing a config may skip normalization.
+  const int evidence_bits = EvidenceBitsOf(config);
+  if (!ValidEvidenceBits(evidence_bits)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "evidence_bits must be 32 or 64, got ", config.evidence_bits));
+  }
   return CollectionFingerprinter(std::move(minhasher), std::move(simhasher),
-                                 simhash_config_hash, std::move(kept));
+                                 simhash_config_hash, std::move(kept),
+                                 evidence_bits);
 }
 
 absl::StatusOr<MinHashSignature> CollectionFingerprinter::MinHash(
     std::string_view text, std::vector<uint64_t>* evidence) const {
   if (const auto* minhasher = std::get_if<MinHasher>(&minhasher_)) {
     if (evidence == nullptr) return minhasher->Fingerprint(text);
-    return minhasher->Fingerprint(text, evidence);
+    ASSIGN_OR_RETURN(MinHashSignature signature,
+                     minhasher->Fingerprint(text, evidence));
+    NarrowEvidence(evidence_bits_, evidence);
+    return signature;
   }
   const PerceptualHasher& perceptual = std::get<PerceptualHasher>(minhasher_);
   ASSIGN_OR_RETURN(PerceptualFingerprint fingerprint,
                    perceptual.Fingerprint(text, evidence != nullptr));
-  if (evidence != nullptr) *evidence = WinnowedSet(fingerprint);
+  if (evidence != nullptr) {
+    *evidence = WinnowedSet(fingerprint);
+    NarrowEvidence(evidence_bits_, evidence);
+  }
   return std::move(fingerprint.minhash);
 }
 

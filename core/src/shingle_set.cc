@@ -12,9 +12,15 @@
 namespace neardup {
 namespace {
 
-int LowBits(uint64_t n) {
-  return n <= 1 ? 63
-                : std::min(63, 64 - static_cast<int>(std::bit_width(n - 1)));
+// Elias-Fano's split for n values below 2^universe_bits: about
+// log2(universe / n) low bits, so the unary high parts take about 2n bits.
+int LowBits(uint64_t n, int universe_bits) {
+  const int width = n <= 1 ? 1 : static_cast<int>(std::bit_width(n - 1));
+  return std::clamp(universe_bits - width, 0, universe_bits - 1);
+}
+
+bool ValidUniverse(int universe_bits) {
+  return universe_bits >= 1 && universe_bits <= 64;
 }
 
 void PutVarint(uint64_t value, std::string* out) {
@@ -159,12 +165,13 @@ size_t SortUniqueHashes(std::span<uint64_t> hashes) {
   return static_cast<size_t>(last - sorted.begin());
 }
 
-std::string EncodeShingleSet(std::span<const uint64_t> sorted) {
+std::string EncodeShingleSet(std::span<const uint64_t> sorted,
+                             int universe_bits) {
   const uint64_t n = sorted.size();
   std::string out;
   PutVarint(n, &out);
   if (n == 0) return out;
-  const int low_bits = LowBits(n);
+  const int low_bits = LowBits(n, universe_bits);
   const uint64_t high_max = sorted.back() >> low_bits;
   // n low parts, then the unary high parts: value i sets bit
   // (n * low_bits + high_i + i).
@@ -203,15 +210,19 @@ std::string EncodeShingleSet(std::span<const uint64_t> sorted) {
 }
 
 absl::Status DecodeShingleSet(std::string_view bytes,
-                              std::vector<uint64_t>* out) {
+                              std::vector<uint64_t>* out, int universe_bits) {
   out->clear();
+  if (!ValidUniverse(universe_bits)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hash width ", universe_bits, " is not 1..64 bits"));
+  }
   uint64_t n = 0;
   if (!GetVarint(&bytes, &n)) return Corrupt("bad count");
   if (n == 0) {
     if (!bytes.empty()) return Corrupt("trailing bytes");
     return absl::OkStatus();
   }
-  const int low_bits = LowBits(n);
+  const int low_bits = LowBits(n, universe_bits);
   // Every value costs at least low_bits + 1 bits: a bound before allocating.
   if (n > bytes.size() * 8 / (low_bits + 1)) return Corrupt("count too large");
   const uint64_t total_bits = bytes.size() * 8;
@@ -234,7 +245,8 @@ absl::Status DecodeShingleSet(std::string_view bytes,
       high += zeros;
       used += zeros + 1;
       word = (word >> zeros) >> 1;  // zeros + 1 may be 56, never 64
-      if (high > (std::numeric_limits<uint64_t>::max() >> low_bits)) {
+      if (high > (std::numeric_limits<uint64_t>::max() >>
+                  (64 - universe_bits + low_bits))) {
         return Corrupt("value out of range");
       }
       (*out)[i] |= high << low_bits;
@@ -252,6 +264,28 @@ absl::Status DecodeShingleSet(std::string_view bytes,
   }
   if ((bit + 7) / 8 != bytes.size()) return Corrupt("trailing bytes");
   return absl::OkStatus();
+}
+
+bool ValidEvidenceBits(int evidence_bits) {
+  return evidence_bits == 32 || evidence_bits == 64;
+}
+
+void NarrowEvidence(int evidence_bits, std::vector<uint64_t>* sorted) {
+  if (evidence_bits >= 64) return;
+  const int shift = 64 - evidence_bits;
+  for (uint64_t& value : *sorted) value >>= shift;
+  sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
+}
+
+uint64_t EvidenceConfigHash(uint64_t minhash_config_hash, int evidence_bits) {
+  if (evidence_bits == 64) return minhash_config_hash;
+  // splitmix64 of the pair: any fixed, well-mixed function would do, but it
+  // is part of the store format now.
+  uint64_t x = minhash_config_hash ^
+               (static_cast<uint64_t>(evidence_bits) * 0x9E3779B97F4A7C15ull);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
 }
 
 }  // namespace neardup

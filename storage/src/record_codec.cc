@@ -101,6 +101,7 @@ void ToProto(const CollectionConfig& config, pb::CollectionConfig* out) {
   out->set_lsh_bands(config.lsh.bands);
   out->set_lsh_rows(config.lsh.rows);
   out->set_slot_bits(config.slot_bits);
+  out->set_evidence_bits(EvidenceBitsOf(config));
   out->set_simhash_enabled(config.simhash_enabled);
   out->set_simhash_tokenizer(config.simhash_tokenizer);
   out->set_simhash_weighting(ToProto(config.simhash_weighting));
@@ -197,6 +198,8 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
   config.threshold = in.threshold();
   config.lsh = {.bands = in.lsh_bands(), .rows = in.lsh_rows()};
   config.slot_bits = in.slot_bits();
+  // Absent before format 6: those collections kept 64-bit evidence.
+  config.evidence_bits = in.evidence_bits() == 0 ? 64 : in.evidence_bits();
   config.simhash_enabled = in.simhash_enabled();
   config.simhash_tokenizer = in.simhash_tokenizer();
   ASSIGN_OR_RETURN(config.simhash_weighting, FromProto(in.simhash_weighting()));
@@ -338,20 +341,22 @@ absl::StatusOr<SimHashValue> DecodeSimHashValue(std::string_view bytes) {
 }
 
 std::string EncodeEvidenceValue(uint64_t config_hash,
-                                std::span<const uint64_t> shingles) {
+                                std::span<const uint64_t> shingles,
+                                int evidence_bits) {
   pb::EvidenceValue message;
   message.set_config_hash(config_hash);
-  message.set_shingle_set(EncodeShingleSet(shingles));
+  message.set_shingle_set(EncodeShingleSet(shingles, evidence_bits));
   return message.SerializeAsString();
 }
 
-absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes) {
+absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes,
+                                                  int evidence_bits) {
   ASSIGN_OR_RETURN(const pb::EvidenceValue message,
                    ParseMessage<pb::EvidenceValue>(bytes, "evidence value"));
   EvidenceValue value;
   value.config_hash = message.config_hash();
-  if (absl::Status decoded =
-          DecodeShingleSet(message.shingle_set(), &value.shingles);
+  if (absl::Status decoded = DecodeShingleSet(message.shingle_set(),
+                                              &value.shingles, evidence_bits);
       !decoded.ok()) {
     return Malformed("evidence value", StdView(decoded.message()));
   }

@@ -20,6 +20,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/config_hash.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/storage/collection_record.h"
 #include "neardup/storage/column_families.h"
 #include "neardup/storage/document.h"
@@ -102,14 +103,17 @@ struct EvidenceFamily {
   static const Value* Of(const DocumentWrite& doc) {
     return doc.shingles ? &*doc.shingles : nullptr;
   }
+  static uint64_t ConfigHash(const CollectionRecord& c) {
+    return EvidenceConfigHash(c.minhash_config_hash, EvidenceBitsOf(c.config));
+  }
   static std::string Encode(const CollectionRecord& c, const Value& value) {
-    return EncodeEvidenceValue(c.minhash_config_hash, value);
+    return EncodeEvidenceValue(ConfigHash(c), value, EvidenceBitsOf(c.config));
   }
   static absl::StatusOr<Value> Decode(const CollectionRecord& c,
                                       std::string_view bytes) {
-    return DecodeHashed<EvidenceValue, Value>(kName, DecodeEvidenceValue(bytes),
-                                              c.minhash_config_hash,
-                                              &EvidenceValue::shingles);
+    return DecodeHashed<EvidenceValue, Value>(
+        kName, DecodeEvidenceValue(bytes, EvidenceBitsOf(c.config)),
+        ConfigHash(c), &EvidenceValue::shingles);
   }
 };
 

@@ -33,6 +33,7 @@
 #include "rocksdb/write_batch.h"
 #include "rocksdb_status.h"
 #include "rocksdb_tuning.h"
+#include "signature_families.h"
 
 namespace neardup::storage {
 namespace {
@@ -74,7 +75,8 @@ absl::StatusOr<uint32_t> ReadMetaCounter(rocksdb::DB& db,
 
 std::string Store::EncodeEvidence(const CollectionRecord& collection,
                                   std::span<const uint64_t> shingles) {
-  return EncodeEvidenceValue(collection.minhash_config_hash, shingles);
+  return EncodeEvidenceValue(EvidenceFamily::ConfigHash(collection), shingles,
+                             EvidenceBitsOf(collection.config));
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(

@@ -178,6 +178,15 @@ absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
     return absl::InvalidArgumentError(
         "shingle set must be strictly increasing");
   }
+  if (const int bits = EvidenceBitsOf(collection.config);
+      doc.shingles.has_value() && !doc.shingles->empty() && bits < 64 &&
+      (doc.shingles->back() >> bits) != 0) {
+    // Evidence of another width would never share a hash with this
+    // collection's, and could not be stored in its encoding.
+    return absl::InvalidArgumentError(
+        absl::StrCat("shingle set holds a hash wider than collection \"",
+                     collection.name, "\"'s evidence_bits (", bits, ")"));
+  }
   RETURN_IF_ERROR(ValidateKept(collection, doc));
   RETURN_IF_ERROR(ValidateEmbedding(collection, doc));
   if (!collection.config.simhash_enabled) {

@@ -64,9 +64,25 @@ TEST(DedupReferenceE2e, ADumpOfACollectionIsTheSameReferenceAsItsTexts) {
     return testing::RunCommand(absl::StrCat(NEARDUP_BIN, " ", args));
   };
   const std::string on_server = absl::StrCat(" --server ", server.Address());
-  ASSERT_EQ(cli("collections create corpus" + on_server).exit_code, 0);
+  // Dedup compares 64-bit shingle hashes: a collection of the default 32
+  // is refused as an exact reference, with the way out.
+  ASSERT_EQ(cli("collections create narrow" + on_server).exit_code, 0);
   testing::CommandResult r =
-      cli("ingest " + corpus + " -c corpus --id-field id" + on_server);
+      cli("ingest " + corpus + " -c narrow --id-field id" + on_server);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string narrow_dump = temp.path() + "/narrow.jsonl";
+  r = cli("export -c narrow --with-signatures -o " + narrow_dump + on_server);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r = cli("dedup " + batch + " -o " + temp.path() + "/narrow.out --tasks 2 " +
+          "--work-dir " + temp.path() + "/narrow-work --reference " +
+          narrow_dump + " --no-progress");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.out, ::testing::HasSubstr("--evidence-bits 64"));
+
+  ASSERT_EQ(
+      cli("collections create corpus --evidence-bits 64" + on_server).exit_code,
+      0);
+  r = cli("ingest " + corpus + " -c corpus --id-field id" + on_server);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string dump = temp.path() + "/dump.jsonl";
   r = cli("export -c corpus --with-signatures -o " + dump + on_server);

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "support/status_matchers.h"
 
@@ -15,6 +16,7 @@ namespace neardup::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 v1::Document SampleDocument() {
   v1::Document doc;
@@ -63,6 +65,29 @@ TEST(ExportDump, RoundTrips) {
                        DecodeExportLine(EncodeExportLine(bare)));
   EXPECT_FALSE(bare_back.has_signatures());
   EXPECT_TRUE(bare_back.text().empty());
+}
+
+// A shingle set of 32-bit hashes says so; one without the key is 64-bit
+// (every dump before the width existed).
+TEST(ExportDump, EvidenceBitsTravelWithTheShingleSet) {
+  v1::Document doc = SampleDocument();
+  doc.mutable_signatures()->set_evidence_bits(32);
+  const std::string line = EncodeExportLine(doc);
+  EXPECT_THAT(line, HasSubstr("\"shingle_set\":\"AhAg\",\"evidence_bits\":32"));
+  ASSERT_OK_AND_ASSIGN(const v1::Document back, DecodeExportLine(line));
+  EXPECT_EQ(back.signatures().evidence_bits(), 32u);
+  doc.mutable_signatures()->set_evidence_bits(64);
+  EXPECT_THAT(EncodeExportLine(doc), Not(HasSubstr("evidence_bits")));
+  for (const char* bad : {"16", "\"32\"", "-32", "32.5"}) {
+    const std::string wrong =
+        absl::StrCat("{\"neardup_export\":1,\"id\":\"x\",\"signatures\":{",
+                     "\"minhash\":\"AQD/fw==\",\"minhash_config_hash\":",
+                     "\"0123456789abcdef\",\"shingle_set\":\"AhAg\",",
+                     "\"evidence_bits\":", bad, "}}");
+    EXPECT_THAT(DecodeExportLine(wrong).status().message(),
+                HasSubstr("evidence_bits"))
+        << bad;
+  }
 }
 
 TEST(ExportDump, RefusesMalformedLines) {

@@ -279,6 +279,8 @@ TEST(FlagVocabulary, OldSpellingsAreDeprecatedAliasesOfTheNewOnes) {
             MinHashAlgorithm::kPerceptual);
   EXPECT_EQ(Online({"--verify-bits", "32"}).slot_bits, 32);
   EXPECT_EQ(Online({"--slot-bits", "64"}).slot_bits, 64);
+  EXPECT_EQ(Online({"--evidence-bits", "64"}).evidence_bits, 64);
+  EXPECT_EQ(EvidenceBitsOf(Online({})), 32);
   EXPECT_EQ(Online({"--tlsh"}).kept_families,
             Online({"--keep", "tlsh"}).kept_families);
 }

@@ -88,6 +88,18 @@ TEST(CollectionConfig, SlotBitsDefaultByVerification) {
   }
 }
 
+// 32-bit evidence unless asked for 64; nothing else.
+TEST(CollectionConfig, EvidenceBitsDefaultTo32AndAre32Or64) {
+  CollectionConfig config;
+  EXPECT_EQ(NormalizeCollectionConfig(config)->evidence_bits, 32);
+  config.evidence_bits = 64;
+  EXPECT_EQ(NormalizeCollectionConfig(config)->evidence_bits, 64);
+  for (const int bits : {-1, 16, 48, 128}) {
+    config.evidence_bits = bits;
+    EXPECT_THAT(ErrorOf(config).message(), HasSubstr("evidence_bits")) << bits;
+  }
+}
+
 TEST(CollectionConfig, RejectsBadFields) {
   CollectionConfig config;
   config.num_perm = 100;

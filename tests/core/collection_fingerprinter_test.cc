@@ -7,6 +7,7 @@
 
 #include "neardup/core/config_hash.h"
 #include "neardup/core/newsbot_simhash.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/core/tlsh.h"
 #include "support/status_matchers.h"
 
@@ -40,7 +41,16 @@ TEST(CollectionFingerprinter, ShingledIsTheCollectionsMinHasher) {
   ASSERT_OK_AND_ASSIGN(const MinHashSignature sig,
                        fingerprinter.MinHash(kText, &evidence));
   EXPECT_EQ(sig, *minhasher.Fingerprint(kText, &expected_evidence));
+  // 32-bit evidence by default: the top halves of the 64-bit hashes.
+  ASSERT_EQ(config.evidence_bits, 32);
+  std::vector<uint64_t> narrowed;
+  for (const uint64_t hash : expected_evidence) narrowed.push_back(hash >> 32);
+  EXPECT_EQ(evidence, narrowed);
+  CollectionConfig wide = config;
+  wide.evidence_bits = 64;
+  ASSERT_OK(Make(wide).MinHash(kText, &evidence));
   EXPECT_EQ(evidence, expected_evidence);
+  EXPECT_EQ(Make(wide).minhash_config_hash(), minhasher.config_hash());
   EXPECT_FALSE(fingerprinter.has_simhash());
   EXPECT_EQ(fingerprinter.simhash_config_hash(), 0u);
   EXPECT_THAT(fingerprinter.kept_config_hashes(), IsEmpty());
@@ -64,7 +74,9 @@ TEST(CollectionFingerprinter, PerceptualSignsWithItsOwnHashAndWinnowedSet) {
   ASSERT_OK_AND_ASSIGN(const MinHashSignature sig,
                        fingerprinter.MinHash(kText, &evidence));
   EXPECT_EQ(sig, expected.minhash);
-  EXPECT_EQ(evidence, WinnowedSet(expected));
+  std::vector<uint64_t> winnowed = WinnowedSet(expected);
+  NarrowEvidence(32, &winnowed);
+  EXPECT_EQ(evidence, winnowed);
   EXPECT_EQ(*fingerprinter.MinHash(kText), expected.minhash);
   EXPECT_NE(fingerprinter.minhash_config_hash(),
             Make({}).minhash_config_hash());

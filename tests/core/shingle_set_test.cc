@@ -78,6 +78,85 @@ TEST(ShingleSet, GoldenEncoding) {
             "03010000000000000000000000000000f0ffffffffffffffa7");
 }
 
+// Frozen too: 32-bit evidence (checked with the same Python encoder).
+TEST(ShingleSet, GoldenEncodingOf32BitHashes) {
+  // n = 3, L = 30.
+  EXPECT_EQ(absl::BytesToHexString(
+                EncodeShingleSet({{1, 0x80000000ull, 0xFFFFFFFFull}}, 32)),
+            "0301000000000000f0ffffffa7");
+  // n = 5, L = 29.
+  EXPECT_EQ(absl::BytesToHexString(
+                EncodeShingleSet({{5, 6, 7, 1000, 0x12345678}}, 32)),
+            "05050000c00000001c000000f40100806745233f");
+}
+
+TEST(ShingleSet, RoundTripsInEveryUniverse) {
+  std::mt19937_64 rng(11);
+  for (int universe : {1, 2, 16, 31, 32, 33, 63, 64}) {
+    for (size_t n : {0u, 1u, 2u, 3u, 100u, 1000u}) {
+      std::vector<uint64_t> set;
+      const uint64_t mask =
+          universe == 64 ? ~0ull : (uint64_t{1} << universe) - 1;
+      for (size_t i = 0; i < n; ++i) set.push_back(rng() & mask);
+      if (universe < 64) set.push_back(mask);  // the largest value
+      SortUniqueHashes(&set);
+      std::vector<uint64_t> decoded;
+      const absl::Status status =
+          DecodeShingleSet(EncodeShingleSet(set, universe), &decoded, universe);
+      ASSERT_TRUE(status.ok()) << universe << " bits, " << n << ": " << status;
+      EXPECT_EQ(decoded, set) << universe << " bits, " << n;
+    }
+  }
+}
+
+TEST(ShingleSet, ThirtyTwoBitHashesTakeAboutTwentySixBitsEach) {
+  std::vector<uint64_t> set = RandomSet(250, 9);
+  NarrowEvidence(32, &set);
+  const size_t bytes = EncodeShingleSet(set, 32).size();
+  // L = 32 - bit_width(249) = 24 low bits, ~2 high: ~3.25 bytes each.
+  EXPECT_LT(bytes, 250 * 3.4);
+  EXPECT_GT(bytes, 250 * 3.0);
+}
+
+TEST(ShingleSet, AValueAboveTheUniverseOrABadUniverseIsRefused) {
+  std::vector<uint64_t> out;
+  // Encoded for 64 bits, read as 32: 2^40 does not fit.
+  const std::string wide = EncodeShingleSet({{1, 1ull << 40}}, 64);
+  EXPECT_FALSE(DecodeShingleSet(wide, &out, 32).ok());
+  // A 32-bit encoding whose one value's high part runs past 2^32: n = 1,
+  // L = 31 zero bits, then the unary high part 2 (bit 33).
+  const std::string too_high =
+      std::string("\x01", 1) + std::string(4, '\0') + std::string("\x02", 1);
+  EXPECT_THAT(DecodeShingleSet(too_high, &out, 32).message(),
+              HasSubstr("out of range"));
+  EXPECT_THAT(DecodeShingleSet("\x00", &out, 0).message(),
+              HasSubstr("not 1..64"));
+  EXPECT_THAT(DecodeShingleSet("\x00", &out, 65).message(),
+              HasSubstr("not 1..64"));
+}
+
+TEST(ShingleSet, NarrowEvidenceKeepsTheTopBitsSortedAndDistinct) {
+  std::vector<uint64_t> set = {0x0000000100000000ull, 0x00000001FFFFFFFFull,
+                               0x0000000200000000ull, 0xFFFFFFFF00000001ull};
+  NarrowEvidence(32, &set);
+  EXPECT_EQ(set, (std::vector<uint64_t>{1, 2, 0xFFFFFFFFull}));
+  std::vector<uint64_t> wide = {3, 4};
+  NarrowEvidence(64, &wide);
+  EXPECT_EQ(wide, (std::vector<uint64_t>{3, 4}));
+  EXPECT_TRUE(ValidEvidenceBits(32));
+  EXPECT_TRUE(ValidEvidenceBits(64));
+  EXPECT_FALSE(ValidEvidenceBits(16));
+  EXPECT_FALSE(ValidEvidenceBits(0));
+}
+
+// Frozen: stamped on stored evidence.
+TEST(ShingleSet, EvidenceConfigHashIsTheMinHashOneAt64Bits) {
+  EXPECT_EQ(EvidenceConfigHash(0x0123456789abcdefull, 64),
+            0x0123456789abcdefull);
+  EXPECT_EQ(EvidenceConfigHash(0x0123456789abcdefull, 32),
+            0xb154ba18c7355b6dull);
+}
+
 TEST(ShingleSet, SpendsAboutLowBitsPlusTwoPerHash) {
   const std::vector<uint64_t> set = RandomSet(512, 7);
   const size_t bytes = EncodeShingleSet(set).size();

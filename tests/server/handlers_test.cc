@@ -143,6 +143,29 @@ TEST_F(HandlersTest, ExportedShingleSetsKeepExactVerification) {
     EXPECT_EQ(match.exact_jaccard(), 1.0) << match.id();
   }
 
+  // The set travels in the collection's width, 32 bits by default.
+  EXPECT_EQ(exported.signatures().evidence_bits(), 32u);
+  v1::UpsertRequest other_width = copy;
+  other_width.mutable_signatures()->clear_evidence_bits();  // reads as 64
+  absl::Status refused = handlers_->Upsert(other_width, &upserted);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("64-bit hashes"));
+  // A collection of 64-bit evidence refuses the 32-bit set, and takes it
+  // with its MinHash alone once the set is left out.
+  v1::CreateCollectionRequest create;
+  create.set_name("wide");
+  create.mutable_config()->set_evidence_bits(64);
+  v1::Collection created;
+  ASSERT_OK(handlers_->CreateCollection(create, &created));
+  EXPECT_EQ(created.config().evidence_bits(), 64u);
+  other_width = copy;
+  other_width.set_collection("wide");
+  refused = handlers_->Upsert(other_width, &upserted);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("keeps 64-bit evidence"));
+  other_width.mutable_signatures()->clear_shingle_set();
+  EXPECT_OK(handlers_->Upsert(other_width, &upserted));
+
   copy.mutable_signatures()->set_shingle_set("\x05\x01");  // truncated
   const absl::Status bad = handlers_->Upsert(copy, &upserted);
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);

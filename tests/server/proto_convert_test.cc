@@ -57,6 +57,7 @@ TEST(ConfigFromProto, MapsEveryField) {
   proto.set_bands(16);
   proto.set_rows(4);
   proto.set_slot_bits(64);
+  proto.set_evidence_bits(64);
   proto.set_simhash(true);
   proto.set_simhash_weighting(v1::SIMHASH_WEIGHTING_UNIFORM);
   proto.set_simhash_max_distance(5);
@@ -76,6 +77,7 @@ TEST(ConfigFromProto, MapsEveryField) {
   EXPECT_EQ(config->banding, BandingRule::kTxtfp);
   EXPECT_EQ(config->verification, Verification::kEstimate);
   EXPECT_EQ(config->slot_bits, 64);
+  EXPECT_EQ(config->evidence_bits, 64);
   EXPECT_EQ(config->simhash_weighting, SimHashWeighting::kUniform);
   EXPECT_EQ(config->simhash_max_distance, 5);
   EXPECT_TRUE(config->store_text);
@@ -225,6 +227,8 @@ TEST(ConfigFromProto, NumericFieldsOutsideTheirRangeAreRefused) {
       {[](auto& p) { p.set_bands(33554433), p.set_rows(128); }, "bands"},
       {[](auto& p) { p.set_bands(16); }, "bands and config.rows"},
       {[](auto& p) { p.set_slot_bits(4294967295u); }, "slot_bits"},
+      {[](auto& p) { p.set_evidence_bits(16); }, "evidence_bits"},
+      {[](auto& p) { p.set_evidence_bits(4294967295u); }, "evidence_bits"},
       {[](auto& p) { p.set_verify_bits(4294967295u); }, "slot_bits"},
       {[](auto& p) {
          p.set_slot_bits(32);

@@ -36,6 +36,7 @@ CollectionRecord EveryFieldSet() {
   config.threshold = 0.55;
   config.lsh = {.bands = 32, .rows = 8};
   config.slot_bits = 32;
+  config.evidence_bits = 64;
   config.simhash_enabled = true;
   config.simhash_tokenizer = "cjk-icu";
   config.simhash_weighting = SimHashWeighting::kUniform;
@@ -107,12 +108,42 @@ TEST(RecordCodecTest, RecordWithoutFloorDecodesAsWrittenBeforeRecallFirst) {
 
 TEST(RecordCodecTest, EvidenceRoundTripsAndRejectsGarbage) {
   const std::vector<uint64_t> shingles = {3, 99, 1ull << 40, ~0ull};
-  ASSERT_OK_AND_ASSIGN(const EvidenceValue value,
-                       DecodeEvidenceValue(EncodeEvidenceValue(7, shingles)));
+  ASSERT_OK_AND_ASSIGN(
+      const EvidenceValue value,
+      DecodeEvidenceValue(EncodeEvidenceValue(7, shingles, 64), 64));
   EXPECT_EQ(value.config_hash, 7u);
   EXPECT_EQ(value.shingles, shingles);
-  EXPECT_EQ(DecodeEvidenceValue("\x12\x02\x05\x01").status().code(),
+  EXPECT_EQ(DecodeEvidenceValue("\x12\x02\x05\x01", 64).status().code(),
             absl::StatusCode::kDataLoss);
+}
+
+TEST(RecordCodecTest, ThirtyTwoBitEvidenceRoundTripsInItsOwnWidthOnly) {
+  const std::vector<uint64_t> shingles = {3, 99, 1ull << 20, 0xFFFFFFFFull};
+  const std::string bytes = EncodeEvidenceValue(7, shingles, 32);
+  ASSERT_OK_AND_ASSIGN(const EvidenceValue value,
+                       DecodeEvidenceValue(bytes, 32));
+  EXPECT_EQ(value.shingles, shingles);
+  EXPECT_LT(bytes.size(), EncodeEvidenceValue(7, shingles, 64).size());
+  // Read as 64-bit evidence the same bytes are not the same set.
+  const absl::StatusOr<EvidenceValue> wide = DecodeEvidenceValue(bytes, 64);
+  EXPECT_TRUE(!wide.ok() || wide->shingles != shingles);
+}
+
+TEST(RecordCodecTest, EvidenceBitsRoundTripAndAbsentReadsAs64) {
+  CollectionRecord record;
+  record.name = "c";
+  record.config = *NormalizeCollectionConfig(CollectionConfig{});
+  EXPECT_EQ(record.config.evidence_bits, 32);
+  ASSERT_OK_AND_ASSIGN(CollectionRecord decoded,
+                       DecodeCollectionRecord(EncodeCollectionRecord(record)));
+  EXPECT_EQ(decoded.config.evidence_bits, 32);
+  // A record written before format 6 has no evidence_bits.
+  pb::CollectionRecord message;
+  ASSERT_TRUE(message.ParseFromString(EncodeCollectionRecord(record)));
+  message.mutable_config()->clear_evidence_bits();
+  ASSERT_OK_AND_ASSIGN(decoded,
+                       DecodeCollectionRecord(message.SerializeAsString()));
+  EXPECT_EQ(decoded.config.evidence_bits, 64);
 }
 
 TEST(RecordCodecTest, RecordBeforeFormatThreeHasTheFirstFamilies) {

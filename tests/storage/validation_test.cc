@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "support/status_matchers.h"
 
@@ -76,6 +77,23 @@ TEST(ValidationTest, WidthMismatch) {
   doc.minhash.slots.assign(128, 7);
   EXPECT_EQ(CodeOf(ValidateDocumentWrite(Collection(false), doc)),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, ShingleHashesWiderThanTheCollectionsEvidenceAreRefused) {
+  CollectionRecord narrow = Collection(false);
+  narrow.config.evidence_bits = 32;
+  DocumentWrite doc = Write(false);
+  doc.shingles = std::vector<uint64_t>{1, 0xFFFFFFFFull};
+  EXPECT_OK(ValidateDocumentWrite(narrow, doc));
+  doc.shingles->push_back(uint64_t{1} << 32);
+  const absl::Status status = ValidateDocumentWrite(narrow, doc);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("evidence_bits (32)"),
+            absl::string_view::npos)
+      << status;
+  CollectionRecord wide = narrow;
+  wide.config.evidence_bits = 64;
+  EXPECT_OK(ValidateDocumentWrite(wide, doc));
 }
 
 TEST(ValidationTest, SimHashPresence) {

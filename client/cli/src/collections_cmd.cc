@@ -21,6 +21,7 @@ v1::FingerprintConfig CollectionConfigRequest(
   config.set_bands(static_cast<uint32_t>(flags.bands));
   config.set_rows(static_cast<uint32_t>(flags.rows));
   config.set_slot_bits(static_cast<uint32_t>(flags.slot_bits));
+  config.set_evidence_bits(static_cast<uint32_t>(flags.evidence_bits));
   config.set_simhash(flags.simhash);
   config.set_simhash_max_distance(static_cast<uint32_t>(flags.max_distance));
   config.set_store_text(flags.store_text);
@@ -96,6 +97,12 @@ void AddCollectionsCommands(CLI::App* app, ServerCommands* cmd,
         }
         return bits;
       });
+  create
+      ->add_option("--evidence-bits", c.evidence_bits,
+                   "bits of each shingle hash kept for exact verification: "
+                   "32 or 64 (0: 32, about half the stored bytes of 64)")
+      ->check(CLI::IsMember({0, 32, 64}))
+      ->capture_default_str();
   create->add_flag("--simhash", c.simhash, "also index 64-bit SimHashes");
   create->add_option("--max-distance", c.max_distance, "SimHash Hamming radius")
       ->capture_default_str();

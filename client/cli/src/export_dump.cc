@@ -112,6 +112,10 @@ std::string EncodeExportLine(const v1::Document& doc) {
     }
     if (!sigs.shingle_set().empty()) {
       out["shingle_set"] = absl::Base64Escape(sigs.shingle_set());
+      // Absent means 64: the dumps of builds before the width.
+      if (sigs.evidence_bits() != 0 && sigs.evidence_bits() != 64) {
+        out["evidence_bits"] = sigs.evidence_bits();
+      }
     }
     // {"tlsh": {"value": "T1...", "config_hash": "..."}}: one entry per
     // kept family (a server before kept families sent tlsh alone). TLSH
@@ -210,6 +214,15 @@ absl::StatusOr<v1::Document> DecodeExportLine(std::string_view line) {
         return absl::InvalidArgumentError("\"shingle_set\" is not base64");
       }
       out->set_shingle_set(std::move(shingle_set));
+      if (sigs.contains("evidence_bits")) {
+        const nlohmann::json& bits = sigs["evidence_bits"];
+        if (!bits.is_number_unsigned() ||
+            (bits.get<uint64_t>() != 32 && bits.get<uint64_t>() != 64)) {
+          return absl::InvalidArgumentError(
+              "\"evidence_bits\" must be 32 or 64");
+        }
+        out->set_evidence_bits(bits.get<uint32_t>());
+      }
     }
     RETURN_IF_ERROR(KeptFromJson(sigs, out));
   }

@@ -78,8 +78,11 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
       << " at min_threshold, " << c.candidate_probability_at_threshold()
       << " at threshold; verification="
       << (config.verification() == v1::VERIFICATION_ESTIMATE ? "estimate"
-                                                             : "exact")
-      << "\n";
+                                                             : "exact");
+  if (config.verification() != v1::VERIFICATION_ESTIMATE) {
+    out << " evidence_bits=" << config.evidence_bits();
+  }
+  out << "\n";
   if (config.minhash_algorithm() == v1::MINHASH_ALGORITHM_PERCEPTUAL) {
     out << "  minhash algorithm: perceptual (rolling shingles of shingle_k "
            "words, winnow_window="

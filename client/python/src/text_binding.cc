@@ -43,8 +43,8 @@ MinHash MinHashOf(const MinHasher& hasher, MinHashSignature signature,
   return out;
 }
 
-// A text's signature and, with keep_set, its shingle set (the exact
-// evidence a collection keeps).
+// A text's signature and, with keep_set, its shingle set (the 64-bit exact
+// evidence dedup keeps).
 absl::StatusOr<MinHashSignature> Sign(
     const MinHasher& hasher, std::string_view text,
     std::optional<std::vector<uint64_t>>* set) {
@@ -99,8 +99,10 @@ unknown profile.)");
       R"(neardup's MinHash of a text: canonicalized, cut into `ngram`-word
 shingles (tokenizer "word", "grapheme" or "cjk"; ngram 0 is 5), hashed with txtfp's
 seed: the signature a collection of these settings stores (num_perm 64,
-128 or 256). keep_set=True also keeps its shingle set, the exact
-evidence a collection keeps. ValueError for a text without tokens or
+128 or 256). keep_set=True also keeps its shingle set of 64-bit hashes,
+the exact evidence of `neardup dedup` (a collection made with
+evidence_bits 64 keeps the same; one of 32 bits keeps their top 32 bits).
+ValueError for a text without tokens or
 invalid settings.)");
   m.def(
       "minhash_texts",

@@ -152,6 +152,12 @@ absl::StatusOr<CollectionConfig> ConfigFromProto(
   if (const uint32_t bits = SlotBitsOf(proto); bits != 0) {
     config->slot_bits = static_cast<int>(bits);
   }
+  if (const uint32_t bits = proto.evidence_bits();
+      bits != 0 && bits != 32 && bits != 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config.evidence_bits must be 0 (32), 32 or 64, got ", bits));
+  }
+  config->evidence_bits = static_cast<int>(proto.evidence_bits());
   config->simhash_enabled = proto.simhash();
   if (proto.simhash() && proto.has_simhash_max_distance()) {
     config->simhash_max_distance =
@@ -226,6 +232,7 @@ v1::FingerprintConfig ConfigToProto(const CollectionConfig& config) {
   proto.set_rows(config.lsh.rows);
   proto.set_slot_bits(config.slot_bits);
   proto.set_verify_bits(config.slot_bits);  // deprecated name, one release
+  proto.set_evidence_bits(static_cast<uint32_t>(config.evidence_bits));
   proto.set_simhash(config.simhash_enabled);
   proto.set_simhash_max_distance(config.simhash_max_distance);
   proto.set_store_text(config.store_text);
@@ -307,6 +314,17 @@ absl::StatusOr<std::vector<KeptValue>> KeptFromProto(
   return kept;
 }
 
+namespace {
+
+// The width of a message's shingle_set: 0 is 64, as before the field.
+int EvidenceBitsOf(const v1::Signatures& proto) {
+  return proto.evidence_bits() == 0
+             ? 64
+             : static_cast<int>(std::min<uint32_t>(proto.evidence_bits(), 65));
+}
+
+}  // namespace
+
 absl::Status SignaturesFromProto(const v1::Signatures& proto,
                                  const engine::Collection& collection,
                                  MinHashSignature* minhash,
@@ -374,9 +392,17 @@ absl::StatusOr<engine::SignatureInput> SignatureInputFromProto(
           absl::StrCat("signatures.shingle_set is ", shingle_set.size(),
                        " bytes, over the message limit (--max-message-bytes)"));
     }
+    const int bits = EvidenceBitsOf(proto);
+    if (bits != EvidenceBitsOf(record.config)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("signatures.shingle_set holds ", bits,
+                       "-bit hashes (signatures.evidence_bits); collection '",
+                       record.name, "' keeps ", EvidenceBitsOf(record.config),
+                       "-bit evidence: they could never share a hash"));
+    }
     RETURN_IF_ERROR(Prefixed(
         "signatures.shingle_set",
-        DecodeShingleSet(shingle_set, &signatures.evidence.emplace())));
+        DecodeShingleSet(shingle_set, &signatures.evidence.emplace(), bits)));
   }
   ASSIGN_OR_RETURN(signatures.kept, KeptFromProto(proto, record));
   return signatures;
@@ -423,7 +449,12 @@ v1::Document DocumentToProto(const storage::StoredDocument& doc,
     sigs->set_simhash(*doc.simhash);
     sigs->set_simhash_config_hash(record.simhash_config_hash);
   }
-  if (doc.shingles) sigs->set_shingle_set(EncodeShingleSet(*doc.shingles));
+  if (doc.shingles) {
+    sigs->set_shingle_set(
+        EncodeShingleSet(*doc.shingles, EvidenceBitsOf(record.config)));
+    sigs->set_evidence_bits(
+        static_cast<uint32_t>(EvidenceBitsOf(record.config)));
+  }
   proto::KeptToProto(doc.kept, sigs);
   proto.set_created_unix_micros(doc.created_unix_micros);
   proto.set_updated_unix_micros(doc.updated_unix_micros);

@@ -64,6 +64,9 @@ COLLECTIONS[4] = dict(COLLECTIONS[3], **{
     "semantic": ["--embedding-model", "toy-4", "--embedding-dim", "4",
                  "--min-cosine", "0.9"],
 })
+# Format 5 changed no family; its exact collections keep 64-bit evidence,
+# which format 6 must go on reading.
+COLLECTIONS[5] = dict(COLLECTIONS[4])
 # Query algorithms asked of each collection besides the default.
 EXTRA_ALGORITHMS = {"estimate": ["simhash"], "newsbot": ["simhash"],
                     "semantic": ["semantic", "hybrid-all"]}

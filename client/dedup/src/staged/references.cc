@@ -315,6 +315,18 @@ absl::Status FromDumpLine(const StageContext& context, std::string_view line,
           "collection verifies by estimate, or the export left it out for "
           "its size): use --verification estimate");
     }
+    // Absent: 64 bits, the width dedup keeps (and every dump before
+    // collections had a width).
+    if (sigs.contains("evidence_bits") &&
+        !(sigs["evidence_bits"].is_number_unsigned() &&
+          sigs["evidence_bits"].get<uint64_t>() == 64)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "has shingle sets of ", sigs["evidence_bits"].dump(),
+          "-bit hashes (the collection's evidence_bits); dedup compares "
+          "64-bit ones: export a collection made with --evidence-bits 64, "
+          "give the collection's texts as input, or use --verification "
+          "estimate"));
+    }
     RETURN_IF_ERROR(DecodeShingleSet(bytes, set));
   }
   print->token_set = std::span<uint64_t>(*set);

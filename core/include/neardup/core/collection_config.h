@@ -123,6 +123,10 @@ struct CollectionConfig {
   // the filter before the shingle sets decide), 16 with estimate (the
   // score decides).
   int slot_bits = 0;
+  // Bits of each shingle hash the exact evidence keeps: 32 or 64
+  // (shingle_set.h). 0 before normalization means 32; collections created
+  // before the width existed read as 64.
+  int evidence_bits = 0;
   // Perceptual only: the winnowing window in shingles, 1..1024 (0 before
   // normalization means 4). 0 for shingled MinHash.
   int winnow_window = 0;
@@ -157,6 +161,9 @@ double DefaultMinThreshold(double threshold);
 // slot_bits when a config leaves it 0: 8 with exact verification, 16 with
 // estimate.
 int DefaultSlotBits(Verification verification);
+
+// The config's evidence_bits, 0 read as normalization reads it (32).
+int EvidenceBitsOf(const CollectionConfig& config);
 
 // Checks every field and fills derived ones (min_threshold, lsh).
 // INVALID_ARGUMENT names the offending field.

@@ -31,10 +31,11 @@ class CollectionFingerprinter {
   static absl::StatusOr<CollectionFingerprinter> Create(
       const CollectionConfig& config);
 
-  // The MinHash signature; with `evidence`, also the sorted distinct 64-bit
-  // hashes it summarises (shingle hashes, or the winnowed hashes of the
-  // perceptual family), for exact Jaccard. INVALID_ARGUMENT for invalid
-  // UTF-8, an empty document, or (perceptual) fewer words than k.
+  // The MinHash signature; with `evidence`, also the sorted distinct hashes
+  // it summarises (shingle hashes, or the winnowed hashes of the perceptual
+  // family) narrowed to the config's evidence_bits, for exact Jaccard.
+  // INVALID_ARGUMENT for invalid UTF-8, an empty document, or (perceptual)
+  // fewer words than k.
   absl::StatusOr<MinHashSignature> MinHash(
       std::string_view text, std::vector<uint64_t>* evidence = nullptr) const;
   // FAILED_PRECONDITION when the collection has no SimHash.
@@ -65,7 +66,7 @@ class CollectionFingerprinter {
   CollectionFingerprinter(std::variant<MinHasher, PerceptualHasher> minhasher,
                           std::optional<SimHasher> simhasher,
                           uint64_t simhash_config_hash,
-                          std::vector<KeptOne> kept);
+                          std::vector<KeptOne> kept, int evidence_bits);
 
   std::variant<MinHasher, PerceptualHasher> minhasher_;
   // Empty with a nonzero simhash_config_hash_: newsbot's SimHash.
@@ -73,6 +74,7 @@ class CollectionFingerprinter {
   std::vector<KeptOne> kept_;
   uint64_t minhash_config_hash_;
   uint64_t simhash_config_hash_;
+  int evidence_bits_;
 };
 
 // The config hash of each family a collection with this (normalized) config

@@ -124,9 +124,11 @@ class Store {
   // every build of format 5 reads a collection's list of kept families and
   // quarantines a collection keeping one it does not know, so a new kept
   // family needs no new format (a format-4 build could predate the list and
-  // would ignore the family). Older stores are upgraded in place when opened
-  // (their records read as they were).
-  static constexpr uint32_t kFormatVersion = 5;
+  // would ignore the family). 6 added a collection's evidence_bits: a build
+  // of format 5 would read 32-bit evidence as 64-bit. Older stores are
+  // upgraded in place when opened (their records read as they were; their
+  // collections keep 64-bit evidence).
+  static constexpr uint32_t kFormatVersion = 6;
   static constexpr uint32_t kOldestUpgradableFormat = 1;
 
   // Opens or creates the store in `dir`. FAILED_PRECONDITION when the

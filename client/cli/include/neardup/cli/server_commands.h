@@ -41,7 +41,8 @@ struct CollectionConfigFlags {
   Verification verification = Verification::kExact;
   int bands = 0;
   int rows = 0;
-  int slot_bits = 0;  // 0: the server's default
+  int slot_bits = 0;      // 0: the server's default
+  int evidence_bits = 0;  // 0: the server's default (32)
   bool simhash = false;
   int max_distance = kDefaultSimHashMaxDistance;
   bool store_text = false;

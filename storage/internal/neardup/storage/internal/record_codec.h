@@ -55,9 +55,13 @@ struct EvidenceValue {
   uint64_t config_hash = 0;
   std::vector<uint64_t> shingles;
 };
+// `shingles` below 2^evidence_bits (the collection's width, 32 or 64); the
+// decoder must be given the same width.
 std::string EncodeEvidenceValue(uint64_t config_hash,
-                                std::span<const uint64_t> shingles);
-absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes);
+                                std::span<const uint64_t> shingles,
+                                int evidence_bits);
+absl::StatusOr<EvidenceValue> DecodeEvidenceValue(std::string_view bytes,
+                                                  int evidence_bits);
 
 // A kept family's value of a text document (its column family is named as
 // the family). Decoding checks the value with the family's normalize.

@@ -6,9 +6,10 @@
 //   {"neardup_export":1,"id":"...","metadata":{...},"text":"...",
 //    "signatures":{"minhash":"<base64>","minhash_config_hash":"<16 hex>",
 //                  "simhash":"<16 hex>","simhash_config_hash":"<16 hex>",
-//                  "shingle_set":"<base64>"}}
+//                  "shingle_set":"<base64>","evidence_bits":32}}
 // "text" only when the collection stores it, "signatures" only with
-// --with-signatures. Every line is a plain JSON object with "id" and
+// --with-signatures; "evidence_bits" with a shingle set of 32-bit hashes
+// (absent: 64). Every line is a plain JSON object with "id" and
 // "text", so other JSONL tools (and `neardup dedup`) read a dump as is.
 
 #include <optional>
