@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstring>
 #include <limits>
 
@@ -171,6 +172,14 @@ std::string EncodeShingleSet(std::span<const uint64_t> sorted,
   std::string out;
   PutVarint(n, &out);
   if (n == 0) return out;
+  // A value past the universe is the caller's bug (callers check widths
+  // first): it would size the unary part by the value. Such input is coded
+  // over 64 bits instead, which the narrower decoder does not take for it.
+  const bool fits =
+      ValidUniverse(universe_bits) &&
+      (universe_bits == 64 || (sorted.back() >> universe_bits) == 0);
+  assert(fits);
+  if (!fits) universe_bits = 64;
   const int low_bits = LowBits(n, universe_bits);
   const uint64_t high_max = sorted.back() >> low_bits;
   // n low parts, then the unary high parts: value i sets bit
@@ -210,7 +219,8 @@ std::string EncodeShingleSet(std::span<const uint64_t> sorted,
 }
 
 absl::Status DecodeShingleSet(std::string_view bytes,
-                              std::vector<uint64_t>* out, int universe_bits) {
+                              std::vector<uint64_t>* out, int universe_bits,
+                              uint64_t max_count) {
   out->clear();
   if (!ValidUniverse(universe_bits)) {
     return absl::InvalidArgumentError(
@@ -225,6 +235,10 @@ absl::Status DecodeShingleSet(std::string_view bytes,
   const int low_bits = LowBits(n, universe_bits);
   // Every value costs at least low_bits + 1 bits: a bound before allocating.
   if (n > bytes.size() * 8 / (low_bits + 1)) return Corrupt("count too large");
+  if (n > max_count) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shingle set of ", n, " hashes, over the limit of ", max_count));
+  }
   const uint64_t total_bits = bytes.size() * 8;
   const uint64_t low_end = n * low_bits;
   out->resize(n);

@@ -200,6 +200,10 @@ absl::StatusOr<CollectionConfig> FromProto(const pb::CollectionConfig& in) {
   config.slot_bits = in.slot_bits();
   // Absent before format 6: those collections kept 64-bit evidence.
   config.evidence_bits = in.evidence_bits() == 0 ? 64 : in.evidence_bits();
+  if (!ValidEvidenceBits(config.evidence_bits)) {
+    return Malformed("collection config",
+                     absl::StrCat("evidence_bits ", config.evidence_bits));
+  }
   config.simhash_enabled = in.simhash_enabled();
   config.simhash_tokenizer = in.simhash_tokenizer();
   ASSIGN_OR_RETURN(config.simhash_weighting, FromProto(in.simhash_weighting()));

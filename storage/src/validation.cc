@@ -178,6 +178,13 @@ absl::Status ValidateDocumentWrite(const CollectionRecord& collection,
     return absl::InvalidArgumentError(
         "shingle set must be strictly increasing");
   }
+  if (doc.shingles.has_value() && doc.evidence_bits != 0 &&
+      doc.evidence_bits != EvidenceBitsOf(collection.config)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("shingle set of ", doc.evidence_bits,
+                     "-bit hashes; collection \"", collection.name, "\" keeps ",
+                     EvidenceBitsOf(collection.config), "-bit evidence"));
+  }
   if (const int bits = EvidenceBitsOf(collection.config);
       doc.shingles.has_value() && !doc.shingles->empty() && bits < 64 &&
       (doc.shingles->back() >> bits) != 0) {

@@ -486,6 +486,22 @@ TEST_F(ClusterNodeTest, ACollectionCreatedOnOneNodeIsHostedByTheOther) {
   EXPECT_THAT(
       nodes_[1]->CreateCollection("reg", other),
       StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("another config")));
+  // A request that leaves the evidence width to the default asks for the
+  // collection as registered, even with 64-bit evidence (as every
+  // collection registered before widths has); one naming a width must match.
+  CollectionConfig wide = Config();
+  wide.evidence_bits = 64;
+  ASSERT_OK(nodes_[0]->CreateCollection("wide", wide));
+  CollectionConfig unsaid = Config();
+  unsaid.evidence_bits = 0;
+  EXPECT_THAT(
+      nodes_[1]->CreateCollection("wide", unsaid),
+      StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("already exists")));
+  CollectionConfig narrow = Config();
+  narrow.evidence_bits = 32;
+  EXPECT_THAT(
+      nodes_[1]->CreateCollection("wide", narrow),
+      StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("another config")));
   ASSERT_OK(nodes_[1]->HostRegistered());
   engine::DocumentInput input;
   input.external_id = "d0";

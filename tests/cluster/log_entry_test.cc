@@ -6,10 +6,12 @@
 #include <string>
 
 #include "absl/strings/escaping.h"
+#include "neardup/cluster/log_entry.pb.h"
 #include "neardup/core/collection_config.h"
 #include "neardup/core/collection_fingerprinter.h"
 #include "neardup/core/config_hash.h"
 #include "neardup/core/hash.h"
+#include "neardup/core/shingle_set.h"
 #include "support/status_matchers.h"
 
 namespace neardup::cluster {
@@ -17,6 +19,7 @@ namespace {
 
 using ::neardup::testing::StatusIs;
 using ::testing::HasSubstr;
+namespace pb = ::neardup::cluster::log;
 
 LogEntry Deletion(std::string collection, std::string id) {
   LogEntry entry;
@@ -49,6 +52,7 @@ LogEntry EveryField() {
   doc.simhash = *fingerprinter.SimHash(text);
   doc.simhash_config_hash = fingerprinter.simhash_config_hash();
   doc.shingles = evidence;
+  doc.evidence_bits = 64;
   doc.kept = fingerprinter.Kept(text);
   doc.embedding = std::vector<float>{0.6f, 0.8f};
   doc.embedding_model_id = "m1";
@@ -75,6 +79,7 @@ TEST(LogEntry, RoundTripsEveryField) {
   bare.upsert->text.reset();
   bare.upsert->simhash.reset();
   bare.upsert->shingles.reset();
+  bare.upsert->evidence_bits = 0;  // the width goes with the set
   bare.upsert->kept.clear();
   bare.upsert->embedding.reset();
   ASSERT_OK_AND_ASSIGN(const std::string bare_bytes, EncodeLogEntry(bare));
@@ -96,6 +101,32 @@ TEST(LogEntry, RoundTripsEveryField) {
 
 // Replicas apply what the log holds long after it was written, perhaps by
 // another build: the bytes of an entry are fixed.
+// 32-bit evidence says its width on the wire (a build before widths then
+// refuses the entry) and travels in 32-bit coding; 64-bit evidence keeps
+// the bytes of entries before widths.
+TEST(LogEntry, EvidenceWidthTravelsWithTheSet) {
+  LogEntry entry = EveryField();
+  std::vector<uint64_t>& set = *entry.upsert->shingles;
+  NarrowEvidence(32, &set);
+  entry.upsert->evidence_bits = 32;
+  ASSERT_OK_AND_ASSIGN(const std::string narrow, EncodeLogEntry(entry));
+  ASSERT_OK_AND_ASSIGN(const LogEntry back, DecodeLogEntry(narrow));
+  EXPECT_EQ(back, entry);
+  pb::LogEntry message;
+  ASSERT_TRUE(message.ParseFromString(narrow));
+  EXPECT_EQ(message.upsert().evidence_bits(), 32u);
+  EXPECT_EQ(message.upsert().shingle_set(), EncodeShingleSet(set, 32));
+
+  ASSERT_OK_AND_ASSIGN(const std::string wide, EncodeLogEntry(EveryField()));
+  ASSERT_TRUE(message.ParseFromString(wide));
+  EXPECT_EQ(message.upsert().evidence_bits(), 0u);
+  // A width no build writes is a corrupt entry.
+  ASSERT_TRUE(message.ParseFromString(narrow));
+  message.mutable_upsert()->set_evidence_bits(16);
+  EXPECT_THAT(DecodeLogEntry(message.SerializeAsString()).status().message(),
+              HasSubstr("evidence_bits 16"));
+}
+
 TEST(LogEntry, DeleteBytesAreGolden) {
   const LogEntry deletion = Deletion("news", "doc-1");
   ASSERT_OK_AND_ASSIGN(const std::string bytes, EncodeLogEntry(deletion));

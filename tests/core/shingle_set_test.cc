@@ -149,6 +149,21 @@ TEST(ShingleSet, NarrowEvidenceKeepsTheTopBitsSortedAndDistinct) {
   EXPECT_FALSE(ValidEvidenceBits(0));
 }
 
+// A dense set of narrow hashes takes a few bits a value (2^26 32-bit ones
+// fit in 64 MiB), so the count a caller allows is checked before the
+// values are allocated.
+TEST(ShingleSet, ACountOverTheLimitIsRefusedBeforeDecoding) {
+  std::vector<uint64_t> dense(5000);
+  for (uint64_t i = 0; i < dense.size(); ++i) dense[i] = i * 3;
+  const std::string bytes = EncodeShingleSet(dense, 32);
+  std::vector<uint64_t> out;
+  EXPECT_OK(DecodeShingleSet(bytes, &out, 32, 5000));
+  EXPECT_EQ(out, dense);
+  const absl::Status refused = DecodeShingleSet(bytes, &out, 32, 4999);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("over the limit of 4999"));
+}
+
 // Frozen: stamped on stored evidence.
 TEST(ShingleSet, EvidenceConfigHashIsTheMinHashOneAt64Bits) {
   EXPECT_EQ(EvidenceConfigHash(0x0123456789abcdefull, 64),

@@ -19,6 +19,7 @@ namespace {
 
 using storage::DocumentWrite;
 
+using ::neardup::testing::StatusIs;
 using testing::EngineTest;
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
@@ -298,6 +299,40 @@ TEST_F(CollectionExactTest, EvidenceOfEitherWidthDecidesAlike) {
   // Both outcomes occur, so the comparison is not vacuous.
   EXPECT_GT(found, 10);
   EXPECT_GT(missed, 10);
+}
+
+// Evidence of another width (a peer's log entry, say) is refused by the
+// store's checks before anything encodes it: 64-bit hashes would size a
+// 32-bit coding by their values.
+TEST_F(CollectionExactTest, EvidenceOfAnotherWidthIsRefusedNotEncoded) {
+  ASSERT_OK_AND_ASSIGN(auto db, OpenDatabase());
+  ASSERT_OK_AND_ASSIGN(auto narrow, db->CreateCollection("narrow", {}));
+  const std::string text = absl::StrJoin(Words(9, 200), " ");
+  ASSERT_OK_AND_ASSIGN(DocumentWrite write, narrow->PrepareText("a", text, {}));
+  EXPECT_EQ(write.evidence_bits, 32);
+  CollectionConfig wide_config;
+  wide_config.evidence_bits = 64;
+  ASSERT_OK_AND_ASSIGN(auto wide, db->CreateCollection("wide", wide_config));
+  ASSERT_OK_AND_ASSIGN(DocumentWrite wide_write,
+                       wide->PrepareText("a", text, {}));
+  EXPECT_EQ(wide_write.evidence_bits, 64);
+
+  DocumentWrite unsaid = wide_write;  // 64-bit hashes, width not said
+  unsaid.evidence_bits = 0;
+  EXPECT_THAT(
+      narrow->Apply(unsaid).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("wider than")));
+  EXPECT_THAT(narrow->Apply(wide_write).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("64-bit hashes")));
+  // Narrow hashes said to be 32-bit fit any values check of a wide
+  // collection, and are still refused.
+  EXPECT_THAT(wide->Apply(write).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("32-bit hashes")));
+  EXPECT_OK(narrow->Apply(write).status());
+  EXPECT_EQ(narrow->num_documents(), 1u);
+  EXPECT_EQ(wide->num_documents(), 0u);
 }
 
 // A flood of identical texts is one index entry: queries cut to top_k list

@@ -166,6 +166,13 @@ TEST_F(HandlersTest, ExportedShingleSetsKeepExactVerification) {
   other_width.mutable_signatures()->clear_shingle_set();
   EXPECT_OK(handlers_->Upsert(other_width, &upserted));
 
+  // A width no collection has is a bad request.
+  other_width = copy;
+  other_width.mutable_signatures()->set_evidence_bits(33);
+  refused = handlers_->Upsert(other_width, &upserted);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("signatures.evidence_bits"));
+
   copy.mutable_signatures()->set_shingle_set("\x05\x01");  // truncated
   const absl::Status bad = handlers_->Upsert(copy, &upserted);
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);

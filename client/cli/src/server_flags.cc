@@ -80,7 +80,9 @@ void PrintCollection(const v1::Collection& c, std::ostream& out) {
       << (config.verification() == v1::VERIFICATION_ESTIMATE ? "estimate"
                                                              : "exact");
   if (config.verification() != v1::VERIFICATION_ESTIMATE) {
-    out << " evidence_bits=" << config.evidence_bits();
+    // A server before widths sends none: its evidence is 64-bit.
+    out << " evidence_bits="
+        << (config.evidence_bits() == 0 ? 64 : config.evidence_bits());
   }
   out << "\n";
   if (config.minhash_algorithm() == v1::MINHASH_ALGORITHM_PERCEPTUAL) {

@@ -227,16 +227,22 @@ absl::Status ClusterNode::CreateCollection(std::string_view name,
     if (!bytes.has_value()) return created;  // dropped meanwhile
     ASSIGN_OR_RETURN(const Registered registered,
                      DecodeRegistered(name, *bytes));
-    if (registered.config != normalized || registered.shards != shards) {
+    // A request that leaves the evidence width to the default asks for the
+    // collection as it is, even one registered before widths (64).
+    CollectionConfig asked = normalized;
+    if (config.evidence_bits == 0) {
+      asked.evidence_bits = registered.config.evidence_bits;
+    }
+    if (registered.config != asked || registered.shards != shards) {
       return absl::AlreadyExistsError(absl::StrCat(
           "collection \"", AbslView(name), "\" exists in the cluster with ",
-          registered.config != normalized
+          registered.config != asked
               ? std::string("another config")
               : absl::StrCat(registered.shards, " shards")));
     }
     // Hosted here all the same (its creator may have died before), and
     // said as a single node says it.
-    RETURN_IF_ERROR(HostCollection(name, normalized, shards));
+    RETURN_IF_ERROR(HostCollection(name, asked, shards));
     return absl::AlreadyExistsError(
         absl::StrCat("collection \"", AbslView(name), "\" already exists"));
   }

@@ -53,6 +53,7 @@ engine::PreparedDocument CopyOf(storage::StoredDocument stored,
   doc.simhash = stored.simhash;
   if (doc.simhash) doc.simhash_config_hash = record.simhash_config_hash;
   doc.shingles = std::move(stored.shingles);
+  if (doc.shingles) doc.evidence_bits = EvidenceBitsOf(record.config);
   doc.kept = std::move(stored.kept);
   doc.embedding = std::move(stored.embedding);
   if (doc.embedding) doc.embedding_model_id = record.config.embedding.model_id;

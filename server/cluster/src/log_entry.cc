@@ -32,7 +32,14 @@ void DocumentToProto(const engine::PreparedDocument& doc,
   out->set_minhash_config_hash(doc.minhash_config_hash);
   if (doc.simhash) out->set_simhash(*doc.simhash);
   out->set_simhash_config_hash(doc.simhash_config_hash);
-  if (doc.shingles) out->set_shingle_set(EncodeShingleSet(*doc.shingles));
+  if (doc.shingles) {
+    // 64-bit sets keep the bytes of builds before widths (and their
+    // readers); a narrower one says its width, which such a build refuses
+    // as a field it does not know.
+    const int bits = doc.evidence_bits == 0 ? 64 : doc.evidence_bits;
+    out->set_shingle_set(EncodeShingleSet(*doc.shingles, bits));
+    if (bits != 64) out->set_evidence_bits(static_cast<uint32_t>(bits));
+  }
   for (const KeptValue& kept : doc.kept) {
     pb::KeptValue* entry = out->add_kept();
     entry->set_family(kept.family);
@@ -62,8 +69,13 @@ absl::StatusOr<engine::PreparedDocument> DocumentFromProto(
   if (in.has_simhash()) doc.simhash = in.simhash();
   doc.simhash_config_hash = in.simhash_config_hash();
   if (in.has_shingle_set()) {
-    if (absl::Status decoded =
-            DecodeShingleSet(in.shingle_set(), &doc.shingles.emplace());
+    const uint32_t bits = in.evidence_bits() == 0 ? 64 : in.evidence_bits();
+    if (bits != 32 && bits != 64) {
+      return Corrupt(absl::StrCat("evidence_bits ", bits));
+    }
+    doc.evidence_bits = static_cast<int>(bits);
+    if (absl::Status decoded = DecodeShingleSet(
+            in.shingle_set(), &doc.shingles.emplace(), doc.evidence_bits);
         !decoded.ok()) {
       return Corrupt(StdView(decoded.message()));
     }

@@ -24,6 +24,13 @@
 namespace neardup::engine {
 namespace {
 
+// Whether a document's evidence has the collection's width `bits`.
+bool FitsEvidenceWidth(const PreparedDocument& doc, int bits) {
+  if (doc.evidence_bits != 0 && doc.evidence_bits != bits) return false;
+  return doc.shingles->empty() || bits == 64 ||
+         (doc.shingles->back() >> bits) == 0;
+}
+
 // Shards of a semantic index. They do not follow --shards below 4: HNSW
 // inserts are dear enough that writes and rebuilds need the parallelism,
 // while MinHash and SimHash queries are cheapest with one shard.
@@ -212,6 +219,7 @@ absl::StatusOr<PreparedDocument> Collection::PrepareText(
   doc.metadata = std::move(metadata);
   if (record_.config.verification == Verification::kExact) {
     doc.shingles.emplace();
+    doc.evidence_bits = EvidenceBitsOf(record_.config);
   }
   ASSIGN_OR_RETURN(
       doc.minhash,
@@ -276,6 +284,8 @@ absl::StatusOr<PreparedDocument> Collection::Prepare(
     if (signatures.evidence &&
         record_.config.verification == Verification::kExact) {
       doc.shingles = signatures.evidence;
+      // The request's width was checked against the collection's.
+      doc.evidence_bits = EvidenceBitsOf(record_.config);
     }
     doc.kept = signatures.kept;
   }
@@ -418,7 +428,10 @@ std::vector<absl::StatusOr<storage::PutResult>> Collection::ApplyMany(
     mine[i].unix_micros = options.unix_micros;
     // Here, in parallel, rather than in the store under the write lock.
     // A document the store refuses (say, of another config) wastes it.
-    if (exact && docs[i]->shingles) {
+    // Only evidence the store will take: one of another width (a peer's
+    // log entry, say) is left to its validation, which refuses it.
+    if (exact && docs[i]->shingles &&
+        FitsEvidenceWidth(*docs[i], EvidenceBitsOf(record_.config))) {
       mine[i].encoded_evidence =
           storage::Store::EncodeEvidence(record_, *docs[i]->shingles);
     }

@@ -189,7 +189,8 @@ absl::StatusOr<Handlers::PreparedUpsert> Handlers::PrepareUpsert(
           SignatureInputFromProto(
               request.signatures(), collection,
               {.simhash_required = true,
-               .max_shingle_set_bytes = settings_.max_response_bytes}));
+               .max_shingle_set_bytes = settings_.max_response_bytes,
+               .max_shingle_set_hashes = settings_.max_document_bytes}));
       break;
     }
     default:

@@ -317,7 +317,7 @@ absl::StatusOr<std::vector<KeptValue>> KeptFromProto(
 namespace {
 
 // The width of a message's shingle_set: 0 is 64, as before the field.
-int EvidenceBitsOf(const v1::Signatures& proto) {
+int SignaturesEvidenceBits(const v1::Signatures& proto) {
   return proto.evidence_bits() == 0
              ? 64
              : static_cast<int>(std::min<uint32_t>(proto.evidence_bits(), 65));
@@ -385,14 +385,19 @@ absl::StatusOr<engine::SignatureInput> SignatureInputFromProto(
   const std::string& shingle_set = proto.shingle_set();
   if (rules.max_shingle_set_bytes > 0 && !shingle_set.empty() &&
       record.config.verification == Verification::kExact) {
-    // 5.5-7 bytes per distinct shingle: it can outgrow its text (CJK), so
-    // it is bounded by the message, not by --max-document-bytes.
+    // 3-7 bytes per distinct shingle: it can outgrow its text (CJK), so its
+    // bytes are bounded by the message, and its count by the text's.
     if (shingle_set.size() > rules.max_shingle_set_bytes) {
       return absl::InvalidArgumentError(
           absl::StrCat("signatures.shingle_set is ", shingle_set.size(),
                        " bytes, over the message limit (--max-message-bytes)"));
     }
-    const int bits = EvidenceBitsOf(proto);
+    const int bits = SignaturesEvidenceBits(proto);
+    if (bits != 32 && bits != 64) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "signatures.evidence_bits must be 0 (64), 32 or 64, got ",
+          proto.evidence_bits()));
+    }
     if (bits != EvidenceBitsOf(record.config)) {
       return absl::FailedPreconditionError(
           absl::StrCat("signatures.shingle_set holds ", bits,
@@ -400,9 +405,10 @@ absl::StatusOr<engine::SignatureInput> SignatureInputFromProto(
                        record.name, "' keeps ", EvidenceBitsOf(record.config),
                        "-bit evidence: they could never share a hash"));
     }
-    RETURN_IF_ERROR(Prefixed(
-        "signatures.shingle_set",
-        DecodeShingleSet(shingle_set, &signatures.evidence.emplace(), bits)));
+    RETURN_IF_ERROR(
+        Prefixed("signatures.shingle_set",
+                 DecodeShingleSet(shingle_set, &signatures.evidence.emplace(),
+                                  bits, rules.max_shingle_set_hashes)));
   }
   ASSIGN_OR_RETURN(signatures.kept, KeptFromProto(proto, record));
   return signatures;

@@ -7,6 +7,7 @@
 // for storage.
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,10 +33,12 @@ std::string EncodeShingleSet(std::span<const uint64_t> sorted,
 
 // Replaces *out with the set. INVALID_ARGUMENT when `bytes` are not an
 // encoding made by EncodeShingleSet with this universe (truncated, trailing
-// bytes, values out of order or not below 2^universe_bits).
-absl::Status DecodeShingleSet(std::string_view bytes,
-                              std::vector<uint64_t>* out,
-                              int universe_bits = 64);
+// bytes, values out of order or not below 2^universe_bits), or hold more
+// than max_count values (checked before allocating: a dense set of narrow
+// hashes takes few bytes a value).
+absl::Status DecodeShingleSet(
+    std::string_view bytes, std::vector<uint64_t>* out, int universe_bits = 64,
+    uint64_t max_count = std::numeric_limits<uint64_t>::max());
 
 // A collection's evidence width: its shingle hashes keep their top
 // `evidence_bits` bits (32 or 64). 32 bits halve the stored evidence; two

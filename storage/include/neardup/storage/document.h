@@ -27,10 +27,14 @@ struct DocumentWrite {
   // Required when the collection has SimHash enabled, refused otherwise.
   std::optional<uint64_t> simhash;
   uint64_t simhash_config_hash = 0;
-  // Exact evidence (sorted, distinct 64-bit shingle hashes made with the
-  // minhash config): kept when the collection verifies exactly. Documents
-  // written as signatures have none; replacing one drops the old evidence.
+  // Exact evidence (sorted, distinct shingle hashes made with the minhash
+  // config, narrowed to evidence_bits): kept when the collection verifies
+  // exactly. Documents written as signatures have none; replacing one drops
+  // the old evidence.
   std::optional<std::vector<uint64_t>> shingles;
+  // The width of `shingles`' hashes, which must be the collection's; 0:
+  // not said (then they must only fit the collection's width).
+  int evidence_bits = 0;
   // Values of the collection's kept families (others are refused), each
   // normalized and with the family's config hash; replacing a document
   // drops the old values of the families it has none of.

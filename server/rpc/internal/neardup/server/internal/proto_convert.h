@@ -41,6 +41,9 @@ struct SignatureRules {
   // Reads signatures.shingle_set (when the collection verifies exactly),
   // refusing one over this many bytes; 0: the set is not read.
   size_t max_shingle_set_bytes = 0;
+  // Refuses a set of more hashes than this (a text has no more distinct
+  // shingles than bytes, so --max-document-bytes bounds it).
+  size_t max_shingle_set_hashes = SIZE_MAX;
 };
 
 // signatures as the engine takes them, for an upsert or a query: the
