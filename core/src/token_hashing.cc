@@ -81,32 +81,41 @@ bool HashShingles(const Tokenizer& inner, size_t k, uint64_t seed,
   if (!inner.CollectTokenViews(canonical, &tokens)) return false;
   const size_t n = tokens.size();
   if (n == 0) return true;
+  // Plain pointers from here: the scratch vectors are thread_locals, whose
+  // addresses the loops below would otherwise reload after every store.
+  const std::string_view* const tok = tokens.data();
 
   // Exactly the joined size: a custom inner tokenizer may yield overlapping
   // views, so the canonical text's size is no bound.
   size_t joined_size = n - 1;
-  for (const std::string_view token : tokens) joined_size += token.size();
+  for (size_t i = 0; i < n; ++i) joined_size += tok[i].size();
   joined.resize(joined_size);
-  // Copy maximal runs of tokens already separated by one space at once.
-  starts.resize(n);
+  // Copy maximal runs of tokens already separated by one space at once;
+  // ends[i] is where token i ends in `joined`.
+  starts.resize(2 * n);
+  size_t* const start = starts.data();
+  size_t* const ends = start + n;
   char* const dst = joined.data();
   size_t written = 0;
-  const char* run_begin = tokens[0].data();
-  const char* run_end = run_begin + tokens[0].size();
-  starts[0] = 0;
+  const char* run_begin = tok[0].data();
+  const char* run_end = run_begin + tok[0].size();
+  start[0] = 0;
+  ends[0] = tok[0].size();
   for (size_t i = 1; i < n; ++i) {
-    const std::string_view token = tokens[i];
-    if (token.data() == run_end + 1 && *run_end == ' ') {
-      starts[i] = written + static_cast<size_t>(token.data() - run_begin);
+    const char* const data = tok[i].data();
+    const size_t size = tok[i].size();
+    if (data == run_end + 1 && *run_end == ' ') {
+      start[i] = written + static_cast<size_t>(data - run_begin);
     } else {
       const size_t run_size = static_cast<size_t>(run_end - run_begin);
       std::memcpy(dst + written, run_begin, run_size);
       written += run_size;
       dst[written++] = ' ';
-      run_begin = token.data();
-      starts[i] = written;
+      run_begin = data;
+      start[i] = written;
     }
-    run_end = token.data() + token.size();
+    ends[i] = start[i] + size;
+    run_end = data + size;
   }
   std::memcpy(dst + written, run_begin,
               static_cast<size_t>(run_end - run_begin));
@@ -117,9 +126,9 @@ bool HashShingles(const Tokenizer& inner, size_t k, uint64_t seed,
   out->resize(first + windows);
   Hash128* const hashes = out->data() + first;
   for (size_t w = 0; w < windows; ++w) {
-    const size_t last = w + width - 1;
-    const size_t end = starts[last] + tokens[last].size();
-    hashes[w] = kHash(std::string_view(dst + starts[w], end - starts[w]), seed);
+    const size_t begin = start[w];
+    hashes[w] =
+        kHash(std::string_view(dst + begin, ends[w + width - 1] - begin), seed);
   }
   return true;
 }
