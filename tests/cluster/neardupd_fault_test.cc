@@ -156,7 +156,6 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
       int node = stream % size();
       while (down_[node].load()) node = (node + 1) % size();
       client::Client client = Connect(nodes_[node]);
-      std::vector<std::string> sent;
       int in_stream = 0;
       const absl::Status status = client.BulkUpsert(
           [&](v1::UpsertRequest* request) {
@@ -165,14 +164,16 @@ class NeardupdFaultTest : public ::testing::TestWithParam<Layout> {
             request->set_collection(kName);
             request->set_id(id);
             request->set_text(GeneratedText(90000 + next, 40));
-            sent.push_back(id);
             ++next;
             return true;
           },
+          // (On the reading thread while `next` runs on the sending one:
+          // the id comes from the item's index, not from shared state.)
           [&](const v1::BulkUpsertResult& result) {
             if (result.code() != 0) return;
+            const std::string id = absl::StrCat("w", first + result.index());
             std::lock_guard lock(acked_mu_);
-            acked_[sent[result.index()]] = result.response().log_sequence();
+            acked_[id] = result.response().log_sequence();
           },
           {.max_items = 10, .max_bytes = size_t{1} << 20});
       if (!status.ok()) ++failed_streams_;
