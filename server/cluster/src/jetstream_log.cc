@@ -24,6 +24,8 @@ namespace {
 
 // A wait for the next record this long that got nothing counts as idle.
 constexpr absl::Duration kIdleWait = absl::Milliseconds(100);
+// How long making a reader's consumer waits at first (see Subscribe).
+constexpr absl::Duration kFirstSubscribeWait = absl::Seconds(1);
 // How often a quiet consumer sends a heartbeat.
 constexpr absl::Duration kHeartbeat = absl::Seconds(1);
 // Records (and bytes) the client holds delivered but unread.
@@ -173,9 +175,11 @@ class Graveyard {
 class JetStreamReader final : public LogReader {
  public:
   JetStreamReader(jsCtx* js, Graveyard* graveyard, std::string stream,
-                  std::string subject, uint64_t next, bool every_record)
+                  std::string subject, uint64_t next, bool every_record,
+                  absl::Duration request_timeout)
       : js_(js),
         graveyard_(graveyard),
+        request_timeout_(request_timeout),
         stream_(std::move(stream)),
         subject_(std::move(subject)),
         every_record_(every_record),
@@ -257,12 +261,25 @@ class JetStreamReader final : public LogReader {
     options.Config.MemoryStorage = true;
     options.Config.InactiveThreshold =
         absl::ToInt64Nanoseconds(absl::Minutes(1));
+    // nats-server 2.9 places a consumer of one replica on any server of the
+    // stream, a dead one too (until 2.11), and a consumer placed there never
+    // answers its creation: the first tries wait briefly, so that a server's
+    // death costs the reader a second or two, not the request timeout each
+    // time. (A consumer made after its try gave up goes by its inactivity.)
+    jsOptions wait;
+    jsOptions_Init(&wait);
+    wait.Wait = Millis(
+        std::min(request_timeout_,
+                 kFirstSubscribeWait *
+                     (int64_t{1} << std::min(failed_subscribes_ / 4, 8))));
     natsSubscription* sub = nullptr;
     jsErrCode js_error = static_cast<jsErrCode>(0);
     const natsStatus status = js_SubscribeSync(&sub, js_, subject_.c_str(),
-                                               nullptr, &options, &js_error);
+                                               &wait, &options, &js_error);
+    if (status != NATS_OK) ++failed_subscribes_;
     RETURN_IF_ERROR(FromNats(status, js_error,
                              absl::StrCat("read ", subject_, " of ", stream_)));
+    failed_subscribes_ = 0;
     sub_ = sub;
     // What the client may hold unread: a stalled applier (a full disk)
     // lets windows pile up until these drop records, and the gap makes the
@@ -374,13 +391,15 @@ class JetStreamReader final : public LogReader {
 
   jsCtx* const js_;
   Graveyard* const graveyard_;
+  const absl::Duration request_timeout_;
   const std::string stream_;
   const std::string subject_;
   const bool every_record_;
   uint64_t next_;
   natsSubscription* sub_ = nullptr;
   int idle_waits_ = 0;
-  uint64_t delivered_ = 0;  // the consumer's count of its last record
+  uint64_t delivered_ = 0;     // the consumer's count of its last record
+  int failed_subscribes_ = 0;  // since the last consumer made
 };
 
 // A handler subscribed to a subject; its destructor returns once the
@@ -1068,7 +1087,7 @@ class JetStreamLogImpl final : public JetStreamLog {
     }
     auto reader = std::make_unique<JetStreamReader>(
         js_.get(), &graveyard_, std::string(stream), std::string(subject),
-        start_sequence, every_record);
+        start_sequence, every_record, timeout_);
     // A missing or trimmed stream is said now, not at the first Next.
     RETURN_IF_ERROR(reader->CheckPosition());
     return reader;
