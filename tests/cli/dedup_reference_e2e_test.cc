@@ -64,8 +64,8 @@ TEST(DedupReferenceE2e, ADumpOfACollectionIsTheSameReferenceAsItsTexts) {
     return testing::RunCommand(absl::StrCat(NEARDUP_BIN, " ", args));
   };
   const std::string on_server = absl::StrCat(" --server ", server.Address());
-  // Dedup compares 64-bit shingle hashes: a collection of the default 32
-  // is refused as an exact reference, with the way out.
+  // Dedup compares 64-bit shingle hashes by default: a collection of the
+  // default 32 is refused as an exact reference, with the way out.
   ASSERT_EQ(cli("collections create narrow" + on_server).exit_code, 0);
   testing::CommandResult r =
       cli("ingest " + corpus + " -c narrow --id-field id" + on_server);
@@ -77,7 +77,7 @@ TEST(DedupReferenceE2e, ADumpOfACollectionIsTheSameReferenceAsItsTexts) {
           "--work-dir " + temp.path() + "/narrow-work --reference " +
           narrow_dump + " --no-progress");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.out, ::testing::HasSubstr("--evidence-bits 64"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("dedup with --evidence-bits 32"));
 
   ASSERT_EQ(
       cli("collections create corpus --evidence-bits 64" + on_server).exit_code,
@@ -117,6 +117,24 @@ TEST(DedupReferenceE2e, ADumpOfACollectionIsTheSameReferenceAsItsTexts) {
       nlohmann::json::parse(testing::FileContents(dir + "/by-dump.stats"));
   EXPECT_EQ(stats["reference_docs"], 60);
   EXPECT_EQ(stats["duplicates"], 20);
+
+  // With --evidence-bits 32 the 32-bit dump is the same reference (the
+  // batch's sets are narrowed as the collection's were: unnarrowed, they
+  // would share no hash with the dump's).
+  r = cli("dedup " + batch + " -o " + dir + "/by-narrow.out --tasks 3 " +
+          "--work-dir " + dir + "/by-narrow-work --reference " + narrow_dump +
+          " --evidence-bits 32 --clusters " + dir +
+          "/by-narrow.clusters --no-progress");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(testing::FileContents(dir + "/by-narrow.out"), kept);
+  EXPECT_EQ(Removed(testing::FileContents(dir + "/by-narrow.clusters")),
+            removed);
+  // A run of 64-bit sets is no reference of a 32-bit one.
+  r = cli("dedup " + batch + " -o " + dir + "/mixed.out --tasks 2 " +
+          "--work-dir " + dir + "/mixed-work --reference " + dir +
+          "/corpus-work --evidence-bits 32 --no-progress");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.out, ::testing::HasSubstr("give the same --evidence-bits"));
 }
 
 }  // namespace

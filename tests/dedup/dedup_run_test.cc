@@ -121,6 +121,14 @@ TEST_F(DedupRunTest, EachAlgorithmAndVerifyModeFindsTheKnownClusters) {
     EXPECT_EQ(stats->duplicates, 6u);
     EXPECT_EQ(stats->unique, 10u);
     EXPECT_EQ(ReadFile(o.output), ExpectedJsonl(corpus));
+    if (c.verify == Verify::kExact) {
+      // Sets of 32-bit hashes decide alike (a collision is a 2^-32 event).
+      o.evidence_bits = 32;
+      stats = RunDedup(o);
+      ASSERT_OK(stats);
+      EXPECT_EQ(stats->duplicates, 6u);
+      EXPECT_EQ(ReadFile(o.output), ExpectedJsonl(corpus));
+    }
   }
 }
 
@@ -145,6 +153,15 @@ TEST_F(DedupRunTest, VariantOptionsAreChecked) {
   EXPECT_EQ(*ParseAlgorithm("perceptual"), Algorithm::kPerceptual);
   EXPECT_EQ(AlgorithmName(Algorithm::kPerceptual), "perceptual");
   EXPECT_FALSE(ParseSimHashVariant("charikar").ok());
+  o = Options({"in.jsonl"});
+  o.evidence_bits = 16;
+  EXPECT_THAT(ValidateOptions(o).message(),
+              HasSubstr("--evidence-bits must be 32 or 64, got 16"));
+  o.evidence_bits = 32;
+  EXPECT_OK(ValidateOptions(o));
+  o.verify = Verify::kEstimate;
+  EXPECT_THAT(ValidateOptions(o).message(),
+              HasSubstr("narrows the shingle sets of --verification exact"));
 }
 
 // Each --method and --verification name parses to its value and back; the

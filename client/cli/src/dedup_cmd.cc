@@ -54,6 +54,11 @@ CLI::App* AddDedupCommand(CLI::App* app, DedupCommand* cmd) {
   });
   sub->add_option("--threshold", o.threshold, "Jaccard threshold")
       ->capture_default_str();
+  sub->add_option("--evidence-bits", o.evidence_bits,
+                  "--verification exact: the shingle hashes compared keep "
+                  "their top 32 or all 64 bits (32 matches a collection's "
+                  "default evidence_bits, for its dump as --reference)")
+      ->capture_default_str();
   sub->add_option("--bands", o.bands,
                   "LSH bands (0: chosen from --threshold and --verification)")
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include "neardup/base/absl_compat.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/perceptual.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/extract/content_type.h"
 
 namespace neardup::dedup {
@@ -93,6 +94,17 @@ absl::Status ValidateMethodOptions(const DedupOptions& o) {
   }
   if (o.batch_records == 0 || o.batch_bytes == 0) {
     return absl::InvalidArgumentError("batch sizes must be positive");
+  }
+  if (!ValidEvidenceBits(o.evidence_bits)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--evidence-bits must be 32 or 64, got ", o.evidence_bits));
+  }
+  if (o.evidence_bits != 64 && o.verify != Verify::kExact) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--evidence-bits ", o.evidence_bits,
+        " narrows the shingle sets of --verification exact; this run "
+        "verifies by ",
+        AbslView(VerifyName(o.verify)), " and keeps none"));
   }
   return absl::OkStatus();
 }

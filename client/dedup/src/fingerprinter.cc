@@ -15,6 +15,7 @@ absl::StatusOr<Fingerprinter> Fingerprinter::Create(
   Fingerprinter f;
   f.algorithm_ = options.algorithm;
   f.exact_ = options.verify == Verify::kExact;
+  f.evidence_bits_ = options.evidence_bits;
   // The MinHasher also defines the token sets for exact verification.
   ASSIGN_OR_RETURN(const MinHashConfig minhash_config,
                    MinHashConfigOf(options.fingerprint));
@@ -55,6 +56,11 @@ void Fingerprinter::Compute(std::string_view text, DocFingerprint* out,
                             HashChunkWriter* chunks) const {
   scratch->clear();
   ComputeInto(text, out, scratch);
+  if (exact_ && evidence_bits_ < 64) {
+    // As NarrowEvidence keeps a collection's: the top bits. (The set is
+    // sorted and made distinct where it is kept.)
+    for (uint64_t& hash : *scratch) hash >>= 64 - evidence_bits_;
+  }
   // Only --verification exact reads the sets (perceptual makes one regardless).
   out->token_set = exact_ && out->kind == DocFingerprint::Kind::kOk
                        ? chunks->Append(*scratch, &out->token_chunk)

@@ -57,6 +57,7 @@ class Fingerprinter {
 
   Algorithm algorithm_ = Algorithm::kMinHashLsh;
   bool exact_ = false;
+  int evidence_bits_ = 64;  // of the sets exact_ keeps
   SimHashVariant simhash_variant_ = SimHashVariant::kTxtfp;
   int simhash_bits_ = 64;
   std::optional<MinHasher> minhash_;

@@ -133,8 +133,8 @@ class DedupRun(Generic[R]):
         return DedupStats(**{k: values[k] for k in names}, method_stats=own)
 
 
-_INTS = ("bands", "max_distance", "bits", "winnow_window", "num_perm",
-         "ngram", "threads", "seed", "batch_size")
+_INTS = ("evidence_bits", "bands", "max_distance", "bits", "winnow_window",
+         "num_perm", "ngram", "threads", "seed", "batch_size")
 _FLOATS = ("threshold", "bloom_fp")
 _STRS = ("field", "method", "simhash_variant", "tokenizer", "hash_family",
          "profile", "weighting", "content_type")
@@ -166,7 +166,8 @@ def _check_types(arguments: Dict[str, Any]) -> None:
 
 def dedup(records: Iterable[R], *, field: str = "text",
           method: str = "minhash-lsh", verification: Optional[str] = None,
-          threshold: float = 0.85, bands: int = 0, max_distance: int = 3,
+          threshold: float = 0.85, evidence_bits: int = 64, bands: int = 0,
+          max_distance: int = 3,
           simhash_variant: str = "txtfp", bits: int = 64,
           winnow_window: int = 4, expected_docs: Optional[int] = None,
           bloom_fp: float = 0.001, num_perm: int = 128, ngram: int = 0,
@@ -200,6 +201,8 @@ def dedup(records: Iterable[R], *, field: str = "text",
     ``method``: "minhash-lsh" (default), "lshbloom", "simhash" or
     "perceptual". ``verification``: "exact" (default; exact Jaccard of the
     shingle sets), "estimate" (lshbloom's default) or "none".
+    ``evidence_bits``: 64 (default) or 32, the bits of each shingle hash
+    that exact verification compares, as ``--evidence-bits``.
     ``expected_docs`` sizes lshbloom's Bloom filters (default:
     ``len(records)`` when it has one, else a million); the CLI
     estimates it from the input's size, so give both the same number for
@@ -220,7 +223,8 @@ def dedup(records: Iterable[R], *, field: str = "text",
                          f"{batch_size!r}")
     if not 0 <= seed < 2**64:
         raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    for name, value in (("bands", bands), ("max_distance", max_distance),
+    for name, value in (("evidence_bits", evidence_bits), ("bands", bands),
+                        ("max_distance", max_distance),
                         ("bits", bits), ("winnow_window", winnow_window),
                         ("num_perm", num_perm), ("ngram", ngram),
                         ("threads", threads)):
@@ -236,7 +240,8 @@ def dedup(records: Iterable[R], *, field: str = "text",
         except TypeError:
             size = 0
     words = {"method": method, "verification": verification,
-             "threshold": float(threshold), "bands": bands,
+             "threshold": float(threshold), "evidence_bits": evidence_bits,
+             "bands": bands,
              "max_distance": max_distance,
              "simhash_variant": simhash_variant, "bits": bits,
              "winnow_window": winnow_window,

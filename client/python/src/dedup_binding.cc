@@ -34,6 +34,7 @@ DedupOptions OptionsOf(const py::dict& words) {
   o.algorithm = ValueOrRaise(dedup::ParseAlgorithm(text("method")));
   o.verify = ValueOrRaise(dedup::ParseVerify(text("verification")));
   o.threshold = words["threshold"].cast<double>();
+  o.evidence_bits = number("evidence_bits");
   o.bands = number("bands");
   o.max_distance = number("max_distance");
   o.simhash_variant =

@@ -60,6 +60,7 @@ SETTINGS = [
     ({"verification": "none", "threshold": 0.7},
      ["--verification", "none", "--threshold", "0.7"]),
     ({"method": "simhash"}, ["--method", "simhash"]),
+    ({"evidence_bits": 32}, ["--evidence-bits", "32"]),
     ({"method": "simhash", "verification": "estimate", "max_distance": 6},
      ["--method", "simhash", "--verification", "estimate",
       "--max-distance", "6"]),
@@ -245,6 +246,8 @@ def test_a_record_of_another_type_is_a_type_error():
     ({"threads": 1000}, "threads"),
     ({"bits": 32, "method": "simhash", "simhash_variant": "newsbot"},
      "must be 64"),
+    ({"evidence_bits": 16}, "evidence-bits must be 32 or 64"),
+    ({"evidence_bits": 32, "verification": "estimate"}, "narrows"),
 ])
 def test_bad_options_are_refused_before_any_record(options, message):
     def never() -> Iterator[str]:

@@ -4,6 +4,7 @@
 
 #include "staged/references.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -94,6 +95,13 @@ absl::Status TakeRunPart(const StageContext& context, int part,
         absl::StrCat(named,
                      " was made by an older neardup: run its "
                      "signatures stage again"));
+  }
+  if (context.exact() &&
+      manifest.value("evidence_bits", 64) != context.options().evidence_bits) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        named, " kept shingle sets of ", manifest.value("evidence_bits", 64),
+        "-bit hashes; this run compares ", context.options().evidence_bits,
+        "-bit ones: give the same --evidence-bits"));
   }
   if (!context.simhash() && (layout.value("bands", 0) != context.lsh().bands ||
                              layout.value("rows", 0) != context.lsh().rows)) {
@@ -315,19 +323,28 @@ absl::Status FromDumpLine(const StageContext& context, std::string_view line,
           "collection verifies by estimate, or the export left it out for "
           "its size): use --verification estimate");
     }
-    // Absent: 64 bits, the width dedup keeps (and every dump before
-    // collections had a width).
-    if (sigs.contains("evidence_bits") &&
-        !(sigs["evidence_bits"].is_number_unsigned() &&
-          sigs["evidence_bits"].get<uint64_t>() == 64)) {
+    // Absent: 64 bits (every dump before collections had a width).
+    const int ours = context.options().evidence_bits;
+    int theirs = 64;
+    if (sigs.contains("evidence_bits")) {
+      const nlohmann::json& bits = sigs["evidence_bits"];
+      if (!bits.is_number_unsigned() ||
+          !ValidEvidenceBits(static_cast<int>(
+              std::min<uint64_t>(bits.get<uint64_t>(), 1000)))) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "has \"evidence_bits\" ", bits.dump(), ": must be 32 or 64"));
+      }
+      theirs = static_cast<int>(bits.get<uint64_t>());
+    }
+    if (theirs != ours) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "has shingle sets of ", sigs["evidence_bits"].dump(),
-          "-bit hashes (the collection's evidence_bits); dedup compares "
-          "64-bit ones: export a collection made with --evidence-bits 64, "
-          "give the collection's texts as input, or use --verification "
+          "has shingle sets of ", theirs,
+          "-bit hashes (the collection's evidence_bits); this run compares ",
+          ours, "-bit ones: dedup with --evidence-bits ", theirs,
+          ", give the collection's texts as input, or use --verification "
           "estimate"));
     }
-    RETURN_IF_ERROR(DecodeShingleSet(bytes, set));
+    RETURN_IF_ERROR(DecodeShingleSet(bytes, set, theirs));
   }
   print->token_set = std::span<uint64_t>(*set);
   return absl::OkStatus();

@@ -109,6 +109,11 @@ absl::Status StageContext::WriteManifest(Stage stage, int index,
       {"config_hash", absl::StrCat(absl::Hex(config_hash_, absl::kZeroPad16))},
       {"peak_rss_bytes", PeakRssBytes()},
   };
+  // The width of the shingle sets a reference run kept (absent: 64, as
+  // before widths).
+  if (exact() && options_->evidence_bits != 64) {
+    manifest["evidence_bits"] = options_->evidence_bits;
+  }
   if (fields.is_object()) manifest.update(fields);
   // What it was made from: a task whose inputs were made again since is
   // not done (ReadManifest).

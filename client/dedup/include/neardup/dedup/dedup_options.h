@@ -57,6 +57,10 @@ struct DedupOptions {
   Algorithm algorithm = Algorithm::kMinHashLsh;
   Verify verify = Verify::kExact;  // lshbloom needs kEstimate or kNone
   double threshold = 0.85;         // Jaccard
+  // --verification exact: the shingle hashes keep their top 32 or all 64
+  // bits, as a collection's evidence_bits (a dump of a 32-bit collection
+  // is a reference of a 32-bit run only). 64 is exact to the hash.
+  int evidence_bits = 64;
   // 0: chosen from threshold and verify (see ChooseBanding).
   int bands = 0;
   int max_distance = kDefaultSimHashMaxDistance;  // simhash: Hamming radius k
