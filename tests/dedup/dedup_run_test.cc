@@ -162,6 +162,10 @@ TEST_F(DedupRunTest, VariantOptionsAreChecked) {
   o.verify = Verify::kEstimate;
   EXPECT_THAT(ValidateOptions(o).message(),
               HasSubstr("narrows the shingle sets of --verification exact"));
+  o.verify = Verify::kExact;
+  o.algorithm = Algorithm::kSuffixArray;
+  EXPECT_THAT(ValidateOptions(o).message(),
+              HasSubstr("suffix-array compares spans of text"));
 }
 
 // Each --method and --verification name parses to its value and back; the

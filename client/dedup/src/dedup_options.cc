@@ -99,6 +99,11 @@ absl::Status ValidateMethodOptions(const DedupOptions& o) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--evidence-bits must be 32 or 64, got ", o.evidence_bits));
   }
+  if (o.evidence_bits != 64 && o.algorithm == Algorithm::kSuffixArray) {
+    return absl::InvalidArgumentError(
+        "--evidence-bits narrows the shingle sets of --verification exact; "
+        "suffix-array compares spans of text and keeps none");
+  }
   if (o.evidence_bits != 64 && o.verify != Verify::kExact) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--evidence-bits ", o.evidence_bits,

@@ -82,6 +82,14 @@ absl::Status TakeRunPart(const StageContext& context, int part,
   ASSIGN_OR_RETURN(const nlohmann::json manifest,
                    ReadJson(absl::StrCat(ref.source, "/signatures/task-",
                                          ref.part, ".json")));
+  // Before the config hash, which mixes the width in: the clearer word.
+  if (context.exact() &&
+      manifest.value("evidence_bits", 64) != context.options().evidence_bits) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        named, " kept shingle sets of ", manifest.value("evidence_bits", 64),
+        "-bit hashes; this run compares ", context.options().evidence_bits,
+        "-bit ones: give the same --evidence-bits"));
+  }
   if (manifest.value("config_hash", "") != Hex(context.config_hash())) {
     return absl::FailedPreconditionError(absl::StrCat(
         named, " was fingerprinted with other settings (config hash ",
@@ -95,13 +103,6 @@ absl::Status TakeRunPart(const StageContext& context, int part,
         absl::StrCat(named,
                      " was made by an older neardup: run its "
                      "signatures stage again"));
-  }
-  if (context.exact() &&
-      manifest.value("evidence_bits", 64) != context.options().evidence_bits) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        named, " kept shingle sets of ", manifest.value("evidence_bits", 64),
-        "-bit hashes; this run compares ", context.options().evidence_bits,
-        "-bit ones: give the same --evidence-bits"));
   }
   if (!context.simhash() && (layout.value("bands", 0) != context.lsh().bands ||
                              layout.value("rows", 0) != context.lsh().rows)) {
@@ -295,10 +296,12 @@ absl::Status FromDumpLine(const StageContext& context, std::string_view line,
   };
   print->kind = DocFingerprint::Kind::kOk;
   if (context.simhash()) {
-    RETURN_IF_ERROR(same("simhash_config_hash", context.config_hash()));
+    RETURN_IF_ERROR(
+        same("simhash_config_hash", context.signature_config_hash()));
     ASSIGN_OR_RETURN(print->simhash, hash_of("simhash"));
   } else {
-    RETURN_IF_ERROR(same("minhash_config_hash", context.config_hash()));
+    RETURN_IF_ERROR(
+        same("minhash_config_hash", context.signature_config_hash()));
     std::string bytes;
     if (!sigs.contains("minhash") || !sigs["minhash"].is_string() ||
         !absl::Base64Unescape(sigs["minhash"].get<std::string>(), &bytes)) {
@@ -341,8 +344,9 @@ absl::Status FromDumpLine(const StageContext& context, std::string_view line,
           "has shingle sets of ", theirs,
           "-bit hashes (the collection's evidence_bits); this run compares ",
           ours, "-bit ones: dedup with --evidence-bits ", theirs,
-          ", give the collection's texts as input, or use --verification "
-          "estimate"));
+          theirs == 64 ? " (the default)" : "",
+          ", give the collection's texts as input, or verify by estimate "
+          "(--verification estimate, without --evidence-bits)"));
     }
     RETURN_IF_ERROR(DecodeShingleSet(bytes, set, theirs));
   }

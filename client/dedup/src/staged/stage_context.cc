@@ -11,6 +11,7 @@
 #include "neardup/base/json.h"
 #include "neardup/base/status_macros.h"
 #include "neardup/core/index/simhash_index.h"
+#include "neardup/core/shingle_set.h"
 #include "neardup/core/simhash.h"
 #include "neardup/dedup/run_stats.h"
 #include "staged/staged_files.h"
@@ -36,7 +37,11 @@ absl::StatusOr<StageContext> StageContext::Create(const DedupOptions& options,
   ASSIGN_OR_RETURN(context.files_, ListDedupInputs(options));
   ASSIGN_OR_RETURN(const Fingerprinter fingerprinter,
                    Fingerprinter::Create(options));
-  context.config_hash_ = fingerprinter.config_hash();
+  context.signature_config_hash_ = fingerprinter.config_hash();
+  context.config_hash_ =
+      context.exact() ? EvidenceConfigHash(context.signature_config_hash_,
+                                           options.evidence_bits)
+                      : context.signature_config_hash_;
   context.minhash_config_hash_ = fingerprinter.minhasher().config_hash();
   if (run.reference_parts < 0 ||
       (options.references.empty() && run.reference_parts > 0)) {

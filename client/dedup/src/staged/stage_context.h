@@ -85,7 +85,12 @@ class StageContext {
   const StagedRun& run() const { return *run_; }
   bool exact() const { return options_->verify == Verify::kExact; }
   bool simhash() const { return options_->algorithm == Algorithm::kSimHash; }
+  // What the run's files were made with, in their manifests: the
+  // signatures' config hash, mixed with the width of the shingle sets when
+  // they are not 64-bit (so that a build before widths refuses them).
   uint64_t config_hash() const { return config_hash_; }
+  // The signatures' own (what a dump's minhash/simhash_config_hash is).
+  uint64_t signature_config_hash() const { return signature_config_hash_; }
   // The MinHash config's (it also makes the shingle sets).
   uint64_t minhash_config_hash() const { return minhash_config_hash_; }
 
@@ -142,6 +147,7 @@ class StageContext {
   const StagedRun* run_ = nullptr;
   std::vector<dataset::InputFile> files_;
   uint64_t config_hash_ = 0;
+  uint64_t signature_config_hash_ = 0;
   uint64_t minhash_config_hash_ = 0;
   LshParams lsh_;
   std::vector<uint64_t> masks_;
