@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,31 @@ class NatsCluster {
   }
 
   int route_port(int i) const { return nodes_[i].route_port; }
+
+  // The server that leads `stream` as a live server's monitoring says, or
+  // -1 when none says (no leader yet, or no server up).
+  int StreamLeader(const std::string& stream) const {
+    for (const Node& node : nodes_) {
+      if (node.pid <= 0) continue;
+      const nlohmann::json jsz = nlohmann::json::parse(
+          HttpGet(node.monitor_port, "/jsz?streams=true"), nullptr, false);
+      if (!jsz.is_object()) continue;
+      for (const auto& account :
+           jsz.value("account_details", nlohmann::json::array())) {
+        for (const auto& detail :
+             account.value("stream_detail", nlohmann::json::array())) {
+          if (detail.value("name", "") != stream) continue;
+          const std::string leader =
+              detail.value("cluster", nlohmann::json::object())
+                  .value("leader", "");
+          for (size_t i = 0; i < nodes_.size(); ++i) {
+            if (leader == absl::StrCat("n", i)) return static_cast<int>(i);
+          }
+        }
+      }
+    }
+    return -1;
+  }
 
   std::vector<std::string> Urls() const {
     std::vector<std::string> urls;
