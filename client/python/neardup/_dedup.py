@@ -137,7 +137,11 @@ _INTS = ("evidence_bits", "bands", "max_distance", "bits", "winnow_window",
          "num_perm", "ngram", "threads", "seed", "batch_size")
 _FLOATS = ("threshold", "bloom_fp")
 _STRS = ("field", "method", "simhash_variant", "tokenizer", "hash_family",
-         "profile", "weighting", "content_type")
+         "profile", "normalization", "case_fold", "weighting",
+         "content_type")
+# The canonicalizer's switches, as the CLI's flags of the same names.
+_SWITCHES = ("keep_bidi", "keep_format", "confusable", "strip_ignorables",
+             "fold_small_capitals", "fold_look_alikes")
 
 
 def _check_types(arguments: Dict[str, Any]) -> None:
@@ -173,6 +177,10 @@ def dedup(records: Iterable[R], *, field: str = "text",
           bloom_fp: float = 0.001, num_perm: int = 128, ngram: int = 0,
           tokenizer: str = "word", seed: int = DEFAULT_SEED,
           hash_family: str = "xxh3-64", profile: str = "txtfp",
+          normalization: str = "nfkc", case_fold: str = "full",
+          keep_bidi: bool = False, keep_format: bool = False,
+          confusable: bool = False, strip_ignorables: bool = False,
+          fold_small_capitals: bool = False, fold_look_alikes: bool = False,
           weighting: str = "tf", threads: int = 0,
           skip_invalid: bool = False, drop_empty: bool = False,
           content_type: str = "text/plain",
@@ -181,7 +189,11 @@ def dedup(records: Iterable[R], *, field: str = "text",
     input order, as ``neardup dedup`` does: the same options (the CLI's
     flags with underscores; ``field`` is ``--field``, ``profile`` the
     canonicalizer profile "txtfp" or "robust") keep the same records and
-    make the same clusters.
+    make the same clusters. The canonicalizer's single switches are the
+    CLI's too: ``normalization`` ("nfkc", "nfc" or "none"), ``case_fold``
+    ("full" or "none"), ``keep_bidi``, ``keep_format``, ``confusable``,
+    ``strip_ignorables``, ``fold_small_capitals`` and ``fold_look_alikes``
+    (a ``profile``'s switches add to these).
 
     ``records``: any iterable of str, bytes or mappings (dicts, Hugging
     Face ``datasets`` rows) whose ``field`` holds the text; it is read
@@ -251,5 +263,8 @@ def dedup(records: Iterable[R], *, field: str = "text",
              "drop_empty": bool(drop_empty), "num_perm": num_perm,
              "ngram": ngram, "tokenizer": tokenizer, "seed": seed,
              "hash_family": hash_family, "profile": profile,
+             "normalization": normalization, "case_fold": case_fold,
              "weighting": weighting, "content_type": content_type}
+    arguments = locals()
+    words.update({name: bool(arguments[name]) for name in _SWITCHES})
     return DedupRun(records, words, field, batch_size, size)

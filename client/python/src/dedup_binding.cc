@@ -14,6 +14,7 @@
 #include "neardup/base/sync.h"
 #include "neardup/core/canonicalizer.h"
 #include "neardup/core/enum_tables.h"
+#include "neardup/core/fingerprint_settings.h"
 #include "neardup/dedup/in_memory_dedup.h"
 #include "neardup/extract/content_type.h"
 #ifdef NEARDUP_PYTHON_EXTRACT
@@ -48,6 +49,16 @@ DedupOptions OptionsOf(const py::dict& words) {
   o.drop_empty = words["drop_empty"].cast<bool>();
   o.progress = false;
   o.fingerprint = FingerprintSettingsOf(words);
+  // The single switches as the CLI applies them: the profile's add to them.
+  CanonicalizerOptions& c = o.fingerprint.canonicalizer;
+  c.normalization = ValueOrRaise(ParseNormalization(text("normalization")));
+  c.case_fold = ValueOrRaise(ParseCaseFold(text("case_fold")));
+  c.strip_bidi = !words["keep_bidi"].cast<bool>();
+  c.strip_format = !words["keep_format"].cast<bool>();
+  c.confusable_skeleton |= words["confusable"].cast<bool>();
+  c.strip_ignorable |= words["strip_ignorables"].cast<bool>();
+  c.fold_small_capitals |= words["fold_small_capitals"].cast<bool>();
+  c.fold_look_alikes |= words["fold_look_alikes"].cast<bool>();
   o.content_type = text("content_type");
   return o;
 }

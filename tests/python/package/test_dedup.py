@@ -61,6 +61,14 @@ SETTINGS = [
      ["--verification", "none", "--threshold", "0.7"]),
     ({"method": "simhash"}, ["--method", "simhash"]),
     ({"evidence_bits": 32}, ["--evidence-bits", "32"]),
+    ({"normalization": "nfc", "case_fold": "none", "keep_bidi": True,
+      "keep_format": True},
+     ["--normalization", "nfc", "--case-fold", "none", "--keep-bidi",
+      "--keep-format"]),
+    ({"confusable": True, "strip_ignorables": True,
+      "fold_small_capitals": True, "fold_look_alikes": True},
+     ["--confusable", "--strip-ignorables", "--fold-small-capitals",
+      "--fold-look-alikes"]),
     ({"method": "simhash", "verification": "estimate", "max_distance": 6},
      ["--method", "simhash", "--verification", "estimate",
       "--max-distance", "6"]),
@@ -247,6 +255,8 @@ def test_a_record_of_another_type_is_a_type_error():
     ({"bits": 32, "method": "simhash", "simhash_variant": "newsbot"},
      "must be 64"),
     ({"evidence_bits": 16}, "evidence-bits must be 32 or 64"),
+    ({"normalization": "nfd"}, "nfd"),
+    ({"case_fold": "upper"}, "upper"),
     ({"evidence_bits": 32, "verification": "estimate"}, "narrows"),
 ])
 def test_bad_options_are_refused_before_any_record(options, message):
@@ -256,6 +266,22 @@ def test_bad_options_are_refused_before_any_record(options, message):
 
     with pytest.raises(ValueError, match=message):
         list(neardup.dedup(never(), **options))
+
+
+def test_canonicalizer_switches_decide_what_is_a_copy(tmp_path):
+    """Each switch reaches the canonicalizer: texts that differ only in
+    case, or by zero-width spaces, are copies by default and not with the
+    switch that keeps the difference; the CLI agrees."""
+    base = " ".join(f"word{i}" for i in range(60))
+    spaced = " ".join(f"wo\u200brd{i}" for i in range(60))
+    for other, options, flags in (
+            (base.upper(), {"case_fold": "none"}, ["--case-fold", "none"]),
+            (spaced, {"keep_format": True}, ["--keep-format"])):
+        records = [{"id": 0, "text": base}, {"id": 1, "text": other}]
+        assert [r["id"] for r in neardup.dedup(records)] == [0]
+        kept = [r["id"] for r in neardup.dedup(records, **options)]
+        assert kept == [0, 1]
+        assert cli_dedup(records, tmp_path, *flags)[0] == kept
 
 
 def test_stats_name_the_method():
